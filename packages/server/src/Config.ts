@@ -1,0 +1,64 @@
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+
+/** Every setting Lore reads, resolved once at start (env LORE_*, DATABASE_URL). */
+export interface LoreSettings {
+  readonly host: string
+  readonly port: number
+  /** PostgreSQL connection string; when absent Lore embeds PGlite in `dataDir`. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  readonly dataDir: string
+  /** 32-byte key (hex or base64) for encrypting secrets at rest; generated into the data dir when unset. */
+  readonly secretKey: Option.Option<Redacted.Redacted>
+  readonly adminEmail: string
+  readonly bootstrapToken: Option.Option<Redacted.Redacted>
+  readonly maxUploadBytes: number
+  /** Largest JSON request body accepted. */
+  readonly maxJsonBytes: number
+  /** Whether session cookies carry the Secure flag (off for plain-http development). */
+  readonly secureCookies: boolean
+  readonly logLevel: string
+  /** Print the bootstrap banner on first start (off in tests). */
+  readonly announce: boolean
+}
+
+export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
+  static readonly fromEnv = Layer.effect(
+    Settings,
+    Effect.gen(function* () {
+      const databaseUrl = yield* Config.redacted("DATABASE_URL").pipe(
+        Config.orElse(() => Config.redacted("LORE_DATABASE_URL")),
+        Config.option
+      )
+      return {
+        host: yield* Config.string("LORE_HOST").pipe(Config.withDefault("127.0.0.1")),
+        port: yield* Config.port("LORE_PORT").pipe(Config.withDefault(8787)),
+        databaseUrl: Option.filter(databaseUrl, (url) => Redacted.value(url).length > 0),
+        dataDir: yield* Config.string("LORE_DATA_DIR").pipe(Config.withDefault("./.lore")),
+        secretKey: yield* Config.option(Config.redacted("LORE_SECRET_KEY")),
+        adminEmail: yield* Config.string("LORE_ADMIN_EMAIL").pipe(Config.withDefault("admin@lore.local")),
+        bootstrapToken: yield* Config.option(Config.redacted("LORE_BOOTSTRAP_TOKEN")),
+        maxUploadBytes: yield* Config.integer("LORE_MAX_UPLOAD_BYTES").pipe(Config.withDefault(50 * 1024 * 1024)),
+        maxJsonBytes: yield* Config.integer("LORE_MAX_JSON_BYTES").pipe(Config.withDefault(1024 * 1024)),
+        secureCookies: yield* Config.boolean("LORE_SECURE_COOKIES").pipe(Config.withDefault(false)),
+        logLevel: yield* Config.string("LORE_LOG_LEVEL").pipe(Config.withDefault("info")),
+        announce: true
+      } satisfies LoreSettings
+    })
+  )
+
+  /** Settings for an in-process server (tests, `lore serve`), defaults filled in. */
+  static readonly make = (overrides: Partial<LoreSettings> & { readonly dataDir: string }): LoreSettings => ({
+    host: "127.0.0.1",
+    port: 0,
+    databaseUrl: Option.none(),
+    secretKey: Option.none(),
+    adminEmail: "admin@lore.local",
+    bootstrapToken: Option.none(),
+    maxUploadBytes: 50 * 1024 * 1024,
+    maxJsonBytes: 1024 * 1024,
+    secureCookies: false,
+    logLevel: "info",
+    announce: false,
+    ...overrides
+  })
+}

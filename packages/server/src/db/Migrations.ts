@@ -1,0 +1,26 @@
+import { Migrator, SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import identity from "./migrations/0001_identity"
+
+/** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
+export const migrations = {
+  "0001_identity": identity
+}
+
+const run = Migrator.make({})
+
+export const MigrationsLive = Layer.effectDiscard(
+  run({ loader: Migrator.fromRecord(migrations), table: "lore_migrations" }).pipe(
+    Effect.tap((applied) =>
+      applied.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs("applied", applied.map(([id, name]) => `${id}_${name}`))) : Effect.void
+    ),
+    Effect.orDie
+  )
+)
+
+/** The highest migration applied, for /api/health. */
+export const migrationLevel = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ level: number | null }>`SELECT max(migration_id) AS level FROM lore_migrations`
+  return row?.level ?? 0
+})

@@ -1,0 +1,90 @@
+import { PGlite } from "@electric-sql/pglite"
+import { vector } from "@electric-sql/pglite-pgvector"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { Settings } from "../Config"
+
+/** What kind of database this process runs on; reported by /api/health. */
+export interface DatabaseInfo {
+  readonly kind: "postgresql" | "embedded"
+  /** Whether the pgvector extension is installed (HNSW index) or vectors fall back to real[]. */
+  readonly vector: boolean
+  readonly serverVersion: string
+}
+export class Database extends Context.Tag("lore/Database")<Database, DatabaseInfo>() {}
+
+const names = {
+  transformResultNames: Str.snakeToCamel,
+  transformQueryNames: Str.camelToSnake
+}
+
+/**
+ * PGlite in the data dir, served to the ordinary pg driver over a unix socket. The pool is ONE
+ * connection on both sides: PGlite runs one query at a time and a larger pool loses writes.
+ * The socket lives in a short temporary directory because unix socket paths must stay under 108 bytes.
+ */
+const embedded = (dataDir: string) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const dir = resolve(dataDir, "pgdata")
+      mkdirSync(dir, { recursive: true })
+      const db = yield* Effect.acquireRelease(
+        Effect.promise(() => PGlite.create({ dataDir: dir, extensions: { vector } })),
+        (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+      )
+      yield* Effect.promise(() => db.exec("CREATE EXTENSION IF NOT EXISTS vector"))
+      const socketDir = yield* Effect.acquireRelease(
+        Effect.sync(() => mkdtempSync(join(tmpdir(), "lore-"))),
+        (path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
+      )
+      const server = new PGLiteSocketServer({ db, path: join(socketDir, ".s.PGSQL.5432"), maxConnections: 1 })
+      yield* Effect.acquireRelease(Effect.promise(() => server.start()), () =>
+        Effect.promise(() => server.stop()).pipe(Effect.ignore)
+      )
+      return PgClient.layer({
+        host: socketDir,
+        port: 5432,
+        database: "postgres",
+        username: "postgres",
+        maxConnections: 1,
+        minConnections: 1,
+        idleTimeout: Duration.infinity,
+        ...names
+      })
+    })
+  )
+
+const postgres = (url: Redacted.Redacted) =>
+  PgClient.layer({ url, maxConnections: 10, idleTimeout: Duration.seconds(30), ...names })
+
+const detect = (kind: DatabaseInfo["kind"]) =>
+  Layer.effect(
+    Database,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // pgvector is optional on PostgreSQL (Debian bookworm does not package it); PGlite always has it.
+      const vectorReady = yield* sql`CREATE EXTENSION IF NOT EXISTS vector`.pipe(
+        Effect.as(true),
+        Effect.catchAll(() => Effect.succeed(false))
+      )
+      const [row] = yield* sql<{ serverVersion: string }>`SHOW server_version`
+      return { kind, vector: vectorReady, serverVersion: row?.serverVersion ?? "unknown" }
+    }).pipe(Effect.orDie)
+  )
+
+/** SqlClient, PgClient and Database, on PostgreSQL when a URL is configured, else embedded PGlite. */
+export const SqlLive = Layer.unwrapEffect(
+  Effect.map(Settings, (settings) => {
+    const kind = Option.isSome(settings.databaseUrl) ? "postgresql" : "embedded"
+    const client = Option.match(settings.databaseUrl, {
+      onSome: postgres,
+      onNone: () => embedded(settings.dataDir)
+    })
+    return Layer.provideMerge(detect(kind), client)
+  })
+)

@@ -1,0 +1,20 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { KnowledgeSpacesApi } from "../access/Api"
+import { MeApi, SessionApi } from "../identity/Api"
+import { PlatformApi } from "../platform/Api"
+import { InternalError, PayloadTooLarge } from "./Problem"
+import { problemDocument } from "./OpenApiDocument"
+
+/** The whole contract: every area's group under /api. */
+export class LoreApi extends HttpApi.make("lore")
+  .add(PlatformApi)
+  .add(SessionApi)
+  .add(MeApi)
+  .add(KnowledgeSpacesApi)
+  .addError(PayloadTooLarge)
+  .addError(InternalError)
+  .prefix("/api")
+  .annotate(OpenApi.Title, "Lore API")
+  .annotate(OpenApi.Version, "0.1.0")
+  .annotate(OpenApi.Description, "Permission-aware knowledge assistant and governed AI asset registry")
+  .annotate(OpenApi.Transform, problemDocument) {}

@@ -1,0 +1,114 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Clearance, PlatformRole, UserRole } from "../access/Model"
+import { BadRequest, NotFound, Unauthorized } from "../http/Problem"
+import { Authentication } from "../http/Security"
+import { Body } from "../http/Schemas"
+
+export const Session = Schema.Struct({
+  authenticated: Schema.Boolean,
+  name: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String),
+  userId: Schema.optional(Schema.UUID),
+  organizationId: Schema.optional(Schema.UUID),
+  departmentId: Schema.optional(Schema.UUID),
+  role: Schema.optional(UserRole),
+  clearance: Schema.optional(Clearance),
+  platformRoles: Schema.optional(Schema.Array(PlatformRole)),
+  canManageMembers: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "Session" })
+
+export const CsrfToken = Schema.Struct({
+  headerName: Schema.String,
+  parameterName: Schema.String,
+  token: Schema.String
+}).annotations({ identifier: "CsrfToken" })
+
+export const Me = Schema.Struct({
+  authenticated: Schema.Boolean,
+  subject: Schema.String,
+  authorizationProvider: Schema.String,
+  userId: Schema.UUID,
+  organizationId: Schema.UUID,
+  departmentId: Schema.UUID,
+  departmentName: Schema.String,
+  name: Schema.String,
+  email: Schema.String,
+  role: UserRole,
+  clearance: Clearance,
+  platformRoles: Schema.Array(PlatformRole)
+}).annotations({ identifier: "Me" })
+
+export const OrganizationContext = Schema.Struct({
+  organizationId: Schema.UUID,
+  departments: Schema.Array(Schema.Struct({ id: Schema.UUID, organizationId: Schema.UUID, name: Schema.String })),
+  users: Schema.Array(
+    Schema.Struct({
+      id: Schema.UUID,
+      organizationId: Schema.UUID,
+      departmentId: Schema.UUID,
+      name: Schema.String,
+      email: Schema.String,
+      role: UserRole,
+      clearance: Clearance
+    })
+  )
+}).annotations({ identifier: "OrganizationContext" })
+
+export const AccessToken = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  tokenPrefix: Schema.String.annotations({ description: "The first characters of the token, to recognize it" }),
+  status: Schema.Literal("ACTIVE", "EXPIRED", "REVOKED"),
+  createdAt: Schema.Date,
+  expiresAt: Schema.NullOr(Schema.Date),
+  lastUsedAt: Schema.NullOr(Schema.Date),
+  revokedAt: Schema.NullOr(Schema.Date)
+}).annotations({ identifier: "AccessToken" })
+
+export const IssuedAccessToken = Schema.Struct({
+  ...AccessToken.fields,
+  token: Schema.String.annotations({ description: "The secret token; shown only in this response" })
+}).annotations({ identifier: "IssuedAccessToken" })
+
+export const CreateAccessToken = Body({
+  name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(100)),
+  expiresInDays: Schema.optional(
+    Schema.NullOr(Schema.Int.pipe(Schema.between(1, 3650))).annotations({
+      description: "Days until the token expires (default 90); null for a token that never expires"
+    })
+  )
+}).annotations({ identifier: "CreateAccessToken" })
+
+export const SignIn = Body({
+  token: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "A personal access token to exchange for a session cookie" })
+}).annotations({ identifier: "SignIn" })
+
+export class SessionApi extends HttpApiGroup.make("session")
+  .add(HttpApiEndpoint.get("getSession", "/session").addSuccess(Session))
+  .add(
+    HttpApiEndpoint.post("signIn", "/session")
+      .setPayload(SignIn)
+      .addSuccess(Session, { status: 201 })
+      .addError(Unauthorized)
+  )
+  .add(HttpApiEndpoint.del("signOut", "/session").addSuccess(HttpApiSchema.NoContent).middleware(Authentication))
+  .add(HttpApiEndpoint.get("getCsrfToken", "/session/csrf").addSuccess(CsrfToken))
+  .annotate(OpenApi.Title, "Session")
+  .annotate(OpenApi.Description, "Browser sessions (cookie) and their CSRF token") {}
+
+export class MeApi extends HttpApiGroup.make("me")
+  .add(HttpApiEndpoint.get("getMe", "/me").addSuccess(Me))
+  .add(HttpApiEndpoint.get("listTokens", "/me/tokens").addSuccess(Schema.Array(AccessToken)))
+  .add(HttpApiEndpoint.post("createToken", "/me/tokens").setPayload(CreateAccessToken).addSuccess(IssuedAccessToken, { status: 201 }))
+  .add(
+    HttpApiEndpoint.del("revokeToken", "/me/tokens/:tokenId")
+      .setPath(Schema.Struct({ tokenId: Schema.UUID }))
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+  )
+  .add(HttpApiEndpoint.get("getOrganizationContext", "/organization/context").addSuccess(OrganizationContext))
+  .addError(BadRequest)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Me")
+  .annotate(OpenApi.Description, "The caller, their personal access tokens and their organization") {}

@@ -1,0 +1,64 @@
+import { HttpServer } from "@effect/platform"
+import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { appLayer } from "./App"
+import { type LoreSettings, Settings } from "./Config"
+import { serverUrl } from "./http/Http"
+
+export { LoreApi } from "./http/Api"
+export { Settings } from "./Config"
+
+export interface StartOptions {
+  readonly dataDir: string
+  readonly databaseUrl?: string
+  readonly port?: number
+  readonly host?: string
+  readonly bootstrapToken?: string
+  readonly adminEmail?: string
+  readonly maxUploadBytes?: number
+  readonly maxJsonBytes?: number
+  readonly logLevel?: string
+  readonly announce?: boolean
+}
+
+export interface RunningServer {
+  readonly url: string
+  /** The bootstrap admin token when this start created the organization (also in <dataDir>/bootstrap-token). */
+  readonly bootstrapToken: string | undefined
+  readonly stop: () => Promise<void>
+}
+
+const settingsFrom = (options: StartOptions): LoreSettings =>
+  Settings.make({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl ? Option.some(Redacted.make(options.databaseUrl)) : Option.none(),
+    bootstrapToken: options.bootstrapToken ? Option.some(Redacted.make(options.bootstrapToken)) : Option.none(),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    ...(options.adminEmail !== undefined ? { adminEmail: options.adminEmail } : {}),
+    ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+    ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
+    logLevel: options.logLevel ?? "warning",
+    announce: options.announce ?? false
+  })
+
+/** Starts a Lore server in this process (tests, `lore serve`); resolves once it accepts requests. */
+export const startServer = async (options: StartOptions): Promise<RunningServer> => {
+  const scope = Effect.runSync(Scope.make())
+  const layer = appLayer(Layer.succeed(Settings, settingsFrom(options)))
+  try {
+    const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+    const url = Effect.runSync(Effect.provide(serverUrl, Context.pick(HttpServer.HttpServer)(context)))
+    let bootstrapToken: string | undefined
+    try {
+      bootstrapToken = readFileSync(join(options.dataDir, "bootstrap-token"), "utf8").trim()
+    } catch {
+      bootstrapToken = undefined
+    }
+    return { url, bootstrapToken, stop: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw error
+  }
+}

@@ -1,0 +1,1 @@
+export const LORE_VERSION = "0.1.0"
