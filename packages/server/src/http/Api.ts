@@ -2,7 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { MeApi, SessionApi } from "../identity/Api"
 import { PlatformApi } from "../platform/Api"
-import { InternalError, PayloadTooLarge } from "./Problem"
+import { InternalError, PayloadTooLarge, Problem } from "./Problem"
 import { problemDocument } from "./OpenApiDocument"
 
 /** The whole contract: every area's group under /api. */
@@ -17,4 +17,5 @@ export class LoreApi extends HttpApi.make("lore")
   .annotate(OpenApi.Title, "Lore API")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(OpenApi.Description, "Permission-aware knowledge assistant and governed AI asset registry")
+  .annotate(HttpApi.AdditionalSchemas, [Problem])
   .annotate(OpenApi.Transform, problemDocument) {}

@@ -1,14 +1,11 @@
-import { JSONSchema } from "effect"
-import { Problem } from "./Problem"
 
 /**
  * Every error response is rewritten by the problem layer into one problem+json body (ProblemJson.ts),
- * so the document says exactly that for every non-2xx response, whatever schema the error class had.
+ * so the document says exactly that (the Problem schema is added to the API as an additional schema) for every non-2xx response, whatever schema the error class had.
  */
 export const problemDocument = (spec: Record<string, any>): Record<string, any> => {
-  const { $defs: _defs, $schema: _schema, ...problemSchema } = JSONSchema.make(Problem) as Record<string, any>
   const problemRef = { $ref: "#/components/schemas/Problem" }
-  const schemas: Record<string, unknown> = { ...spec.components.schemas, Problem: problemSchema.$ref ? _defs?.Problem : problemSchema }
+  const schemas: Record<string, unknown> = { ...spec.components.schemas }
   for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey", "BadRequest", "Unauthorized", "Forbidden", "NotFound",
     "Conflict", "PayloadTooLarge", "UnsupportedMediaType", "Unprocessable", "TooManyRequests", "ServiceUnavailable", "InternalError"]) {
     delete schemas[name]

@@ -1,0 +1,75 @@
+import { startServer, type RunningServer, type StartOptions } from "@lore/server"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
+
+/** A fresh bootstrap token per server, so tests know the admin's credential without reading files. */
+export const newBootstrapToken = () => `lore_pat_test${Math.random().toString(36).slice(2)}${"x".repeat(24)}`
+
+export interface TestServer extends RunningServer {
+  readonly adminToken: string
+  readonly dataDir: string
+  readonly databaseUrl: string | undefined
+  /** Stops and starts again on the same data dir / database (restart tests). */
+  readonly restart: () => Promise<TestServer>
+  /** Stops and deletes the data dir and the database. */
+  readonly dispose: () => Promise<void>
+}
+
+const adminUrl = () => process.env.DATABASE_URL
+
+/**
+ * A Lore server in this process on a random port: embedded PGlite in a temporary data dir, or, when
+ * DATABASE_URL is set, a database of its own on that PostgreSQL server, dropped afterwards.
+ */
+export const startTestServer = async (options: Partial<StartOptions> = {}): Promise<TestServer> => {
+  const dataDir = mkdtempSync(join(tmpdir(), "lore-test-"))
+  const databaseUrl = adminUrl() ? await createDatabase(adminUrl()!) : undefined
+  const adminToken = options.bootstrapToken ?? newBootstrapToken()
+  const boot = async (): Promise<TestServer> => {
+    const server = await startServer({ port: 0, ...options, dataDir, databaseUrl, bootstrapToken: adminToken })
+    const self: TestServer = {
+      ...server,
+      adminToken,
+      dataDir,
+      databaseUrl,
+      restart: async () => {
+        await server.stop()
+        return boot()
+      },
+      dispose: async () => {
+        await server.stop()
+        rmSync(dataDir, { recursive: true, force: true })
+        if (databaseUrl) await dropDatabase(adminUrl()!, databaseUrl)
+      }
+    }
+    return self
+  }
+  return boot()
+}
+
+const createDatabase = async (url: string) => {
+  const name = `lore_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await client.end()
+  }
+  const target = new URL(url)
+  target.pathname = `/${name}`
+  return target.toString()
+}
+
+const dropDatabase = async (url: string, databaseUrl: string) => {
+  const name = new URL(databaseUrl).pathname.slice(1)
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
+}
