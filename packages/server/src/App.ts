@@ -1,5 +1,13 @@
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { AccessEvaluator } from "./access/Evaluator"
+import { AccessExplainer } from "./access/Explain"
+import { AuthorizationGeneration } from "./access/Generation"
+import { ResourceResolvers } from "./access/Resources"
+import { Spaces } from "./access/Spaces"
+import { SpacesRepo } from "./access/SpacesRepo"
+import { AdminRepo } from "./identity/AdminRepo"
+import { Administration } from "./identity/Administration"
+import { Audit } from "./platform/Audit"
 import { Settings } from "./Config"
 import { MigrationsLive } from "./db/Migrations"
 import { SqlLive } from "./db/Sql"
@@ -12,9 +20,12 @@ import { Tokens } from "./identity/Tokens"
 import { SecretBox } from "./platform/SecretBox"
 
 /** Business services, over the database. */
-const ServicesLive = Layer.mergeAll(Sessions.Default, Tokens.Default, AccessEvaluator.Default).pipe(
+const ServicesLive = Layer.mergeAll(Administration.Default, Spaces.Default, AccessExplainer.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(Sessions.Default, Tokens.Default, AccessEvaluator.Default, ResourceResolvers.Default)),
   Layer.provideMerge(Authenticator.Default),
-  Layer.provideMerge(Layer.mergeAll(IdentityRepo.Default, SecretBox.Default))
+  Layer.provideMerge(
+    Layer.mergeAll(IdentityRepo.Default, AdminRepo.Default, SpacesRepo.Default, SecretBox.Default, Audit.Default, AuthorizationGeneration.Default)
+  )
 )
 
 /** Database, then migrations, then services and first-start bootstrap. */

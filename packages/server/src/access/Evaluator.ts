@@ -1,13 +1,13 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Principal } from "../identity/CurrentUser"
-import { relationRank, type SpaceRelation } from "./Model"
+import { type Classification, classificationRank, clearanceCeiling, type GrantKind, relationRank, type SpaceRelation } from "./Model"
 
 /**
- * The caller's access keys: every grant subject they match. A grant on a space matches a caller when
- * its subject_key is one of these, so read paths filter inside SQL with `subject_key = ANY(keys)`.
+ * The caller's access keys: every grant subject they match. A grant matches when its subject_key is
+ * one of these, so read paths filter inside SQL with `subject_key = ANY(keys)`.
  */
-export const accessKeys = (principal: Principal, managedDepartments: ReadonlyArray<string>): Array<string> => [
+export const accessKeys = (principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">, managedDepartments: ReadonlyArray<string>): Array<string> => [
   "ORGANIZATION",
   `DEPARTMENT:${principal.departmentId}`,
   ...managedDepartments.map((id) => `DEPARTMENT_MANAGERS:${id}`),
@@ -16,7 +16,7 @@ export const accessKeys = (principal: Principal, managedDepartments: ReadonlyArr
   `USER:${principal.userId}`
 ]
 
-const relationsAtLeast = (relation: SpaceRelation) =>
+export const relationsAtLeast = (relation: SpaceRelation) =>
   (Object.keys(relationRank) as Array<SpaceRelation>).filter((r) => relationRank[r] >= relationRank[relation])
 
 export interface SpaceRow {
@@ -26,12 +26,72 @@ export interface SpaceRow {
   readonly departmentId: string | null
 }
 
-/** The one access evaluator: every read path asks it, as a check or as SQL filtering. */
+export interface MatchedGrant {
+  readonly relation: SpaceRelation
+  readonly kind: GrantKind
+  readonly subjectId: string | null
+  readonly role: string | null
+  readonly subjectKey: string
+}
+
+/**
+ * What a caller may read, resolved once per request and handed to SQL as parameters: the spaces they
+ * view, their clearance ceiling, and their source-principal keys for items that carry a source ACL.
+ */
+export interface ReadScope {
+  readonly userId: string
+  readonly organizationId: string
+  readonly spaceIds: ReadonlyArray<string>
+  readonly maxClassificationRank: number
+  readonly sourcePrincipalKeys: ReadonlyArray<string>
+}
+
+/** The branches of the access model, checked in order by both the SQL filter and the explanation. */
+export interface AccessFacts {
+  readonly userActive: boolean
+  readonly spaceActive: boolean
+  readonly grants: ReadonlyArray<MatchedGrant>
+  readonly classification: Classification | null
+  readonly clearanceCeiling: Classification
+  /** null when the item carries no source ACL (uploaded content); else whether the caller maps into it. */
+  readonly sourceAcl: null | { readonly allowed: boolean; readonly reason: string }
+}
+
+export type Decision =
+  | { readonly allowed: true; readonly reasonCode: "GRANTED"; readonly grant: MatchedGrant }
+  | { readonly allowed: false; readonly reasonCode: string; readonly branch: string; readonly kind: string; readonly detail: string }
+
+/** The decision for one resource, from its facts. The SQL filter below encodes the same rules. */
+export const decide = (facts: AccessFacts, relation: SpaceRelation = "viewer"): Decision => {
+  if (!facts.userActive) return { allowed: false, reasonCode: "USER_INACTIVE", branch: "USER", kind: "INACTIVE", detail: "The user is deactivated" }
+  if (!facts.spaceActive) return { allowed: false, reasonCode: "SPACE_INACTIVE", branch: "SPACE", kind: "INACTIVE", detail: "The knowledge space is inactive" }
+  const sufficient = facts.grants
+    .filter((g) => relationRank[g.relation] >= relationRank[relation])
+    .sort((a, b) => relationRank[b.relation] - relationRank[a.relation])
+  if (sufficient.length === 0) {
+    return { allowed: false, reasonCode: "NO_GRANT", branch: "GRANT", kind: "MISSING_RELATION", detail: `No grant gives the user ${relation} on the knowledge space` }
+  }
+  if (facts.classification !== null && classificationRank[facts.classification] > classificationRank[facts.clearanceCeiling]) {
+    return {
+      allowed: false,
+      reasonCode: "CLEARANCE_TOO_LOW",
+      branch: "CLASSIFICATION",
+      kind: "CLEARANCE",
+      detail: `The item is ${facts.classification}; the user's clearance reaches ${facts.clearanceCeiling}`
+    }
+  }
+  if (facts.sourceAcl !== null && !facts.sourceAcl.allowed) {
+    return { allowed: false, reasonCode: "SOURCE_ACL_DENIED", branch: "SOURCE_ACL", kind: "NOT_MAPPED", detail: facts.sourceAcl.reason }
+  }
+  return { allowed: true, reasonCode: "GRANTED", grant: sufficient[0]! }
+}
+
+/** The one access evaluator: every read path asks it, as a check (facts + decide) or as SQL filtering (scope). */
 export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/AccessEvaluator", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const keysFor = (principal: Principal) =>
+    const keysFor = (principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">) =>
       Effect.map(
         sql<{ departmentId: string }>`SELECT department_id FROM department_managers WHERE user_id = ${principal.userId}`,
         (rows) => accessKeys(principal, rows.map((row) => row.departmentId))
@@ -46,14 +106,41 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           WHERE ks.organization_id = ${principal.organizationId} AND ks.active
             AND EXISTS (
               SELECT 1 FROM space_grants g
-              WHERE g.knowledge_space_id = ks.id
-                AND g.subject_key = ANY(${keys})
+              WHERE g.knowledge_space_id = ks.id AND g.subject_key = ANY(${keys})
                 AND g.relation IN ${sql.in(relationsAtLeast(relation))}
             )
           ORDER BY ks.name, ks.key
         `.pipe(Effect.orDie)
       )
 
-    return { keysFor, spacesWith }
+    /** The caller's read scope, for filtering inside SQL. */
+    const readScope = (principal: Principal) =>
+      Effect.map(spacesWith(principal, "viewer"), (spaces): ReadScope => ({
+        userId: principal.userId,
+        organizationId: principal.organizationId,
+        spaceIds: spaces.map((space) => space.id),
+        maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
+        sourcePrincipalKeys: [`LORE_USER:${principal.userId}`]
+      }))
+
+    /**
+     * The SQL predicate of the access model for a row with knowledge_space_id, classification_rank and
+     * acl_keys (null when the item carries no source ACL) columns, under `alias`.
+     */
+    const visibleTo = (scope: ReadScope, alias: string): Statement.Fragment => {
+      const a = sql(alias)
+      return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[])
+        AND ${a}.classification_rank <= ${scope.maxClassificationRank}
+        AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[]))`
+    }
+
+    /** The grants on one space that match a user, for the explanation. */
+    const matchingGrants = (spaceId: string, keys: ReadonlyArray<string>) =>
+      sql<MatchedGrant>`
+        SELECT relation, kind, subject_id, role, subject_key FROM space_grants
+        WHERE knowledge_space_id = ${spaceId} AND subject_key = ANY(${keys})
+      `.pipe(Effect.orDie)
+
+    return { keysFor, spacesWith, readScope, visibleTo, matchingGrants }
   })
 }) {}

@@ -1,10 +1,14 @@
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import identity from "./migrations/0001_identity"
+import administration from "./migrations/0002_administration"
+import jobs from "./migrations/0003_jobs"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
-  "0001_identity": identity
+  "0001_identity": identity,
+  "0002_administration": administration,
+  "0003_jobs": jobs
 }
 
 const run = Migrator.make({})

@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { vector } from "@electric-sql/pglite-pgvector"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
@@ -88,3 +88,13 @@ export const SqlLive = Layer.unwrapEffect(
     return Layer.provideMerge(detect(kind), client)
   })
 )
+
+/**
+ * Runs `effect` in one transaction. A failure of the database itself (SqlError) is a defect here, as in
+ * the repositories; the caller's own typed failures roll the transaction back and pass through.
+ */
+export const transactional = (sql: SqlClient.SqlClient) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError>, R> =>
+    sql.withTransaction(effect).pipe(
+      Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, (error) => Effect.die(error))
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError>, R>

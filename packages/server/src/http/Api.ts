@@ -1,5 +1,8 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
+import { AccessAdminApi } from "../access/AdminApi"
+import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
+import { AuditApi } from "../platform/AuditApi"
 import { MeApi, SessionApi } from "../identity/Api"
 import { PlatformApi } from "../platform/Api"
 import { InternalError, PayloadTooLarge, Problem } from "./Problem"
@@ -11,6 +14,10 @@ export class LoreApi extends HttpApi.make("lore")
   .add(SessionApi)
   .add(MeApi)
   .add(KnowledgeSpacesApi)
+  .add(InvitationsApi)
+  .add(UsersAdminApi)
+  .add(AccessAdminApi)
+  .add(AuditApi)
   .addError(PayloadTooLarge)
   .addError(InternalError)
   .prefix("/api")

@@ -2,7 +2,10 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
+import { AccessAdminHttp } from "../access/AdminHttp"
 import { KnowledgeSpacesHttp } from "../access/Http"
+import { InvitationsHttp, UsersAdminHttp } from "../identity/AdminHttp"
+import { AuditHttp } from "../platform/AuditHttp"
 import { Settings } from "../Config"
 import { AuthenticationLive } from "../identity/AuthenticationLive"
 import { MeHttp, SessionHttp } from "../identity/Http"
@@ -13,7 +16,7 @@ import { routeTable } from "./RouteTable"
 
 /** Every group's handlers, and the middleware they declare. */
 export const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, SessionHttp, MeHttp, KnowledgeSpacesHttp]),
+  Layer.provide([PlatformHttp, SessionHttp, MeHttp, KnowledgeSpacesHttp, InvitationsHttp, UsersAdminHttp, AccessAdminHttp, AuditHttp]),
   Layer.provide(AuthenticationLive)
 )
 

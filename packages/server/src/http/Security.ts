@@ -5,8 +5,9 @@ import { SESSION_COOKIE } from "../identity/Authenticator"
 import { Forbidden, Unauthorized } from "./Problem"
 
 /**
- * Authentication for every endpoint that needs a caller: a bearer personal access token, or the
- * session cookie (state-changing cookie requests also need the CSRF header).
+ * Authentication and authorization for every endpoint that needs a caller: a bearer personal access
+ * token, or the session cookie (state-changing cookie requests also need the CSRF header); then, when
+ * the endpoint is annotated with a RequiredPermission, the caller must hold it (access/Permissions.ts).
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
   failure: Schema.Union(Unauthorized, Forbidden),
@@ -16,3 +17,4 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Aut
     session: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE })
   }
 }) {}
+

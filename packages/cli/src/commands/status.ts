@@ -1,0 +1,114 @@
+import { LoreApiError } from "@lore/sdk"
+import type { Command } from "commander"
+import { type CommandModule, handler, type Health, type Me } from "../command"
+import type { LoreClient, Runtime, Target } from "../context"
+import { present } from "../output/render"
+import { type Cell, styled, type View } from "../output/view"
+import { userFields } from "./whoami"
+
+export interface Status {
+  readonly profile: string
+  readonly server: string
+  readonly serverSource: Target["serverSource"]
+  /** Where the token came from: the LORE_TOKEN variable, the saved profile, or none. */
+  readonly credentials: "env" | "profile" | "none"
+  readonly health: Health
+  readonly authenticated: boolean
+  readonly user: Me | null
+  /** Why the token was not accepted (a revoked or expired token), when there was one. */
+  readonly authError: { readonly status: number; readonly code: string; readonly detail: string; readonly requestId: string | null } | null
+}
+
+/**
+ * Server health plus, when there is a token, who it belongs to. Works without login; a rejected token is
+ * reported in the result rather than failing, because the server itself is fine. An unreachable or
+ * failing server is an error (exit 7).
+ */
+export const status = async (lore: LoreClient, context: { readonly profile: string; readonly target: Target }): Promise<Status> => {
+  const { target } = context
+  const health = await lore.platform.health()
+  let user: Me | null = null
+  let authError: Status["authError"] = null
+  if (target.token) {
+    try {
+      user = await lore.me.get()
+    } catch (error) {
+      if (!LoreApiError.is(error) || (error.status !== 401 && error.status !== 403)) throw error
+      authError = { status: error.status, code: error.code, detail: error.detail, requestId: error.requestId ?? null }
+    }
+  }
+  return {
+    profile: context.profile,
+    server: target.server,
+    serverSource: target.serverSource,
+    credentials: target.tokenSource ?? "none",
+    health,
+    authenticated: user !== null,
+    user,
+    authError
+  }
+}
+
+const sourceLabel: Record<Target["serverSource"], string> = {
+  flag: "--server",
+  env: "LORE_SERVER",
+  profile: "profile",
+  default: "default"
+}
+
+const healthTone = (value: string): Cell => (/^(ok|up|healthy|pass)$/i.test(value) ? styled(value, "success") : value)
+
+export const statusView = (result: Status): View => {
+  const { health } = result
+  const known = ["status", "version", "database", "databaseVersion", "vectorSearch", "migrationLevel"]
+  const healthFields: Array<readonly [string, Cell]> = [
+    ["Status", healthTone(health.status ?? "unknown")],
+    ["Version", health.version ?? "-"],
+    ["Database", [health.database, health.databaseVersion].filter(Boolean).join(" ") || "-"],
+    ["Vector search", health.vectorSearch ?? "-"],
+    ["Migration level", health.migrationLevel ?? "-"],
+    ...Object.entries(health)
+      .filter(([key]) => !known.includes(key))
+      .map(([key, value]) => [key, String(value)] as const)
+  ]
+  const credentials = result.credentials === "env" ? "LORE_TOKEN" : result.credentials === "profile" ? "saved token" : "none"
+  const view: Array<View[number]> = [
+    { kind: "heading", text: "Server" },
+    {
+      kind: "fields",
+      fields: [["URL", `${result.server} (${sourceLabel[result.serverSource]})`], ...healthFields]
+    },
+    { kind: "message", text: "" },
+    { kind: "heading", text: "Login" },
+    { kind: "fields", fields: [["Profile", result.profile], ["Credentials", credentials]] }
+  ]
+  if (result.user) {
+    view.push({ kind: "fields", fields: userFields(result.user) })
+  } else if (result.authError) {
+    view.push({ kind: "message", tone: "error", text: `Token rejected: ${result.authError.detail} (code ${result.authError.code})` })
+    view.push({ kind: "message", text: `Log in again: lore login --server ${result.server} --token <token>` })
+  } else {
+    view.push({ kind: "message", tone: "warning", text: "Not logged in" })
+    view.push({ kind: "message", text: `Log in: lore login --server ${result.server} --token <token>` })
+  }
+  return view
+}
+
+export const statusCommand: CommandModule = {
+  register: (program: Command) => {
+    program
+      .command("status")
+      .description("show server health, the server URL, the profile and who you are (works without login)")
+      .action(
+        handler(async (runtime: Runtime) => {
+          const target = runtime.target()
+          const lore = runtime.client()
+          await present(runtime, {
+            progress: `Checking ${target.server}`,
+            run: () => status(lore, { profile: runtime.profileName, target }),
+            view: statusView
+          })
+        })
+      )
+  }
+}

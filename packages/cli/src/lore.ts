@@ -1,0 +1,29 @@
+import { CommanderError } from "commander"
+import { ExitCode, toCliError, usageError } from "./errors"
+import { reportError } from "./output/render"
+import { createProgram } from "./program"
+
+/** Runs one invocation and returns its exit code; every failure is reported here, once. */
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const json = argv.slice(2).includes("--json")
+  const program = createProgram()
+  try {
+    await program.parseAsync([...argv])
+    return ExitCode.ok
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; help shown because a subcommand is missing is a usage error.
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok
+      if (error.code === "commander.help") return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage
+      // commander's message is "error: <what>" plus, sometimes, a "(Did you mean ...?)" line.
+      const [first = "", ...rest] = error.message.replace(/^error: /, "").split("\n")
+      reportError(usageError(first, [...rest, "See 'lore --help'."].join("\n")), json)
+      return ExitCode.usage
+    }
+    const failure = toCliError(error)
+    reportError(failure, json)
+    return failure.exitCode
+  }
+}
+
+process.exitCode = await main(process.argv)

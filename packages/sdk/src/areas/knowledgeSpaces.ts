@@ -1,0 +1,18 @@
+import type { LoreFetchClient } from "../client"
+import { unwrap } from "../response"
+import type { KnowledgeSpaceRef } from "../types"
+
+/** Knowledge spaces as the caller sees them. */
+export class KnowledgeSpacesArea {
+  constructor(private readonly client: LoreFetchClient) {}
+
+  /** Spaces the caller may read. */
+  visible(): Promise<Array<KnowledgeSpaceRef>> {
+    return unwrap(this.client.GET("/api/knowledge-spaces/visible"))
+  }
+
+  /** Spaces the caller may upload into. */
+  uploadTargets(): Promise<Array<KnowledgeSpaceRef>> {
+    return unwrap(this.client.GET("/api/knowledge-spaces/upload-targets"))
+  }
+}

@@ -1,0 +1,150 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BadRequest, Conflict, Forbidden, NotFound } from "../http/Problem"
+import { Body } from "../http/Schemas"
+import { Authentication } from "../http/Security"
+import { Classification, GrantKind, SpaceRelation } from "./Model"
+import { RequiredPermission } from "./Permissions"
+
+export const SpaceGrant = Schema.Struct({
+  relation: SpaceRelation,
+  subject: Schema.String.annotations({ description: "KIND or KIND:subjectId or ROLE:role, e.g. DEPARTMENT:<uuid>" }),
+  kind: GrantKind,
+  subjectId: Schema.NullOr(Schema.UUID),
+  role: Schema.NullOr(Schema.String),
+  subjectLabel: Schema.String,
+  effective: Schema.Boolean.annotations({ description: "False when the subject no longer exists or is inactive" })
+}).annotations({ identifier: "SpaceGrant" })
+
+export const AdminKnowledgeSpace = Schema.Struct({
+  id: Schema.UUID,
+  key: Schema.String,
+  name: Schema.String,
+  audienceMode: Schema.Literal("ORGANIZATION", "DEPARTMENT", "RESTRICTED", "NONE"),
+  audienceVersion: Schema.Int,
+  departmentId: Schema.NullOr(Schema.UUID),
+  active: Schema.Boolean,
+  grants: Schema.Array(SpaceGrant),
+  grantsComplete: Schema.Boolean,
+  policyVersion: Schema.String
+}).annotations({ identifier: "AdminKnowledgeSpace" })
+
+export const CreateKnowledgeSpace = Body({
+  key: Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9-]{0,62}$/)).annotations({ description: "lowercase letters, digits and dashes" }),
+  name: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
+  departmentId: Schema.optional(Schema.NullOr(Schema.UUID))
+}).annotations({ identifier: "CreateKnowledgeSpace" })
+
+export const GrantOption = Schema.Struct({
+  relation: SpaceRelation,
+  kinds: Schema.Array(GrantKind),
+  roles: Schema.Array(Schema.String)
+}).annotations({ identifier: "GrantOption" })
+
+export const AddGrant = Body({
+  relation: SpaceRelation,
+  kind: GrantKind,
+  subjectId: Schema.optional(Schema.UUID),
+  role: Schema.optional(Schema.String)
+}).annotations({ identifier: "AddGrant" })
+
+export const RemoveGrantQuery = Schema.Struct({
+  relation: SpaceRelation,
+  kind: GrantKind,
+  subjectId: Schema.optional(Schema.UUID),
+  role: Schema.optional(Schema.String)
+})
+
+export const ResourceType = Schema.Literal("KNOWLEDGE_SPACE", "KNOWLEDGE_ASSET", "SOURCE", "ASSET")
+export const ExplainRequest = Body({
+  userId: Schema.UUID,
+  resourceType: ResourceType,
+  resourceId: Schema.UUID,
+  relation: Schema.optionalWith(SpaceRelation, { default: () => "viewer" as const })
+}).annotations({ identifier: "ExplainRequest" })
+
+const AccessState = Schema.Literal("ALLOWED", "DENIED")
+export const AccessExplanation = Schema.Struct({
+  state: AccessState,
+  reasonCode: Schema.String,
+  path: Schema.Array(Schema.Struct({
+    object: Schema.String,
+    objectType: Schema.optional(Schema.String),
+    objectLabel: Schema.optional(Schema.String),
+    relation: Schema.String,
+    kind: Schema.String
+  })),
+  blockedBy: Schema.Array(Schema.Struct({ branch: Schema.String, kind: Schema.String, detail: Schema.String })),
+  provenance: Schema.Struct({
+    authority: Schema.String,
+    origin: Schema.String,
+    generation: Schema.Int,
+    capturedAt: Schema.Date,
+    expired: Schema.Boolean
+  }),
+  evaluationKind: Schema.String,
+  relationshipState: AccessState,
+  relationshipReasonCode: Schema.String,
+  contentPolicyState: AccessState,
+  contentPolicyReasonCode: Schema.String,
+  resource: Schema.Struct({
+    id: Schema.UUID,
+    type: ResourceType,
+    label: Schema.String,
+    contextLabel: Schema.String,
+    classification: Schema.NullOr(Classification)
+  }),
+  policyVersion: Schema.String,
+  evaluatedAt: Schema.Date
+}).annotations({ identifier: "AccessExplanation" })
+
+const SpacePath = Schema.Struct({ knowledgeSpaceId: Schema.UUID })
+const needs = RequiredPermission
+
+export class AccessAdminApi extends HttpApiGroup.make("adminAccess")
+  .add(HttpApiEndpoint.get("listKnowledgeSpaces", "/admin/knowledge-spaces").addSuccess(Schema.Array(AdminKnowledgeSpace)).annotate(needs, "spaces.read"))
+  .add(
+    HttpApiEndpoint.post("createKnowledgeSpace", "/admin/knowledge-spaces")
+      .setPayload(CreateKnowledgeSpace)
+      .addSuccess(AdminKnowledgeSpace, { status: 201 })
+      .addError(Conflict)
+      .addError(NotFound)
+      .annotate(needs, "spaces.manage")
+  )
+  .add(
+    HttpApiEndpoint.del("deleteKnowledgeSpace", "/admin/knowledge-spaces/:knowledgeSpaceId")
+      .setPath(SpacePath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(needs, "spaces.manage")
+  )
+  .add(HttpApiEndpoint.get("listGrantOptions", "/admin/knowledge-spaces/grant-options").addSuccess(Schema.Array(GrantOption)).annotate(needs, "spaces.read"))
+  .add(
+    HttpApiEndpoint.post("addGrant", "/admin/knowledge-spaces/:knowledgeSpaceId/grants")
+      .setPath(SpacePath)
+      .setPayload(AddGrant)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotate(needs, "grants.manage")
+  )
+  .add(
+    HttpApiEndpoint.del("removeGrant", "/admin/knowledge-spaces/:knowledgeSpaceId/grants")
+      .setPath(SpacePath)
+      .setUrlParams(RemoveGrantQuery)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(NotFound)
+      .annotate(needs, "grants.manage")
+  )
+  .add(
+    HttpApiEndpoint.post("explainAccess", "/admin/access/explain")
+      .setPayload(ExplainRequest)
+      .addSuccess(AccessExplanation)
+      .addError(NotFound)
+      .annotate(needs, "access.explain")
+  )
+  .addError(BadRequest)
+  .addError(Forbidden)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Administration: access")
+  .annotate(OpenApi.Description, "Knowledge spaces, their grants, and explanations of access decisions") {}

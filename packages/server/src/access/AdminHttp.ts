@@ -1,0 +1,24 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { LoreApi } from "../http/Api"
+import { CurrentUser } from "../identity/CurrentUser"
+import { AccessExplainer } from "./Explain"
+import { ResourceResolvers } from "./Resources"
+import { Spaces } from "./Spaces"
+
+export const AccessAdminHttp = HttpApiBuilder.group(LoreApi, "adminAccess", (handlers) =>
+  Effect.gen(function* () {
+    const spaces = yield* Spaces
+    const explainer = yield* AccessExplainer
+    yield* (yield* ResourceResolvers).register("KNOWLEDGE_SPACE", spaces.resolveSpace)
+    const asCaller = <A, E>(f: (caller: typeof CurrentUser.Service) => Effect.Effect<A, E>) => Effect.flatMap(CurrentUser, f)
+    return handlers
+      .handle("listKnowledgeSpaces", () => asCaller(spaces.list))
+      .handle("createKnowledgeSpace", ({ payload }) => asCaller((me) => spaces.create(me, payload)))
+      .handle("deleteKnowledgeSpace", ({ path }) => asCaller((me) => spaces.remove(me, path.knowledgeSpaceId)))
+      .handle("listGrantOptions", () => Effect.sync(spaces.grantOptions))
+      .handle("addGrant", ({ path, payload }) => asCaller((me) => spaces.addGrant(me, path.knowledgeSpaceId, payload)))
+      .handle("removeGrant", ({ path, urlParams }) => asCaller((me) => spaces.removeGrant(me, path.knowledgeSpaceId, urlParams)))
+      .handle("explainAccess", ({ payload }) => asCaller((me) => explainer.explain(me, payload)))
+  })
+)
