@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -29,6 +29,8 @@ const settings = {
 
 interface Measured extends LoadFigures {
   readonly body: unknown
+  /** CPU time of the server process per request during the measured run (microseconds). */
+  readonly cpuMicrosPerRequest: number
 }
 
 /** Starts one server in a child, checks that GET /api/me answers 200, loads it, stops it. */
@@ -40,7 +42,14 @@ const measure = async (mode: "lore" | "bare", dataDir: string, token: string, da
     const probe = await fetch(url, { headers })
     const body = await probe.json()
     if (probe.status !== 200) throw new Error(`${mode}: GET /api/me answered ${probe.status}: ${JSON.stringify(body)}`)
-    return { ...(await load({ url, headers, ...settings })), body }
+    let cpuBefore = 0
+    let cpuAfter = 0
+    const aroundMeasure = {
+      before: async () => void (cpuBefore = await server.cpuMicros()),
+      after: async () => void (cpuAfter = await server.cpuMicros())
+    }
+    const figures = await load({ url, headers, ...settings, aroundMeasure })
+    return { ...figures, body, cpuMicrosPerRequest: (cpuAfter - cpuBefore) / Math.max(1, figures.requests) }
   } finally {
     await server.stop()
   }
@@ -74,9 +83,13 @@ const withAdmin = async <A>(url: string, use: (client: pg.Client) => Promise<A>)
 }
 
 export default async function run(): Promise<void> {
+  const notes: string[] = []
+  const [busy] = loadavg()
+  if (busy! > 0.8) {
+    notes.push(`The machine was busy when the run started (load average ${busy!.toFixed(1)} on ${cpus().length} cores): the figures undercount; rerun on a quiet machine.`)
+  }
   const token = `lore_pat_bench${randomBytes(24).toString("base64url")}`
   const results: Array<{ database: string; lore: Measured; bare: Measured }> = []
-  const notes: string[] = []
 
   const embeddedDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
   try {
@@ -115,6 +128,7 @@ export default async function run(): Promise<void> {
       Math.round(f.requestsPerSecond).toString(),
       f.p50Ms.toFixed(0),
       f.p99Ms.toFixed(0),
+      Math.round(f.cpuMicrosPerRequest).toString(),
       ratio
     ]
     rows.push(row(`Lore, ${database}`, lore, `${((100 * lore.requestsPerSecond) / bare.requestsPerSecond).toFixed(0)}%`))
@@ -128,7 +142,7 @@ export default async function run(): Promise<void> {
     `\nGET /api/me, bearer token; autocannon ${settings.connections} connections, ` +
       `${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured; target: Lore >= 60% of bare.\n`
   )
-  console.log(table(["setup", "req/s", "p50 ms", "p99 ms", "Lore / bare"], rows))
+  console.log(table(["setup", "req/s", "p50 ms", "p99 ms", "server CPU µs/req", "Lore / bare req/s"], rows))
   console.log(
     [
       "",

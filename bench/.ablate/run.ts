@@ -20,8 +20,10 @@ for (const variant of variants) {
   const s = await startChild(new URL("./server.ts", import.meta.url).pathname, [variant, dataDir, token, ...(url ? [url] : [])])
   for (const p of paths) {
     const [path, auth] = p === "me" ? ["/api/me", true] : p === "me401" ? ["/api/me", false] : p === "csrf" ? ["/api/session/csrf", false] : [p, true]
-    const f = await load({ url: s.url + path, headers: auth ? { authorization: `Bearer ${token}` } : {}, warmupSeconds: 1.5, durationSeconds: 4 })
-    console.log(`${variant.padEnd(28)} ${p.padEnd(10)} ${Math.round(f.requestsPerSecond).toString().padStart(6)} req/s p50 ${f.p50Ms} p99 ${f.p99Ms} non2xx ${f.non2xx}`)
+    let c0 = 0, c1 = 0
+    const f = await load({ url: s.url + path, headers: auth ? { authorization: `Bearer ${token}` } : {}, warmupSeconds: 1.5, durationSeconds: Number(process.env.D ?? 4),
+      aroundMeasure: { before: async () => { c0 = await s.cpuMicros() }, after: async () => { c1 = await s.cpuMicros() } } })
+    console.log(`${variant.padEnd(28)} ${p.padEnd(10)} ${Math.round(f.requestsPerSecond).toString().padStart(6)} req/s p50 ${f.p50Ms} p99 ${f.p99Ms} non2xx ${f.non2xx} cpu/req ${Math.round((c1 - c0) / f.requests)} us`)
   }
   await s.stop()
 }

@@ -2,13 +2,15 @@ import { fork } from "node:child_process"
 
 export interface ChildServer {
   readonly url: string
+  /** CPU time the child has used so far (user + system, microseconds). */
+  readonly cpuMicros: () => Promise<number>
   readonly stop: () => Promise<void>
 }
 
 /**
  * Runs a server module in a child process so the load generator (autocannon, in this process) does
- * not share its event loop. The module answers `{ ready: url }` or `{ failed: message }` over IPC and
- * stops cleanly on the message "stop". BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the child there.
+ * not share its event loop. The module answers `{ ready: url }` or `{ failed: message }` over IPC,
+ * reports its CPU time on "cpu" and stops cleanly on "stop". BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the child there.
  */
 export const startChild = (modulePath: string, args: ReadonlyArray<string>): Promise<ChildServer> =>
   new Promise((resolve, reject) => {
@@ -19,11 +21,18 @@ export const startChild = (modulePath: string, args: ReadonlyArray<string>): Pro
     })
     const exited = new Promise<void>((done) => child.once("exit", () => done()))
     child.once("exit", (code) => reject(new Error(`${modulePath} exited with ${code} before it was ready`)))
-    child.on("message", (message: { ready?: string; failed?: string }) => {
+    const cpuWaiters: Array<(micros: number) => void> = []
+    child.on("message", (message: { ready?: string; failed?: string; cpuMicros?: number }) => {
       if (message.failed) return reject(new Error(message.failed))
+      if (message.cpuMicros !== undefined) return cpuWaiters.shift()?.(message.cpuMicros)
       if (!message.ready) return
       resolve({
         url: message.ready,
+        cpuMicros: () =>
+          new Promise((answer) => {
+            cpuWaiters.push(answer)
+            child.send("cpu")
+          }),
         stop: async () => {
           child.send("stop")
           const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
@@ -39,6 +48,10 @@ export const serveAsChild = async (start: () => Promise<{ url: string; stop: () 
   try {
     const server = await start()
     process.on("message", async (message) => {
+      if (message === "cpu") {
+        const { user, system } = process.cpuUsage()
+        return process.send!({ cpuMicros: user + system })
+      }
       if (message !== "stop") return
       await server.stop()
       process.exit(0)

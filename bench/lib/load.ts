@@ -7,6 +7,8 @@ export interface LoadOptions {
   /** Seconds of load whose figures are discarded (JIT, caches, pool warm-up). */
   readonly warmupSeconds?: number
   readonly durationSeconds?: number
+  /** Called right before and right after the measured run (e.g. to read the server's CPU time). */
+  readonly aroundMeasure?: { readonly before: () => Promise<void>; readonly after: () => Promise<void> }
 }
 
 export interface LoadFigures {
@@ -27,7 +29,9 @@ export const load = async (options: LoadOptions): Promise<LoadFigures> => {
   const connections = options.connections ?? 10
   const headers = options.headers ?? {}
   await fire(options.url, headers, connections, options.warmupSeconds ?? 2)
+  await options.aroundMeasure?.before()
   const result = await fire(options.url, headers, connections, options.durationSeconds ?? 6)
+  await options.aroundMeasure?.after()
   return {
     // Mean over the run's one-second samples, as autocannon reports "Req/Sec".
     requestsPerSecond: result.requests.average,

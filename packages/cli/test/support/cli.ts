@@ -64,3 +64,14 @@ export const lore = (
 
 // eslint-disable-next-line no-control-regex
 export const ANSI = /\u001b\[|\u009b/
+
+/** A port on which nothing listens: bound, read, then released. */
+export const closedPort = async () => {
+  const { createServer } = await import("node:net")
+  return new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}

@@ -28,18 +28,6 @@ export interface JobWorkersInfo {
   readonly running: Effect.Effect<number>
 }
 
-/**
- * Job workers in the server process. Each worker fiber loops: claim a due job of a registered kind (FOR UPDATE
- * SKIP LOCKED, so any number of workers in any number of processes share one database safely), run its handler
- * while renewing the lease, record the outcome guarded by the lease; when nothing is due, wait for a JobSignal
- * wake-up or the poll interval. Scoped: closing the scope stops claiming, lets running handlers finish for
- * `shutdownGrace`, then interrupts them and releases their jobs for another worker.
- */
-export class JobWorkers extends Context.Tag("lore/JobWorkers")<JobWorkers, JobWorkersInfo>() {
-  static readonly layer = (options: JobWorkersOptions = {}) => Layer.scoped(JobWorkers, make(options))
-  static readonly Default = JobWorkers.layer()
-}
-
 const make = (options: JobWorkersOptions) =>
   Effect.gen(function* () {
     const queue = yield* JobQueue
@@ -181,6 +169,18 @@ const make = (options: JobWorkersOptions) =>
     yield* Effect.logDebug("job workers started").pipe(Effect.annotateLogs({ workerIds, transport: signal.transport }))
     return { workerIds, running: Ref.get(running) } satisfies JobWorkersInfo
   })
+
+/**
+ * Job workers in the server process. Each worker fiber loops: claim a due job of a registered kind (FOR UPDATE
+ * SKIP LOCKED, so any number of workers in any number of processes share one database safely), run its handler
+ * while renewing the lease, record the outcome guarded by the lease; when nothing is due, wait for a JobSignal
+ * wake-up or the poll interval. Scoped: closing the scope stops claiming, lets running handlers finish for
+ * `shutdownGrace`, then interrupts them and releases their jobs for another worker.
+ */
+export class JobWorkers extends Context.Tag("lore/JobWorkers")<JobWorkers, JobWorkersInfo>() {
+  static readonly layer = (options: JobWorkersOptions = {}) => Layer.scoped(JobWorkers, make(options))
+  static readonly Default = JobWorkers.layer()
+}
 
 /** The queue, the handler registry and the wake-up signal, over SqlClient + Database (SqlLive). Workers come separately. */
 export const JobsLive = Layer.mergeAll(JobQueue.Default, JobHandlers.Default).pipe(Layer.provideMerge(JobSignal.Default))

@@ -36,6 +36,7 @@ export const htmlToBlocks = (html: string): HtmlContent => {
   let titleText: string | undefined
   let titleTag: string | undefined
   let cellsInRow = 0
+  let cellDepth = 0
 
   const flush = () => {
     if (parts.length === 0) return
@@ -72,11 +73,15 @@ export const htmlToBlocks = (html: string): HtmlContent => {
         if (level) {
           flush()
           heading = Number(level[1])
+        } else if (cellDepth > 0 && BLOCKS.has(name) && name !== "table" && name !== "tr") {
+          // Paragraphs inside a table cell (as Word writes them) stay part of the row.
+          parts.push(" ")
         } else if (BLOCKS.has(name)) {
           flush()
           if (name === "tr") cellsInRow = 0
           if (name === "pre") preDepth++
         } else if (name === "td" || name === "th") {
+          cellDepth++
           if (cellsInRow++ > 0) parts.push(" | ")
         } else if (name === "br") {
           parts.push("\n")
@@ -97,6 +102,10 @@ export const htmlToBlocks = (html: string): HtmlContent => {
         if (HEADING.test(name)) {
           flush()
           heading = undefined
+        } else if (name === "td" || name === "th") {
+          cellDepth = Math.max(0, cellDepth - 1)
+        } else if (cellDepth > 0 && BLOCKS.has(name) && name !== "table" && name !== "tr") {
+          parts.push(" ")
         } else if (BLOCKS.has(name)) {
           flush()
           if (name === "pre") preDepth = Math.max(0, preDepth - 1)
