@@ -17,7 +17,9 @@ if (usePg) {
 }
 const dataDir = mkdtempSync(join(tmpdir(), "lore-abl-"))
 for (const variant of variants) {
-  const s = await startChild(new URL("./server.ts", import.meta.url).pathname, [variant, dataDir, token, ...(url ? [url] : [])])
+  const s = variant === "bare"
+    ? await startChild(new URL("../lib/me-servers.ts", import.meta.url).pathname, ["bare", dataDir, token, ...(url ? [url] : [])])
+    : await startChild(new URL("./server.ts", import.meta.url).pathname, [variant, dataDir, token, ...(url ? [url] : [])])
   for (const p of paths) {
     const [path, auth] = p === "me" ? ["/api/me", true] : p === "me401" ? ["/api/me", false] : p === "csrf" ? ["/api/session/csrf", false] : [p, true]
     let c0 = 0, c1 = 0

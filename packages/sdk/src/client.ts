@@ -1,4 +1,6 @@
 import createClient, { type Client } from "openapi-fetch"
+import { AdminArea } from "./areas/admin"
+import { InvitationsArea } from "./areas/invitations"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
 import { MeArea } from "./areas/me"
 import { PlatformArea } from "./areas/platform"
@@ -63,7 +65,9 @@ export const createLoreClient = (options: LoreClientOptions) => {
     session: new SessionArea(raw),
     me: new MeArea(raw),
     tokens: new TokensArea(raw),
-    knowledgeSpaces: new KnowledgeSpacesArea(raw)
+    knowledgeSpaces: new KnowledgeSpacesArea(raw),
+    invitations: new InvitationsArea(raw),
+    admin: new AdminArea(raw)
   }
 }
 

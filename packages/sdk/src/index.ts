@@ -12,4 +12,15 @@ export { SessionArea } from "./areas/session"
 export { MeArea } from "./areas/me"
 export { TokensArea } from "./areas/tokens"
 export { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
+export { InvitationsArea } from "./areas/invitations"
+export {
+  AdminArea,
+  AdminUsersArea,
+  AdminDepartmentsArea,
+  AdminRolesArea,
+  AdminInvitationsArea,
+  AdminSpacesArea,
+  AdminAccessArea,
+  AdminAuditArea
+} from "./areas/admin"
 export { SDK_VERSION } from "./version"

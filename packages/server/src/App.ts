@@ -8,6 +8,14 @@ import { SpacesRepo } from "./access/SpacesRepo"
 import { AdminRepo } from "./identity/AdminRepo"
 import { Administration } from "./identity/Administration"
 import { Audit } from "./platform/Audit"
+import { EmbeddingModel } from "./ai/EmbeddingModel"
+import { EmbeddingSettings } from "./ai/EmbeddingSettings"
+import { JobsLive, JobWorkers } from "./jobs/Worker"
+import { IngestionLive } from "./knowledge/Ingestion"
+import { KnowledgeSearch } from "./knowledge/Search"
+import { SearchIndex } from "./knowledge/SearchIndex"
+import { Sources } from "./knowledge/Sources"
+import { SourcesRepo } from "./knowledge/SourcesRepo"
 import { Settings } from "./Config"
 import { MigrationsLive } from "./db/Migrations"
 import { SqlLive } from "./db/Sql"
@@ -20,11 +28,12 @@ import { Tokens } from "./identity/Tokens"
 import { SecretBox } from "./platform/SecretBox"
 
 /** Business services, over the database. */
-const ServicesLive = Layer.mergeAll(Administration.Default, Spaces.Default, AccessExplainer.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(Sessions.Default, Tokens.Default, AccessEvaluator.Default, ResourceResolvers.Default)),
+const ServicesLive = Layer.mergeAll(IngestionLive, JobWorkers.Default).pipe(
+  Layer.provideMerge(Layer.mergeAll(Administration.Default, Spaces.Default, AccessExplainer.Default, Sources.Default, KnowledgeSearch.Default)),
+  Layer.provideMerge(Layer.mergeAll(Sessions.Default, Tokens.Default, AccessEvaluator.Default, ResourceResolvers.Default, SearchIndex.Default, SourcesRepo.Default)),
   Layer.provideMerge(Authenticator.Default),
   Layer.provideMerge(
-    Layer.mergeAll(IdentityRepo.Default, AdminRepo.Default, SpacesRepo.Default, SecretBox.Default, Audit.Default, AuthorizationGeneration.Default)
+    Layer.mergeAll(IdentityRepo.Default, AdminRepo.Default, SpacesRepo.Default, SecretBox.Default, Audit.Default, AuthorizationGeneration.Default, JobsLive, EmbeddingModel.Default)
   )
 )
 
@@ -58,7 +67,7 @@ const BannerLive = Layer.effectDiscard(
 )
 
 /** The whole server for the given settings; its output keeps the HttpServer for callers that need the address. */
-export const appLayer = <E>(settings: Layer.Layer<Settings, E>) =>
+export const appLayer = <E>(settings: Layer.Layer<Settings | EmbeddingSettings, E>) =>
   Layer.provideMerge(BannerLive, HttpLive).pipe(
     Layer.provideMerge(FoundationLive),
     Layer.provide(Layer.unwrapEffect(Effect.map(Settings, (s) => Logger.minimumLogLevel(LogLevel.fromLiteral(capitalize(s.logLevel)))))),

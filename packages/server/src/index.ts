@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import { type LoreSettings, Settings } from "./Config"
+import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
 
 export { LoreApi } from "./http/Api"
@@ -20,6 +21,8 @@ export interface StartOptions {
   readonly maxJsonBytes?: number
   readonly logLevel?: string
   readonly announce?: boolean
+  /** An OpenAI-compatible embedding endpoint; without one, search is lexical only. */
+  readonly embedding?: EmbeddingEndpointOptions
 }
 
 export interface RunningServer {
@@ -46,7 +49,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
 /** Starts a Lore server in this process (tests, `lore serve`); resolves once it accepts requests. */
 export const startServer = async (options: StartOptions): Promise<RunningServer> => {
   const scope = Effect.runSync(Scope.make())
-  const layer = appLayer(Layer.succeed(Settings, settingsFrom(options)))
+  const layer = appLayer(Layer.merge(Layer.succeed(Settings, settingsFrom(options)), EmbeddingSettings.layer(options.embedding)))
   try {
     const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
     const url = Effect.runSync(Effect.provide(serverUrl, Context.pick(HttpServer.HttpServer)(context)))

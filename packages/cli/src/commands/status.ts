@@ -56,6 +56,12 @@ const sourceLabel: Record<Target["serverSource"], string> = {
   default: "default"
 }
 
+/** `uptimeSeconds` -> `Uptime seconds`, for health facts this CLI does not know by name. */
+const humanize = (key: string) => {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
 const healthTone = (value: string): Cell => (/^(ok|up|healthy|pass)$/i.test(value) ? styled(value, "success") : value)
 
 export const statusView = (result: Status): View => {
@@ -69,25 +75,24 @@ export const statusView = (result: Status): View => {
     ["Migration level", health.migrationLevel ?? "-"],
     ...Object.entries(health)
       .filter(([key]) => !known.includes(key))
-      .map(([key, value]) => [key, String(value)] as const)
+      .map(([key, value]) => [humanize(key), String(value)] as const)
   ]
   const credentials = result.credentials === "env" ? "LORE_TOKEN" : result.credentials === "profile" ? "saved token" : "none"
+  const login: Array<readonly [string, Cell]> = [
+    ["Profile", result.profile],
+    ["Credentials", credentials],
+    ...(result.user ? userFields(result.user) : [])
+  ]
   const view: Array<View[number]> = [
     { kind: "heading", text: "Server" },
-    {
-      kind: "fields",
-      fields: [["URL", `${result.server} (${sourceLabel[result.serverSource]})`], ...healthFields]
-    },
-    { kind: "message", text: "" },
+    { kind: "fields", fields: [["URL", `${result.server} (${sourceLabel[result.serverSource]})`], ...healthFields] },
     { kind: "heading", text: "Login" },
-    { kind: "fields", fields: [["Profile", result.profile], ["Credentials", credentials]] }
+    { kind: "fields", fields: login }
   ]
-  if (result.user) {
-    view.push({ kind: "fields", fields: userFields(result.user) })
-  } else if (result.authError) {
+  if (result.authError) {
     view.push({ kind: "message", tone: "error", text: `Token rejected: ${result.authError.detail} (code ${result.authError.code})` })
     view.push({ kind: "message", text: `Log in again: lore login --server ${result.server} --token <token>` })
-  } else {
+  } else if (!result.user) {
     view.push({ kind: "message", tone: "warning", text: "Not logged in" })
     view.push({ kind: "message", text: `Log in: lore login --server ${result.server} --token <token>` })
   }

@@ -3,7 +3,7 @@ import { type AccessToken, type CommandModule, handler, type IssuedAccessToken }
 import type { LoreClient } from "../context"
 import { usageError } from "../errors"
 import { present } from "../output/render"
-import { type Cell, formatTime, styled, type View } from "../output/view"
+import { type Cell, formatDate, formatTime, styled, type View } from "../output/view"
 
 export const listTokens = (lore: LoreClient): Promise<ReadonlyArray<AccessToken>> => lore.tokens.list()
 
@@ -28,9 +28,9 @@ export const tokensTableView = (tokens: ReadonlyArray<AccessToken>): View => [
       token.name,
       token.tokenPrefix,
       statusCell(token.status),
-      formatTime(token.createdAt),
-      formatTime(token.expiresAt, "never"),
-      formatTime(token.lastUsedAt, "never")
+      formatDate(token.createdAt),
+      formatDate(token.expiresAt, "never"),
+      formatDate(token.lastUsedAt, "never")
     ]),
     empty: "No tokens."
   }

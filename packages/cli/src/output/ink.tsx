@@ -1,5 +1,5 @@
 import { PasswordInput, Spinner, TextInput } from "@inkjs/ui"
-import { Box, render, Text, useApp } from "ink"
+import { Box, render, Static, Text, useApp } from "ink"
 import { useEffect, useState } from "react"
 import { type Block, type Cell, cellText, type Tone, type View } from "./view"
 
@@ -15,10 +15,14 @@ const CellText = ({ cell }: { readonly cell: Cell }) =>
     <Text color={toneColor[cell.tone]}>{cell.text}</Text>
   )
 
-const BlockView = ({ block }: { readonly block: Block }) => {
+const BlockView = ({ block, first }: { readonly block: Block; readonly first: boolean }) => {
   switch (block.kind) {
     case "heading":
-      return <Text bold>{block.text}</Text>
+      return (
+        <Box marginTop={first ? 0 : 1}>
+          <Text bold>{block.text}</Text>
+        </Box>
+      )
     case "message":
       return (
         <Text {...(block.tone ? { color: toneColor[block.tone] } : {})}>
@@ -82,7 +86,7 @@ const BlockView = ({ block }: { readonly block: Block }) => {
 export const ViewBlocks = ({ view }: { readonly view: View }) => (
   <Box flexDirection="column">
     {view.map((block, index) => (
-      <BlockView key={index} block={block} />
+      <BlockView key={index} block={block} first={index === 0} />
     ))}
   </Box>
 )
@@ -107,7 +111,9 @@ function Task<T>(props: { readonly label: string; readonly run: () => Promise<T>
     if (state.phase === "failed") exit(state.error instanceof Error ? state.error : new Error(String(state.error)))
   }, [state])
   if (state.phase === "running") return <Spinner label={props.label} />
-  if (state.phase === "done") return <ViewBlocks view={state.view} />
+  // Static output is written once, above the live area: a result taller than the terminal is then
+  // never redrawn (Ink clears the whole screen, scrollback included, to redraw a frame that tall).
+  if (state.phase === "done") return <Static items={[state.view]}>{(view, index) => <ViewBlocks key={index} view={view} />}</Static>
   return null
 }
 

@@ -1,7 +1,8 @@
 import { type Block, cellText, type Column, type View } from "./view"
 
 /** Views as plain aligned text: no colors, no escape codes, one record per line — for pipes, files and grep. */
-export const renderPlain = (view: View): string => view.map(renderBlock).join("\n") + "\n"
+export const renderPlain = (view: View): string =>
+  view.map((block, index) => (block.kind === "heading" && index > 0 ? "\n" : "") + renderBlock(block)).join("\n") + "\n"
 
 const renderBlock = (block: Block): string => {
   switch (block.kind) {

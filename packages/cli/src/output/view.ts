@@ -29,6 +29,12 @@ export const cellText = (cell: Cell) => (typeof cell === "string" ? cell : cell.
 
 export const styled = (text: string, tone?: Tone): Styled => (tone ? { text, tone } : { text })
 
+/** `2025-03-01` (UTC), for table columns; `fallback` for null/absent. */
+export const formatDate = (value: string | Date | null | undefined, fallback = "-") => {
+  const time = formatTime(value, fallback)
+  return /^\d{4}-\d{2}-\d{2} /.test(time) ? time.slice(0, 10) : time
+}
+
 /** `2025-03-01 14:05 UTC`; `fallback` for null/absent. */
 export const formatTime = (value: string | Date | null | undefined, fallback = "-") => {
   if (value === null || value === undefined || value === "") return fallback

@@ -3,6 +3,7 @@ import { KnowledgeSpacesApi } from "../access/Api"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
+import { KnowledgeApi, SourcesApi } from "../knowledge/Api"
 import { MeApi, SessionApi } from "../identity/Api"
 import { PlatformApi } from "../platform/Api"
 import { InternalError, PayloadTooLarge, Problem } from "./Problem"
@@ -18,6 +19,8 @@ export class LoreApi extends HttpApi.make("lore")
   .add(UsersAdminApi)
   .add(AccessAdminApi)
   .add(AuditApi)
+  .add(SourcesApi)
+  .add(KnowledgeApi)
   .addError(PayloadTooLarge)
   .addError(InternalError)
   .prefix("/api")

@@ -6,18 +6,21 @@ import { AccessAdminHttp } from "../access/AdminHttp"
 import { KnowledgeSpacesHttp } from "../access/Http"
 import { InvitationsHttp, UsersAdminHttp } from "../identity/AdminHttp"
 import { AuditHttp } from "../platform/AuditHttp"
+import { KnowledgeHttp, SourcesHttp } from "../knowledge/Http"
 import { Settings } from "../Config"
 import { AuthenticationLive } from "../identity/AuthenticationLive"
 import { MeHttp, SessionHttp } from "../identity/Http"
 import { PlatformHttp } from "../platform/Http"
 import { LoreApi } from "./Api"
+import { BodyLimitsLive } from "./BodyLimits"
 import { problemJson } from "./ProblemJson"
 import { routeTable } from "./RouteTable"
 
 /** Every group's handlers, and the middleware they declare. */
 export const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, SessionHttp, MeHttp, KnowledgeSpacesHttp, InvitationsHttp, UsersAdminHttp, AccessAdminHttp, AuditHttp]),
-  Layer.provide(AuthenticationLive)
+  Layer.provide([PlatformHttp, SessionHttp, MeHttp, KnowledgeSpacesHttp, InvitationsHttp, UsersAdminHttp, AccessAdminHttp, AuditHttp, SourcesHttp, KnowledgeHttp]),
+  Layer.provide(AuthenticationLive),
+  Layer.provide(BodyLimitsLive)
 )
 
 const routes = routeTable(LoreApi)

@@ -1,6 +1,7 @@
 import {
   HttpApp,
   HttpIncomingMessage,
+  HttpServerError,
   HttpServerRequest,
   HttpServerResponse,
   Multipart
@@ -148,9 +149,9 @@ export const problemJson = (options: ProblemOptions) =>
         HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
         Multipart.withLimits({ maxFileSize: Option.some(options.maxUploadBytes) }),
         Effect.tapErrorCause((cause) =>
-          Cause.isInterruptedOnly(cause) || Option.isNone(Cause.dieOption(cause))
-            ? Effect.void
-            : Effect.logError("request failed with a defect", cause)
+          Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
+            response.status >= 500 && !Cause.isInterruptedOnly(cause) ? Effect.logError("request failed", cause) : Effect.void
+          )
         ),
         Effect.locally(CurrentRequestId, requestId),
         Effect.annotateLogs("requestId", requestId)

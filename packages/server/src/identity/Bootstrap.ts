@@ -46,8 +46,8 @@ export const BootstrapLive = Layer.effect(
           INSERT INTO knowledge_spaces (organization_id, key, name, department_id)
           VALUES (${org!.id}, 'general', 'General', ${department!.id}) RETURNING id`
         yield* sql`
-          INSERT INTO space_grants (knowledge_space_id, relation, kind, created_by)
-          VALUES (${space!.id}, 'viewer', 'ORGANIZATION', ${admin!.id})`
+          INSERT INTO space_grants (knowledge_space_id, relation, kind, subject_id, created_by)
+          VALUES (${space!.id}, 'viewer', 'ORGANIZATION', NULL, ${admin!.id}), (${space!.id}, 'manager', 'USER', ${admin!.id}, ${admin!.id})`
         const issued = yield* tokens.issue(admin!.id, "bootstrap", null, Option.getOrUndefined(chosen))
         return Option.some(issued.token)
       })

@@ -26,6 +26,8 @@ export interface JobWorkersInfo {
   readonly workerIds: ReadonlyArray<string>
   /** Handlers running right now in this process. */
   readonly running: Effect.Effect<number>
+  /** Workers waiting for a wake-up or their next poll right now. */
+  readonly idle: Effect.Effect<number>
 }
 
 const make = (options: JobWorkersOptions) =>
@@ -45,6 +47,7 @@ const make = (options: JobWorkersOptions) =>
     const workerIds = Array.from({ length: concurrency }, (_, i) => `${processId}#${i + 1}`)
     const stopping = yield* Deferred.make<void>()
     const running = yield* Ref.make(0)
+    const idleCount = yield* Ref.make(0)
 
     /** Logs a bookkeeping failure (database down): the lease then expires and another worker retries the job. */
     const bookkeeping = <A>(what: string, effect: Effect.Effect<A>) =>
@@ -67,9 +70,13 @@ const make = (options: JobWorkersOptions) =>
           Effect.fail(JobFailure.retryable("NO_HANDLER", `no handler is registered for job kind ${job.kind} in this process`))
         )
         // Renews the lease; ends only when it is lost (taken over, or the job cancelled). A failed renewal
-        // (database hiccup) is retried at the next tick.
+        // (database hiccup) is retried at the next tick. A renewal in flight when the handler finishes is let
+        // finish rather than cancelled (PGlite cannot cancel a query; on PostgreSQL it costs a pg_cancel_backend).
+        const renew = Effect.uninterruptible(queue.heartbeat(lease, leaseMs)).pipe(
+          Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("job heartbeat failed", cause), true))
+        )
         const heartbeat = Effect.sleep(Duration.millis(heartbeatMs)).pipe(
-          Effect.zipRight(queue.heartbeat(lease, leaseMs).pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("job heartbeat failed", cause), true)))),
+          Effect.zipRight(renew),
           Effect.repeat({ while: (held) => held }),
           Effect.as("lost" as const)
         )
@@ -135,12 +142,14 @@ const make = (options: JobWorkersOptions) =>
                 : Effect.logError("job claim failed; retrying", cause).pipe(Effect.zipRight(Effect.sleep(Duration.millis(pollMs))), Effect.as(false))
             )
           )
-          if (!ran) yield* idle(wake, wanted)
+          if (!ran) {
+            yield* Effect.acquireUseRelease(Ref.update(idleCount, (n) => n + 1), () => idle(wake, wanted), () => Ref.update(idleCount, (n) => n - 1))
+          }
         }
       }).pipe(Effect.annotateLogs({ workerId }))
 
     /** Jobs whose worker keeps dying past max_attempts would otherwise stay RUNNING forever. */
-    const reaper = queue.reapExpired.pipe(
+    const reaper = Effect.uninterruptible(queue.reapExpired).pipe(
       Effect.tap((dead) => (dead > 0 ? Effect.logWarning(`${dead} job(s) DEAD: lease expired on the last attempt`) : Effect.void)),
       Effect.catchAllCause((cause) => Effect.logWarning("job reaper failed", cause)),
       Effect.zipRight(Effect.sleep(Duration.millis(Math.max(1_000, Math.min(leaseMs, pollMs * 10))))),
@@ -159,7 +168,8 @@ const make = (options: JobWorkersOptions) =>
       Effect.gen(function* () {
         yield* Deferred.succeed(stopping, undefined)
         yield* Fiber.interrupt(reaperFiber)
-        const finished = yield* Fiber.awaitAll(fibers).pipe(Effect.timeoutOption(grace))
+        // Finalizers are uninterruptible: the wait must be made interruptible or the timeout could never end it.
+        const finished = yield* Effect.interruptible(Fiber.awaitAll(fibers)).pipe(Effect.timeoutOption(grace))
         if (Option.isNone(finished)) {
           yield* Effect.logWarning("job workers: shutdown grace over; interrupting running handlers and releasing their jobs")
           yield* Fiber.interruptAll(fibers)
@@ -167,7 +177,7 @@ const make = (options: JobWorkersOptions) =>
       })
     )
     yield* Effect.logDebug("job workers started").pipe(Effect.annotateLogs({ workerIds, transport: signal.transport }))
-    return { workerIds, running: Ref.get(running) } satisfies JobWorkersInfo
+    return { workerIds, running: Ref.get(running), idle: Ref.get(idleCount) } satisfies JobWorkersInfo
   })
 
 /**

@@ -1,4 +1,4 @@
-import { Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted, Scope } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -66,7 +66,7 @@ export const processLayer = (settings: LoreSettings) =>
     Layer.provide(Layer.succeed(Settings, settings))
   )
 
-export type ProcessRuntime = ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof processLayer>>, never>
+export type ProcessRuntime = ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof processLayer>>, Layer.Layer.Error<ReturnType<typeof processLayer>>>
 
 export const startProcess = async (settings: LoreSettings): Promise<ProcessRuntime> => {
   const runtime = ManagedRuntime.make(processLayer(settings))
@@ -76,6 +76,8 @@ export const startProcess = async (settings: LoreSettings): Promise<ProcessRunti
 
 export interface RunningWorkers {
   readonly workerIds: ReadonlyArray<string>
+  /** Resolves once every worker has found nothing to do and waits (for a wake-up or its poll). */
+  readonly allIdle: () => Promise<void>
   /** Closes the workers' scope: stop claiming, let handlers finish within the grace, release the rest. */
   readonly stop: () => Promise<void>
 }
@@ -83,8 +85,10 @@ export interface RunningWorkers {
 export const startWorkers = async (runtime: ProcessRuntime, options: JobWorkersOptions): Promise<RunningWorkers> => {
   const scope = await runtime.runPromise(Scope.make())
   const context = await runtime.runPromise(Layer.buildWithScope(JobWorkers.layer(options), scope))
+  const info = Context.get(context, JobWorkers)
   return {
-    workerIds: context.unsafeMap.get(JobWorkers.key).workerIds,
+    workerIds: info.workerIds,
+    allIdle: () => runtime.runPromise(eventually(info.idle, (n) => n === info.workerIds.length).pipe(Effect.asVoid)),
     stop: () => runtime.runPromise(Scope.close(scope, Exit.void))
   }
 }

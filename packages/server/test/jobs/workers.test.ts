@@ -225,6 +225,7 @@ describe("job workers", () => {
     // A poll interval of an hour: only the wake-up signal can get this job run within the test.
     const workers = await startWorkers(two, { pollInterval: "1 hour", kinds: [kind] })
     try {
+      await workers.allIdle()
       const { job } = await run(Effect.flatMap(JobQueue, (q) => q.enqueue(kind, {})))
       await waitForStatus(job.id, "SUCCEEDED")
     } finally {

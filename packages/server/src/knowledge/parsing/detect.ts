@@ -1,4 +1,4 @@
-import { decodeText, looksLikeText } from "./text"
+import { decodeText, looksLikeLegacyText, looksLikeText } from "./text"
 import { DOCX_MEDIA_TYPE, type MediaTypeDetection, type SupportedMediaType } from "./types"
 import { isZip, listZipEntries } from "./zip"
 
@@ -10,7 +10,8 @@ export const detectMediaType = (bytes: Uint8Array, fileName: string, declared?: 
   if (bytes.length === 0) return empty
   if (startsWithPdf(bytes)) return supported("application/pdf")
   if (isZip(bytes)) return detectZip(bytes)
-  if (!looksLikeText(bytes)) {
+  const extension = extensionOf(fileName)
+  if (!looksLikeText(bytes) && !(TEXT_EXTENSIONS.has(extension) && looksLikeLegacyText(bytes))) {
     // Magic numbers only name the refused type in the message; text is never refused for them.
     const known = SIGNATURES.find(({ magic, offset = 0 }) => magic.every((byte, i) => bytes[offset + i] === byte))
     return known ? unsupported(known.mediaType, known.label) : unsupported("application/octet-stream", "Binary files")
@@ -20,7 +21,6 @@ export const detectMediaType = (bytes: Uint8Array, fileName: string, declared?: 
   if (head.trim() === "" && decodeText(bytes).trim() === "") return empty
   if (/^\s*\{\\rtf/.test(head)) return unsupported("application/rtf", "RTF documents")
 
-  const extension = extensionOf(fileName)
   if (extension === "md" || extension === "markdown" || extension === "mdown" || extension === "mkd") return supported("text/markdown")
   if (extension === "html" || extension === "htm" || extension === "xhtml") return supported("text/html")
   if (extension === "txt" || extension === "text") return supported("text/plain")
@@ -30,6 +30,9 @@ export const detectMediaType = (bytes: Uint8Array, fileName: string, declared?: 
   if (declaredType === "text/html" || declaredType === "application/xhtml+xml") return supported("text/html")
   return supported("text/plain")
 }
+
+/** Names under which text that is not valid UTF-8 (e.g. Windows-1252) is still accepted. */
+const TEXT_EXTENSIONS = new Set(["txt", "text", "md", "markdown", "mdown", "mkd", "html", "htm", "xhtml", "csv", "log"])
 
 const supported = (mediaType: SupportedMediaType): MediaTypeDetection => ({ _tag: "Supported", mediaType })
 

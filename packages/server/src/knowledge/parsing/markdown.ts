@@ -32,6 +32,12 @@ export const parseMarkdown = (bytes: Uint8Array): HtmlContent => {
         return
       }
       case "paragraph": {
+        const raw = source.slice(node.position?.start.offset ?? 0, node.position?.end.offset ?? 0)
+        const table = pipeTable(raw)
+        if (table !== undefined) {
+          blocks.push({ kind: "text", text: table })
+          return
+        }
         const text = inline(node).split("\n").map(squash).filter((line) => line !== "").join("\n")
         if (text !== "") blocks.push({ kind: "text", text })
         return
@@ -61,6 +67,20 @@ export const parseMarkdown = (bytes: Uint8Array): HtmlContent => {
   }
   walk(fromMarkdown(source))
   return title === undefined ? { blocks } : { title, blocks }
+}
+
+/**
+ * A GitHub-style pipe table (CommonMark reads it as a paragraph): one line per row, cells joined
+ * by " | ", the delimiter row dropped. Undefined when the paragraph is not such a table.
+ */
+const pipeTable = (raw: string): string | undefined => {
+  const lines = raw.split(/\r?\n/).map((line) => line.trim())
+  if (lines.length < 2 || !lines.every((line) => line.startsWith("|") || / \| /.test(line))) return undefined
+  if (!/^\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?$/.test(lines[1]!)) return undefined
+  return lines
+    .filter((_, i) => i !== 1)
+    .map((line) => line.replace(/^\|/, "").replace(/\|$/, "").split("|").map(squash).join(" | "))
+    .join("\n")
 }
 
 /** Plain text of inline content: soft line breaks become spaces, hard breaks newlines. */

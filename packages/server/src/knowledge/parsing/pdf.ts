@@ -84,8 +84,13 @@ const toLines = (items: ReadonlyArray<unknown>, page: number): Line[] => {
     }
   }
   if (current !== undefined) lines.push(current)
-  return lines.filter((line) => line.text.trim() !== "").map((line) => ({ ...line, text: line.text.replace(/\s+/g, " ").trim() }))
+  return lines
+    .map((line) => ({ ...line, text: line.text.replace(/\s+/g, " ").trim() }))
+    .filter((line) => line.text !== "" && !PAGE_NUMBER.test(line.text))
 }
+
+/** Running page numbers ("7", "- 7 -", "Page 7 of 12") carry nothing worth indexing. */
+const PAGE_NUMBER = /^(?:-\s*)?(?:page\s+)?\d{1,5}(?:\s*(?:of|\/)\s*\d{1,5})?(?:\s*-)?$/i
 
 const round = (size: number) => Math.round(size * 2) / 2
 

@@ -1,6 +1,6 @@
 import { zipSync } from "fflate"
 import { describe, expect, it } from "vitest"
-import { detectMediaType, DOCX_MEDIA_TYPE } from "../../../src/knowledge/parsing"
+import { detectMediaType, DOCX_MEDIA_TYPE, parseDocument } from "../../../src/knowledge/parsing"
 import { handbookPdf, policyDocx } from "./fixtures"
 
 const text = (s: string) => new TextEncoder().encode(s)
@@ -40,8 +40,16 @@ describe("detectMediaType", () => {
     expect(detectMediaType(xlsx, "book.docx")).toMatchObject({ _tag: "Unsupported", detected: expect.stringContaining("spreadsheetml") })
     expect(detectMediaType(zipSync({ "a.txt": text("a") }), "a.zip")).toMatchObject({ _tag: "Unsupported", detected: "application/zip" })
     expect(detectMediaType(new Uint8Array([1, 2, 0, 3, 0, 0, 7]), "blob.txt")).toMatchObject({ _tag: "Unsupported" })
-    expect(detectMediaType(new Uint8Array([0x61, 0xc3, 0x28]), "bad-utf8.txt")).toMatchObject({ _tag: "Unsupported" })
+    expect(detectMediaType(new Uint8Array([0x61, 0xc3, 0x28, 0x01, 0x02, 0x03]), "bad-utf8")).toMatchObject({ _tag: "Unsupported" })
     expect(detectMediaType(text("{\\rtf1\\ansi hello}"), "letter.rtf")).toMatchObject({ _tag: "Unsupported", detected: "application/rtf" })
+  })
+
+  it("accepts a legacy (Windows-1252) text file by its name, and decodes it", async () => {
+    const latin = new Uint8Array([0x43, 0x61, 0x66, 0xe9, 0x20, 0x96, 0x20, 0x6d, 0x65, 0x6e, 0x75])
+    expect(mediaTypeOf(latin, "menu.txt")).toBe("text/plain")
+    expect(detectMediaType(latin, "menu")).toMatchObject({ _tag: "Unsupported" })
+    const outcome = await parseDocument(latin, "text/plain")
+    expect(outcome.ok && outcome.document.blocks[0]!.text).toBe("Café – menu")
   })
 
   it("reports empty input (and whitespace-only text) as empty", () => {

@@ -41,8 +41,9 @@ export const handbookPdf = async (): Promise<Uint8Array> => {
       `Report a lost laptop to the security hotline within one hour. ${filler("security", 5)}`
     ]
   ]
-  for (const lines of pages) {
+  for (const [index, lines] of pages.entries()) {
     const page = doc.addPage([612, 792])
+    page.drawText(`Page ${index + 1} of ${pages.length}`, { x: 280, y: 40, size: 9, font: regular })
     let y = 740
     for (const line of lines) {
       if (typeof line === "string") {

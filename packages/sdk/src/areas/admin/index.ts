@@ -1,0 +1,27 @@
+import type { LoreFetchClient } from "../../client"
+import { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
+import { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
+
+export { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
+export { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
+
+/** Everything under /api/admin; each call needs the matching permission (403 PERMISSION_DENIED otherwise). */
+export class AdminArea {
+  readonly users: AdminUsersArea
+  readonly departments: AdminDepartmentsArea
+  readonly roles: AdminRolesArea
+  readonly invitations: AdminInvitationsArea
+  readonly spaces: AdminSpacesArea
+  readonly access: AdminAccessArea
+  readonly audit: AdminAuditArea
+
+  constructor(client: LoreFetchClient) {
+    this.users = new AdminUsersArea(client)
+    this.departments = new AdminDepartmentsArea(client)
+    this.roles = new AdminRolesArea(client)
+    this.invitations = new AdminInvitationsArea(client)
+    this.spaces = new AdminSpacesArea(client)
+    this.access = new AdminAccessArea(client)
+    this.audit = new AdminAuditArea(client)
+  }
+}

@@ -1,0 +1,16 @@
+import type { LoreFetchClient } from "../client"
+import { unwrap } from "../response"
+import type { AcceptInvitation, AcceptedInvitation } from "../types"
+
+/** The invitee's side of an invitation; needs no credentials. */
+export class InvitationsArea {
+  constructor(private readonly client: LoreFetchClient) {}
+
+  /**
+   * Redeems an invitation code: creates the active user and their first personal access token
+   * (`token.token`, shown this once). Expired, revoked or already used codes are refused.
+   */
+  accept(input: AcceptInvitation): Promise<AcceptedInvitation> {
+    return unwrap(this.client.POST("/api/invitations/accept", { body: input }))
+  }
+}

@@ -1,0 +1,276 @@
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Chunk, type ConfigError, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { createHash } from "node:crypto"
+import { EmbeddingError, type EmbeddingErrorCode } from "./EmbeddingError"
+import { type EmbeddingEncoding, type EmbeddingEndpoint, type EmbeddingEndpointOptions, EmbeddingSettings } from "./EmbeddingSettings"
+import { decodeEmbeddingResponse, providerMessageOf, retryAfterMsOf } from "./EmbeddingWire"
+
+/** Providers such as nomic-embed-text or e5 embed questions and passages differently (see the prefixes in the settings). */
+export type EmbeddingPurpose = "document" | "query"
+
+export interface EmbeddingModelInfo {
+  /** "openai" or "openai-compatible". */
+  readonly provider: string
+  readonly model: string
+  readonly dimensions: number
+  /**
+   * Identifies the vector space: vectors stored under one profile key are comparable with each other and
+   * with query vectors of the same key. Changing the model, the dimensions or the document prefix changes
+   * it (stored vectors then need embedding again); changing the URL or the key does not.
+   */
+  readonly profileKey: string
+}
+
+export interface EmbeddingModelShape {
+  /** None when no embedding model is configured: Lore then searches lexically only. */
+  readonly info: Option.Option<EmbeddingModelInfo>
+  /**
+   * One unit-length vector per text, in order (cosine similarity = dot product). Empty or blank texts get
+   * a zero vector without being sent. Fails with EMBEDDING_NOT_CONFIGURED when `info` is none.
+   */
+  readonly embed: (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) => Effect.Effect<ReadonlyArray<Float32Array>, EmbeddingError>
+}
+
+export const embeddingProfileKey = (endpoint: Pick<EmbeddingEndpoint, "model" | "dimensions" | "documentPrefix">): string => {
+  const base = `${endpoint.model}@${endpoint.dimensions}`
+  if (endpoint.documentPrefix === "") return base
+  return `${base}+${createHash("sha256").update(endpoint.documentPrefix).digest("hex").slice(0, 8)}`
+}
+
+const notConfigured: EmbeddingModelShape = {
+  info: Option.none(),
+  embed: (texts) =>
+    texts.length === 0
+      ? Effect.succeed([])
+      : new EmbeddingError({
+          code: "EMBEDDING_NOT_CONFIGURED",
+          retryable: false,
+          message: "No embedding model is configured: set LORE_EMBEDDING_URL, LORE_EMBEDDING_MODEL and LORE_EMBEDDING_DIMENSIONS."
+        })
+}
+
+/** What the wire format currently is; a provider that rejects `dimensions` or base64 is asked without them from then on. */
+interface Wire {
+  readonly sendDimensions: boolean
+  readonly encoding: EmbeddingEncoding
+}
+
+interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly text: string
+}
+
+/** The innermost cause of a transport failure, e.g. "connect ECONNREFUSED 127.0.0.1:9". */
+const transportCause = (error: unknown): string => {
+  let current: unknown = error
+  let text = String(error)
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const { message, code } = current as { message?: unknown; code?: unknown }
+    if (typeof message === "string" && message !== "") text = typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message
+    current = (current as { cause?: unknown }).cause
+  }
+  return text
+}
+
+const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) =>
+  Effect.gen(function* () {
+    const wireRef = yield* Ref.make<Wire>({ sendDimensions: true, encoding: endpoint.encoding })
+    const embeddingsUrl = new URL(endpoint.url)
+    embeddingsUrl.pathname = `${embeddingsUrl.pathname}/embeddings`
+    const shownUrl = (() => {
+      const url = new URL(endpoint.url)
+      url.username = ""
+      url.password = ""
+      return url.toString()
+    })()
+    const where = `the embedding provider at ${shownUrl} (model ${endpoint.model})`
+    const Where = `The embedding provider at ${shownUrl} (model ${endpoint.model})`
+    const fail = (
+      code: EmbeddingErrorCode,
+      retryable: boolean,
+      message: string,
+      extra: { status?: number; providerMessage?: string | undefined; retryAfterMs?: number | undefined } = {}
+    ) =>
+      new EmbeddingError({
+        code,
+        retryable,
+        message,
+        ...(extra.status === undefined ? {} : { status: extra.status }),
+        ...(extra.providerMessage === undefined ? {} : { providerMessage: extra.providerMessage }),
+        ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs })
+      })
+
+    const interpret = (answer: Answer, count: number): Either.Either<ReadonlyArray<Float32Array>, EmbeddingError> => {
+      const { status } = answer
+      if (status >= 200 && status < 300) {
+        let body: unknown
+        try {
+          body = JSON.parse(answer.text)
+        } catch {
+          return Either.left(
+            fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered ${status} with something that is not JSON: ${JSON.stringify(answer.text.slice(0, 100))}. Check that LORE_EMBEDDING_URL points at an OpenAI-compatible API (Lore POSTs to ${embeddingsUrl}).`, { status })
+          )
+        }
+        return Either.mapLeft(decodeEmbeddingResponse(body, { count, dimensions: endpoint.dimensions }), (reason) => {
+          const sizeHint = /dimensions, expected/.test(reason)
+            ? ` Set LORE_EMBEDDING_DIMENSIONS to the model's size, or use a model that supports the "dimensions" parameter.`
+            : ""
+          return fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} gave an answer Lore cannot use: ${reason}.${sizeHint}`, { status })
+        })
+      }
+      const providerMessage = providerMessageOf(answer.text)
+      const said = providerMessage === undefined ? "" : `: ${providerMessage.replace(/[.\s]+$/, "")}`
+      const extra = { status, providerMessage, retryAfterMs: retryAfterMsOf(answer.headers) }
+      if (status === 401 || status === 403) {
+        const keyHint = Option.isSome(endpoint.apiKey)
+          ? "Check that LORE_EMBEDDING_API_KEY is a valid key with access to this model."
+          : "No API key is set: set LORE_EMBEDDING_API_KEY."
+        return Either.left(fail("EMBEDDING_UNAUTHORIZED", false, `${Where} refused the request (${status}${said}). ${keyHint}`, extra))
+      }
+      if (status === 429) {
+        const wait = extra.retryAfterMs === undefined ? "" : ` It asked to retry after ${Math.ceil(extra.retryAfterMs / 1000)} s.`
+        return Either.left(fail("EMBEDDING_RATE_LIMITED", true, `${Where} is rate limiting Lore (429${said}).${wait} Wait, or raise the account's rate limit or quota.`, extra))
+      }
+      if (status === 408 || status === 409 || status >= 500) {
+        return Either.left(fail("EMBEDDING_UNAVAILABLE", true, `${Where} failed with ${status}${said}. It may be overloaded, restarting or still loading the model.`, extra))
+      }
+      if (status === 404) {
+        return Either.left(
+          fail("EMBEDDING_REJECTED", false, `${Where} answered 404${said}. Check that LORE_EMBEDDING_URL is the API base including /v1 (Lore POSTs to ${embeddingsUrl}) and that the server has the model "${endpoint.model}" (LORE_EMBEDDING_MODEL).`, extra)
+        )
+      }
+      if (status >= 400) {
+        return Either.left(fail("EMBEDDING_REJECTED", false, `${Where} rejected the request (${status}${said}). Check LORE_EMBEDDING_MODEL and LORE_EMBEDDING_DIMENSIONS; an input may also be too long for the model.`, extra))
+      }
+      return Either.left(fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered with status ${status}, not an embeddings answer. Check LORE_EMBEDDING_URL (Lore POSTs to ${embeddingsUrl}).`, extra))
+    }
+
+    const timeoutSeconds = Math.round(endpoint.requestTimeoutMs / 100) / 10
+    const postOnce = (inputs: ReadonlyArray<string>, wire: Wire) => {
+      let request = HttpClientRequest.post(embeddingsUrl).pipe(
+        HttpClientRequest.acceptJson,
+        HttpClientRequest.bodyUnsafeJson({
+          model: endpoint.model,
+          input: inputs,
+          encoding_format: wire.encoding,
+          ...(wire.sendDimensions ? { dimensions: endpoint.dimensions } : {})
+        })
+      )
+      if (Option.isSome(endpoint.apiKey)) request = HttpClientRequest.bearerToken(request, endpoint.apiKey.value)
+      return client.execute(request).pipe(
+        Effect.flatMap((response) => Effect.map(response.text, (text): Answer => ({ status: response.status, headers: response.headers, text }))),
+        Effect.mapError((error) =>
+          fail("EMBEDDING_UNAVAILABLE", true, `Could not reach ${where}: ${transportCause(error)}. Check that it is running and that LORE_EMBEDDING_URL is right.`)
+        ),
+        Effect.timeoutFail({
+          duration: Duration.millis(endpoint.requestTimeoutMs),
+          onTimeout: () =>
+            fail("EMBEDDING_TIMEOUT", true, `${Where} did not answer within ${timeoutSeconds} s. It may be overloaded or still loading the model.`)
+        }),
+        Effect.flatMap((answer) => interpret(answer, inputs.length))
+      )
+    }
+
+    /** "Equal jitter": half the exponential delay, plus a random part of the other half. */
+    const backoffMs = (retry: number) => {
+      const ceiling = Math.min(endpoint.maxRetryDelayMs, endpoint.retryBaseDelayMs * 2 ** Math.min(retry, 20))
+      return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2)
+    }
+
+    const withRetries = <A>(attempt: Effect.Effect<A, EmbeddingError>): Effect.Effect<A, EmbeddingError> => {
+      const loop = (retry: number): Effect.Effect<A, EmbeddingError> =>
+        Effect.catchAll(attempt, (error) => {
+          if (!error.retryable) return Effect.fail(error)
+          const delay = error.retryAfterMs ?? backoffMs(retry)
+          // A Retry-After above the bound is left to the caller (the job queue), not waited out here.
+          if (retry >= endpoint.maxRetries || delay > endpoint.maxRetryDelayMs) {
+            const tries = retry === 0 ? "" : ` (gave up after ${retry + 1} attempts)`
+            return Effect.fail(new EmbeddingError({ ...errorFields(error), message: `${error.message}${tries}` }))
+          }
+          return Effect.logWarning(`${error.code}: retrying in ${delay} ms (retry ${retry + 1} of ${endpoint.maxRetries})`).pipe(
+            Effect.zipRight(Effect.sleep(Duration.millis(delay))),
+            Effect.zipRight(Effect.suspend(() => loop(retry + 1)))
+          )
+        })
+      return loop(0)
+    }
+
+    /** A provider that says it does not take `dimensions` or base64 is asked again without them, and from then on. */
+    const adapt = (wire: Wire, error: EmbeddingError): Wire | undefined => {
+      if (error.code !== "EMBEDDING_REJECTED" || (error.status !== 400 && error.status !== 422)) return undefined
+      const said = error.providerMessage ?? ""
+      if (wire.sendDimensions && /dimension/i.test(said)) return { ...wire, sendDimensions: false }
+      if (wire.encoding === "base64" && /encoding_format|base64/i.test(said)) return { ...wire, encoding: "float" }
+      return undefined
+    }
+
+    const embedBatch = (inputs: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Float32Array>, EmbeddingError> =>
+      Effect.gen(function* () {
+        const wire = yield* Ref.get(wireRef)
+        const outcome = yield* Effect.either(withRetries(postOnce(inputs, wire)))
+        if (Either.isRight(outcome)) return outcome.right
+        const adapted = adapt(wire, outcome.left)
+        if (adapted === undefined) return yield* outcome.left
+        yield* Effect.logWarning(`${Where} rejected the request (${outcome.left.providerMessage}); asking again without ${adapted.sendDimensions ? "base64 encoding" : "the dimensions parameter"}`)
+        yield* Ref.set(wireRef, adapted)
+        return yield* embedBatch(inputs)
+      })
+
+    const embed = (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) =>
+      Effect.gen(function* () {
+        const prefix = purpose === "query" ? endpoint.queryPrefix : endpoint.documentPrefix
+        const positions: Array<number> = []
+        texts.forEach((text, position) => {
+          if (text.trim() !== "") positions.push(position)
+        })
+        const batches = Chunk.chunksOf(Chunk.unsafeFromArray(positions), endpoint.batchSize)
+        const answered = yield* Effect.forEach(batches, (batch) => embedBatch(Chunk.toReadonlyArray(batch).map((position) => prefix + texts[position]!)), {
+          concurrency: endpoint.concurrency
+        })
+        const vectors: Array<Float32Array> = texts.map(() => new Float32Array(endpoint.dimensions))
+        let next = 0
+        for (const batch of answered) for (const vector of batch) vectors[positions[next++]!] = vector
+        return vectors as ReadonlyArray<Float32Array>
+      }).pipe(Effect.withSpan("EmbeddingModel.embed", { attributes: { purpose, inputs: texts.length, model: endpoint.model } }))
+
+    return {
+      info: Option.some({ provider: endpoint.provider, model: endpoint.model, dimensions: endpoint.dimensions, profileKey: embeddingProfileKey(endpoint) }),
+      embed
+    } satisfies EmbeddingModelShape
+  })
+
+const errorFields = (error: EmbeddingError) => ({
+  code: error.code,
+  message: error.message,
+  retryable: error.retryable,
+  ...(error.status === undefined ? {} : { status: error.status }),
+  ...(error.providerMessage === undefined ? {} : { providerMessage: error.providerMessage }),
+  ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs })
+})
+
+/**
+ * The embedding model, over the OpenAI-compatible `POST {url}/embeddings` (see EmbeddingSettings). Inputs
+ * go in batches of `batchSize`; each request has a timeout and is retried on 408/409/429/5xx, connection
+ * failures and timeouts with exponential backoff, honoring Retry-After up to `maxRetryDelayMs`. Every
+ * answer is checked (count, indices, dimensions, finite numbers) and its vectors L2-normalized.
+ *
+ * `Default` needs EmbeddingSettings and brings its own fetch-based HttpClient; `fromEnv` and
+ * `fromSettings(options)` provide the settings too.
+ */
+export class EmbeddingModel extends Effect.Service<EmbeddingModel>()("lore/EmbeddingModel", {
+  effect: Effect.gen(function* () {
+    const settings = yield* EmbeddingSettings
+    if (Option.isNone(settings.endpoint)) return notConfigured
+    const client = yield* HttpClient.HttpClient
+    const configured: EmbeddingModelShape = yield* makeClient(settings.endpoint.value, client)
+    return configured
+  }),
+  dependencies: [FetchHttpClient.layer]
+}) {
+  /** Configured from LORE_EMBEDDING_* (see EmbeddingSettings.fromEnv). */
+  static readonly fromEnv: Layer.Layer<EmbeddingModel, ConfigError.ConfigError> = Layer.provide(EmbeddingModel.Default, EmbeddingSettings.fromEnv)
+  /** Configured in code (tests, in-process servers); with no options, not configured. */
+  static readonly fromSettings = (options?: EmbeddingEndpointOptions): Layer.Layer<EmbeddingModel> =>
+    Layer.provide(EmbeddingModel.Default, EmbeddingSettings.layer(options))
+}

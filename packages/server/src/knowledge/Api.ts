@@ -1,0 +1,182 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Classification } from "../access/Model"
+import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unprocessable, UnsupportedMediaType } from "../http/Problem"
+import { Authentication } from "../http/Security"
+
+export const SourceStatus = Schema.Literal("PROCESSING", "READY", "ATTENTION")
+
+export const Source = Schema.Struct({
+  id: Schema.UUID,
+  title: Schema.String,
+  sourceSystem: Schema.String,
+  aclAuthority: Schema.String,
+  status: Schema.String.annotations({ description: "PROCESSING, READY or ATTENTION (DELETING while a deletion is purged)" }),
+  classification: Classification,
+  fileName: Schema.String,
+  mediaType: Schema.String,
+  contentLength: Schema.Int,
+  failureCode: Schema.NullOr(Schema.String),
+  failureMessage: Schema.NullOr(Schema.String),
+  knowledgeAssetId: Schema.UUID,
+  knowledgeAssetVersionId: Schema.UUID,
+  versionNumber: Schema.Int,
+  contentDigest: Schema.String,
+  knowledgeSpaceId: Schema.UUID,
+  knowledgeSpaceKey: Schema.String,
+  knowledgeSpaceName: Schema.String,
+  owningDepartmentName: Schema.NullOr(Schema.String),
+  uploadedByName: Schema.NullOr(Schema.String),
+  publicationComplete: Schema.Boolean,
+  contentAvailable: Schema.Boolean,
+  deletionAllowed: Schema.Boolean,
+  pageCount: Schema.NullOr(Schema.Int),
+  chunkCount: Schema.NullOr(Schema.Int),
+  embeddingProfileKey: Schema.NullOr(Schema.String),
+  embeddingProvider: Schema.NullOr(Schema.String),
+  embeddingModel: Schema.NullOr(Schema.String),
+  embeddingDimensions: Schema.NullOr(Schema.Int),
+  createdAt: Schema.Date,
+  updatedAt: Schema.Date
+}).annotations({ identifier: "Source" })
+
+export const SourcePage = Schema.Struct({
+  items: Schema.Array(Source),
+  nextCursor: Schema.NullOr(Schema.String),
+  pageSize: Schema.Int,
+  total: Schema.Int,
+  statusCounts: Schema.Struct({ processing: Schema.Int, ready: Schema.Int, attention: Schema.Int })
+}).annotations({ identifier: "SourcePage" })
+
+export const SourceDeletion = Schema.Struct({
+  knowledgeAssetId: Schema.UUID,
+  knowledgeAssetVersionId: Schema.UUID,
+  normalizedRecordId: Schema.UUID,
+  rawSourceObjectId: Schema.UUID,
+  sourceAclSnapshotId: Schema.NullOr(Schema.UUID),
+  status: Schema.Literal("PENDING", "COMPLETED")
+}).annotations({ identifier: "SourceDeletion" })
+
+export const SourceQuery = Schema.Struct({
+  knowledgeSpaceId: Schema.optional(Schema.UUID),
+  classification: Schema.optional(Classification),
+  status: Schema.optional(SourceStatus),
+  q: Schema.optional(Schema.String),
+  cursor: Schema.optional(Schema.String),
+  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200)))
+})
+
+export const UploadQuery = Schema.Struct({
+  knowledgeSpaceId: Schema.UUID,
+  classification: Schema.optionalWith(Classification, { default: () => "CONFIDENTIAL" as const }),
+  title: Schema.optional(Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(300)))
+})
+
+export const Upload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.SingleFileSchema }))
+
+export const Evidence = Schema.Struct({
+  citationId: Schema.UUID,
+  knowledgeAssetId: Schema.UUID,
+  knowledgeAssetVersionId: Schema.UUID,
+  knowledgeSpaceId: Schema.UUID,
+  title: Schema.String,
+  content: Schema.String,
+  highlights: Schema.Array(Schema.String).annotations({ description: "Query terms found in the passage, as they appear in it" }),
+  sourceUri: Schema.String,
+  startPage: Schema.NullOr(Schema.Int),
+  endPage: Schema.NullOr(Schema.Int),
+  heading: Schema.NullOr(Schema.String),
+  headingPath: Schema.Array(Schema.String),
+  classification: Classification,
+  relevanceScore: Schema.Number,
+  lexicalRank: Schema.NullOr(Schema.Int),
+  vectorRank: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "Evidence" })
+
+export const SearchResult = Schema.Struct({
+  requestId: Schema.String,
+  mode: Schema.Literal("lexical", "hybrid").annotations({ description: "hybrid when an embedding model is configured" }),
+  evidence: Schema.Array(Evidence)
+}).annotations({ identifier: "SearchResult" })
+
+export const SearchQuery = Schema.Struct({
+  q: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(1000)),
+  knowledgeSpaceId: Schema.optional(Schema.UUID),
+  classification: Schema.optional(Classification),
+  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 50)))
+})
+
+export const CatalogEntry = Schema.Struct({
+  knowledgeAssetId: Schema.UUID,
+  knowledgeVersionId: Schema.UUID,
+  versionNumber: Schema.Int,
+  knowledgeSpaceId: Schema.UUID,
+  title: Schema.String,
+  language: Schema.String,
+  classification: Classification,
+  contentDigest: Schema.String,
+  mediaType: Schema.String,
+  updatedAt: Schema.Date
+}).annotations({ identifier: "CatalogEntry" })
+
+export const CatalogQuery = Schema.Struct({
+  knowledgeSpaceId: Schema.optional(Schema.UUID),
+  classification: Schema.optional(Classification)
+})
+
+export const CitationExcerpt = Schema.Struct({
+  citationId: Schema.UUID,
+  title: Schema.String,
+  heading: Schema.NullOr(Schema.String),
+  startPage: Schema.NullOr(Schema.Int),
+  endPage: Schema.NullOr(Schema.Int),
+  excerpt: Schema.String,
+  truncated: Schema.Boolean,
+  presentationKind: Schema.Literal("PDF", "DOCUMENT", "HTML", "MARKDOWN", "TEXT")
+}).annotations({ identifier: "CitationExcerpt" })
+
+const SourcePath = Schema.Struct({ sourceId: Schema.UUID })
+const CitationPath = Schema.Struct({ citationId: Schema.UUID })
+const Content = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "application/octet-stream" })
+
+export class SourcesApi extends HttpApiGroup.make("sources")
+  .add(HttpApiEndpoint.get("listSources", "/sources").setUrlParams(SourceQuery).addSuccess(SourcePage))
+  .add(
+    HttpApiEndpoint.post("uploadSource", "/sources")
+      .setUrlParams(UploadQuery)
+      .setPayload(Upload)
+      .addSuccess(Source, { status: 201 })
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(PayloadTooLarge)
+      .addError(UnsupportedMediaType)
+      .addError(Unprocessable)
+  )
+  .add(HttpApiEndpoint.get("getSource", "/sources/:sourceId").setPath(SourcePath).addSuccess(Source).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("getSourceContent", "/sources/:sourceId/content")
+      .setPath(SourcePath)
+      .addSuccess(Content.annotations({ description: "The original bytes, with their media type" }))
+      .addError(NotFound)
+  )
+  .add(HttpApiEndpoint.del("deleteSource", "/sources/:sourceId").setPath(SourcePath).addSuccess(SourceDeletion).addError(NotFound))
+  .addError(BadRequest)
+  .addError(Forbidden)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Sources")
+  .annotate(OpenApi.Description, "Uploaded documents: durable ingestion into permission-filtered knowledge") {}
+
+export class KnowledgeApi extends HttpApiGroup.make("knowledge")
+  .add(HttpApiEndpoint.get("search", "/knowledge/search").setUrlParams(SearchQuery).addSuccess(SearchResult))
+  .add(HttpApiEndpoint.get("catalog", "/knowledge/catalog").setUrlParams(CatalogQuery).addSuccess(Schema.Array(CatalogEntry)))
+  .add(HttpApiEndpoint.get("getCitationExcerpt", "/citations/:citationId/excerpt").setPath(CitationPath).addSuccess(CitationExcerpt).addError(NotFound))
+  .add(
+    HttpApiEndpoint.get("getCitationContent", "/citations/:citationId/content")
+      .setPath(CitationPath)
+      .addSuccess(Content.annotations({ description: "The cited document's original bytes; X-Lore-Start-Page tells where the passage begins" }))
+      .addError(NotFound)
+  )
+  .addError(BadRequest)
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Knowledge")
+  .annotate(OpenApi.Description, "Search, catalog and citations, filtered to what the caller may read") {}

@@ -1,0 +1,179 @@
+import { type Statement, SqlClient } from "@effect/sql"
+import { Effect, FiberRef, Option } from "effect"
+import { EmbeddingModel } from "../ai/EmbeddingModel"
+import { AccessEvaluator } from "../access/Evaluator"
+import { type Classification, classificationRank } from "../access/Model"
+import { NotFound } from "../http/Problem"
+import { CurrentRequestId } from "../http/RequestId"
+import type { Principal } from "../identity/CurrentUser"
+import { type ChunkDetail, SearchIndex } from "./SearchIndex"
+import { SourcesRepo } from "./SourcesRepo"
+
+export interface SearchInput {
+  readonly q: string
+  readonly knowledgeSpaceId?: string | undefined
+  readonly classification?: Classification | undefined
+  readonly limit?: number | undefined
+}
+
+/** Reciprocal rank fusion constant (Cormack et al.). */
+const RRF_K = 60
+const CANDIDATES = 50
+const EXCERPT_CHARS = 1600
+
+const stopwords = new Set("a an and are as at be by for from has have how i in is it of on or that the this to was what when where which who why will with".split(" "))
+
+/** Query words found in the passage, as written there, for highlighting. */
+const highlightsOf = (query: string, content: string) => {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.filter((w) => w.length > 2 && !stopwords.has(w)) ?? []
+  const found = new Set<string>()
+  for (const token of content.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const lower = token.toLowerCase()
+    if (words.some((w) => lower.startsWith(w.slice(0, Math.max(4, w.length - 2))))) found.add(token)
+  }
+  return [...found].slice(0, 20)
+}
+
+const presentationKind = (mediaType: string) =>
+  mediaType === "application/pdf" ? "PDF" as const
+    : mediaType === "text/html" ? "HTML" as const
+    : mediaType === "text/markdown" ? "MARKDOWN" as const
+    : mediaType === "text/plain" ? "TEXT" as const
+    : "DOCUMENT" as const
+
+/** Search, catalog and citations: every query carries the caller's access predicate inside its SQL. */
+export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/KnowledgeSearch", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const index = yield* SearchIndex
+    const sources = yield* SourcesRepo
+    const evaluator = yield* AccessEvaluator
+    const embeddings = yield* EmbeddingModel
+
+    const filtersOn = (alias: string, input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }): Statement.Fragment => {
+      const a = sql(alias)
+      return sql`
+        ${input.knowledgeSpaceId ? sql`AND ${a}.knowledge_space_id = ${input.knowledgeSpaceId}` : sql``}
+        ${input.classification ? sql`AND ${a}.classification_rank = ${classificationRank[input.classification]}` : sql``}`
+    }
+
+    const search = (caller: Principal, input: SearchInput) =>
+      Effect.gen(function* () {
+        const requestId = yield* FiberRef.get(CurrentRequestId)
+        const limit = input.limit ?? 10
+        const scope = yield* evaluator.readScope(caller)
+        const visible = evaluator.visibleTo(scope, "c")
+        const filters = filtersOn("c", input)
+        const hybrid = Option.isSome(embeddings.info)
+        const [lexical, vector] = yield* Effect.all(
+          [
+            index.lexical(caller.organizationId, input.q, visible, filters, hybrid ? CANDIDATES : limit),
+            hybrid
+              ? embeddings.embed([input.q], "query").pipe(
+                Effect.flatMap(([query]) => index.nearest(caller.organizationId, query!, visible, filters, CANDIDATES)),
+                // A provider outage degrades search to lexical rather than failing it.
+                Effect.catchAll((error) => Effect.as(Effect.logWarning("query embedding failed; lexical only", error), []))
+              )
+              : Effect.succeed([])
+          ],
+          { concurrency: 1 }
+        )
+        const fused = new Map<string, { score: number; lexicalRank: number | null; vectorRank: number | null }>()
+        lexical.forEach((hit, i) => fused.set(hit.id, { score: hybrid ? 1 / (RRF_K + i + 1) : hit.score, lexicalRank: i + 1, vectorRank: null }))
+        vector.forEach((hit, i) => {
+          const entry = fused.get(hit.id) ?? { score: 0, lexicalRank: null, vectorRank: null }
+          fused.set(hit.id, { ...entry, score: entry.score + 1 / (RRF_K + i + 1), vectorRank: i + 1 })
+        })
+        const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, limit)
+        const details = new Map((yield* index.details(caller.organizationId, ranked.map(([id]) => id), visible)).map((d) => [d.id, d]))
+        yield* Effect.logInfo("knowledge search").pipe(
+          Effect.annotateLogs({ requestId, mode: hybrid ? "hybrid" : "lexical", lexical: lexical.length, vector: vector.length, returned: ranked.length })
+        )
+        return {
+          requestId,
+          mode: hybrid ? "hybrid" as const : "lexical" as const,
+          evidence: ranked.flatMap(([id, rank]) => {
+            const chunk = details.get(id)
+            return chunk ? [toEvidence(chunk, rank, input.q)] : []
+          })
+        }
+      })
+
+    const toEvidence = (chunk: ChunkDetail, rank: { score: number; lexicalRank: number | null; vectorRank: number | null }, query: string) => ({
+      citationId: chunk.id,
+      knowledgeAssetId: chunk.knowledgeAssetId,
+      knowledgeAssetVersionId: chunk.sourceId,
+      knowledgeSpaceId: chunk.knowledgeSpaceId,
+      title: chunk.title,
+      content: chunk.content,
+      highlights: highlightsOf(query, chunk.content),
+      sourceUri: `/api/sources/${chunk.sourceId}/content${chunk.startPage !== null && chunk.mediaType === "application/pdf" ? `#page=${chunk.startPage}` : ""}`,
+      startPage: chunk.startPage,
+      endPage: chunk.endPage,
+      heading: chunk.heading,
+      headingPath: chunk.headingPath,
+      classification: chunk.classification as Classification,
+      relevanceScore: Math.round(rank.score * 1e6) / 1e6,
+      lexicalRank: rank.lexicalRank,
+      vectorRank: rank.vectorRank
+    })
+
+    const catalog = (caller: Principal, input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }) =>
+      Effect.gen(function* () {
+        const scope = yield* evaluator.readScope(caller)
+        return yield* sql<{
+          knowledgeAssetId: string; knowledgeVersionId: string; versionNumber: number; knowledgeSpaceId: string; title: string
+          language: string; classification: Classification; contentDigest: string; mediaType: string; updatedAt: Date
+        }>`
+          SELECT * FROM (
+            SELECT DISTINCT ON (s.knowledge_asset_id) s.knowledge_asset_id, s.id AS knowledge_version_id, s.version_number,
+              s.knowledge_space_id, s.title, s.language, s.classification, s.content_digest, s.media_type, s.updated_at
+            FROM sources s
+            WHERE s.organization_id = ${caller.organizationId} AND s.deleted_at IS NULL AND s.status = 'READY'
+              AND ${evaluator.visibleTo(scope, "s")} ${filtersOn("s", input)}
+            ORDER BY s.knowledge_asset_id, s.version_number DESC
+          ) latest ORDER BY lower(title), knowledge_asset_id`.pipe(Effect.orDie)
+      })
+
+    const citation = (caller: Principal, citationId: string) =>
+      Effect.gen(function* () {
+        const scope = yield* evaluator.readScope(caller)
+        const [chunk] = yield* index.details(caller.organizationId, [citationId], evaluator.visibleTo(scope, "c"))
+        if (!chunk) return yield* new NotFound({ code: "CITATION_NOT_FOUND", detail: "No citation with this id that you may see" })
+        return chunk
+      })
+
+    const excerpt = (caller: Principal, citationId: string) =>
+      Effect.gen(function* () {
+        const chunk = yield* citation(caller, citationId)
+        const around = yield* index.neighbours(chunk.sourceId, chunk.ordinal)
+        const before = around.find((c) => c.ordinal === chunk.ordinal - 1)?.content ?? ""
+        const after = around.find((c) => c.ordinal === chunk.ordinal + 1)?.content ?? ""
+        const context = Math.max(0, Math.floor((EXCERPT_CHARS - chunk.content.length) / 2))
+        const lead = before.length > context ? "…" + before.slice(before.length - context) : before
+        const tail = after.length > context ? after.slice(0, context) + "…" : after
+        const passage = chunk.content.length > EXCERPT_CHARS ? chunk.content.slice(0, EXCERPT_CHARS) + "…" : chunk.content
+        return {
+          citationId,
+          title: chunk.title,
+          heading: chunk.heading,
+          startPage: chunk.startPage,
+          endPage: chunk.endPage,
+          excerpt: [lead, passage, tail].filter((part) => part.length > 0).join("\n\n"),
+          truncated: lead.startsWith("…") || tail.endsWith("…") || passage.endsWith("…"),
+          presentationKind: presentationKind(chunk.mediaType)
+        }
+      })
+
+    const citationContent = (caller: Principal, citationId: string) =>
+      Effect.gen(function* () {
+        const chunk = yield* citation(caller, citationId)
+        const source = yield* sources.load(chunk.sourceId)
+        const bytes = source ? yield* sources.blob(source.contentDigest) : undefined
+        if (!source || !bytes) return yield* new NotFound({ code: "CITATION_NOT_FOUND", detail: "The cited document is no longer stored" })
+        return { source, bytes, startPage: chunk.startPage }
+      })
+
+    return { search, catalog, excerpt, citationContent }
+  })
+}) {}

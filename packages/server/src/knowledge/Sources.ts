@@ -1,0 +1,239 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { createHash } from "node:crypto"
+import { readFile } from "node:fs/promises"
+import { AccessEvaluator } from "../access/Evaluator"
+import { type Classification, classificationRank, clearanceCeiling } from "../access/Model"
+import { transactional } from "../db/Sql"
+import { BadRequest, Forbidden, NotFound, PayloadTooLarge, Unprocessable, UnsupportedMediaType } from "../http/Problem"
+import type { Principal } from "../identity/CurrentUser"
+import { JobQueue } from "../jobs/JobQueue"
+import { Audit } from "../platform/Audit"
+import { Settings } from "../Config"
+import { IngestSource, PurgeSource } from "./Jobs"
+import { detectMediaType } from "./parsing"
+import { SearchIndex } from "./SearchIndex"
+import { type SourceFilter, type SourceRow, SourcesRepo } from "./SourcesRepo"
+
+export interface UploadedFile {
+  readonly path: string
+  readonly name: string
+  readonly contentType: string
+}
+
+const sourceNotFound = new NotFound({ code: "SOURCE_NOT_FOUND", detail: "No source with this id that you may see" })
+
+const encodeCursor = (row: SourceRow) => Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString("base64url")
+const decodeCursor = (cursor: string) => {
+  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
+  const createdAt = new Date(at ?? "")
+  return id && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : undefined
+}
+
+const titleFromFileName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "").replace(/[_]+/g, " ").trim() || name
+
+/** Uploaded documents: storing, versioning, listing and deleting them, always through the evaluator. */
+export class Sources extends Effect.Service<Sources>()("lore/Sources", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const transaction = transactional(sql)
+    const repo = yield* SourcesRepo
+    const index = yield* SearchIndex
+    const evaluator = yield* AccessEvaluator
+    const queue = yield* JobQueue
+    const audit = yield* Audit
+    const settings = yield* Settings
+
+    const visibleTo = (caller: Principal) => Effect.map(evaluator.readScope(caller), (scope) => evaluator.visibleTo(scope, "s"))
+    const contributorSpaces = (caller: Principal) =>
+      Effect.map(evaluator.spacesWith(caller, "contributor"), (spaces) => new Set(spaces.map((space) => space.id)))
+
+    const describe = (row: SourceRow, contributorOf: ReadonlySet<string>) => ({
+      id: row.id,
+      title: row.title,
+      sourceSystem: row.sourceSystem,
+      aclAuthority: row.aclAuthority,
+      status: row.status,
+      classification: row.classification,
+      fileName: row.fileName,
+      mediaType: row.mediaType,
+      contentLength: row.contentLength,
+      failureCode: row.failureCode,
+      failureMessage: row.failureMessage,
+      knowledgeAssetId: row.knowledgeAssetId,
+      knowledgeAssetVersionId: row.id,
+      versionNumber: row.versionNumber,
+      contentDigest: row.contentDigest,
+      knowledgeSpaceId: row.knowledgeSpaceId,
+      knowledgeSpaceKey: row.knowledgeSpaceKey,
+      knowledgeSpaceName: row.knowledgeSpaceName,
+      owningDepartmentName: row.owningDepartmentName,
+      uploadedByName: row.uploadedByName,
+      publicationComplete: row.status === "READY",
+      contentAvailable: row.deletedAt === null,
+      deletionAllowed: contributorOf.has(row.knowledgeSpaceId),
+      pageCount: row.pageCount,
+      chunkCount: row.chunkCount,
+      embeddingProfileKey: row.embeddingProfileKey,
+      embeddingProvider: row.embeddingProvider,
+      embeddingModel: row.embeddingModel,
+      embeddingDimensions: row.embeddingDimensions,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt
+    })
+
+    const get = (caller: Principal, sourceId: string) =>
+      Effect.gen(function* () {
+        const row = yield* repo.byId(caller.organizationId, sourceId, yield* visibleTo(caller))
+        if (!row) return yield* sourceNotFound
+        return describe(row, yield* contributorSpaces(caller))
+      })
+
+    /** The spaces the caller may write to, or why not: 404 when they cannot even see it. */
+    const requireContributor = (caller: Principal, knowledgeSpaceId: string) =>
+      Effect.gen(function* () {
+        if ((yield* contributorSpaces(caller)).has(knowledgeSpaceId)) return
+        const viewable = yield* evaluator.spacesWith(caller, "viewer")
+        if (viewable.some((space) => space.id === knowledgeSpaceId)) {
+          return yield* new Forbidden({ code: "NOT_A_CONTRIBUTOR", detail: "You may read this knowledge space but not add to it" })
+        }
+        return yield* new NotFound({ code: "KNOWLEDGE_SPACE_NOT_FOUND", detail: "No knowledge space with this id that you may see" })
+      })
+
+    const upload = (caller: Principal, input: { knowledgeSpaceId: string; classification: Classification; title?: string | undefined }, file: UploadedFile) =>
+      Effect.gen(function* () {
+        yield* requireContributor(caller, input.knowledgeSpaceId)
+        if (classificationRank[input.classification] > classificationRank[clearanceCeiling[caller.clearance]]) {
+          return yield* new Forbidden({
+            code: "CLASSIFICATION_ABOVE_CLEARANCE",
+            detail: `You cannot classify content ${input.classification}: your clearance reaches ${clearanceCeiling[caller.clearance]}`
+          })
+        }
+        const bytes = new Uint8Array(yield* Effect.orDie(Effect.promise(() => readFile(file.path))))
+        if (bytes.byteLength > settings.maxUploadBytes) {
+          return yield* new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: `Uploads are limited to ${settings.maxUploadBytes} bytes` })
+        }
+        const detected = detectMediaType(bytes, file.name, file.contentType)
+        if (detected._tag === "Empty") return yield* new Unprocessable({ code: detected.code, detail: detected.detail })
+        if (detected._tag === "Unsupported") return yield* new UnsupportedMediaType({ code: detected.code, detail: detected.detail })
+        const digest = createHash("sha256").update(bytes).digest("hex")
+        const title = input.title ?? titleFromFileName(file.name)
+
+        const sourceId = yield* transaction(
+          Effect.gen(function* () {
+            const existing = yield* repo.assetForUpdate(input.knowledgeSpaceId, title)
+            const assetId = existing?.id ?? (yield* repo.insertAsset(caller.organizationId, input.knowledgeSpaceId, title))
+            if (existing) {
+              const latest = yield* repo.latestVersion(assetId)
+              // The same bytes again (same classification) are the same version: nothing to add.
+              if (latest && latest.contentDigest === digest && latest.classification === input.classification) return latest.id
+            }
+            yield* repo.putBlob(digest, bytes)
+            const id = yield* repo.insertSource({
+              organizationId: caller.organizationId,
+              knowledgeSpaceId: input.knowledgeSpaceId,
+              knowledgeAssetId: assetId,
+              versionNumber: yield* repo.nextVersionNumber(assetId),
+              title,
+              classification: input.classification,
+              classificationRank: classificationRank[input.classification],
+              fileName: file.name,
+              mediaType: detected.mediaType,
+              contentLength: bytes.byteLength,
+              contentDigest: digest,
+              uploadedBy: caller.userId
+            })
+            yield* queue.enqueue(IngestSource.kind, { sourceId: id }, { dedupeKey: `ingest:${id}`, maxAttempts: 5 })
+            yield* audit.record(caller, {
+              action: "source.upload",
+              resourceType: "source",
+              resourceId: id,
+              details: { title, fileName: file.name, digest, classification: input.classification }
+            })
+            return id
+          })
+        )
+        return yield* get(caller, sourceId)
+      })
+
+    const list = (caller: Principal, filter: SourceFilter & { cursor?: string | undefined; pageSize?: number | undefined }) =>
+      Effect.gen(function* () {
+        const pageSize = filter.pageSize ?? 25
+        const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor)
+        if (filter.cursor !== undefined && !after) return yield* new BadRequest({ code: "INVALID_CURSOR", detail: "The cursor is not one this server issued" })
+        const visible = yield* visibleTo(caller)
+        const [rows, counts, contributorOf] = yield* Effect.all([
+          repo.page(caller.organizationId, visible, filter, after, pageSize + 1),
+          repo.counts(caller.organizationId, visible, filter),
+          contributorSpaces(caller)
+        ])
+        const items = rows.slice(0, pageSize)
+        const count = (status: string) => counts.find((c) => c.status === status)?.count ?? 0
+        const statusCounts = { processing: count("PROCESSING"), ready: count("READY"), attention: count("ATTENTION") }
+        return {
+          items: items.map((row) => describe(row, contributorOf)),
+          nextCursor: rows.length > pageSize ? encodeCursor(items[items.length - 1]!) : null,
+          pageSize,
+          total: filter.status ? count(filter.status) : counts.reduce((sum, c) => sum + c.count, 0),
+          statusCounts
+        }
+      })
+
+    const content = (caller: Principal, sourceId: string) =>
+      Effect.gen(function* () {
+        const row = yield* repo.byId(caller.organizationId, sourceId, yield* visibleTo(caller))
+        if (!row) return yield* sourceNotFound
+        const bytes = yield* repo.blob(row.contentDigest)
+        if (!bytes) return yield* sourceNotFound
+        return { row, bytes }
+      })
+
+    /** Deletion hides the source from every read path at once; a job purges what it leaves behind. */
+    const remove = (caller: Principal, sourceId: string) =>
+      Effect.gen(function* () {
+        const row = yield* repo.byId(caller.organizationId, sourceId, yield* visibleTo(caller))
+        if (!row) return yield* sourceNotFound
+        yield* requireContributor(caller, row.knowledgeSpaceId)
+        yield* transaction(
+          Effect.gen(function* () {
+            yield* repo.markDeleted(sourceId)
+            yield* index.makeUnsearchable(sourceId, caller.organizationId)
+            // If the deleted version was the one served, the newest remaining ready version takes over.
+            const fallback = yield* repo.newestReadyVersion(row.knowledgeAssetId)
+            if (fallback) yield* index.makeSearchable(fallback, caller.organizationId)
+            yield* repo.retireAssetIfEmpty(row.knowledgeAssetId)
+            yield* queue.enqueue(PurgeSource.kind, { sourceId }, { dedupeKey: `purge:${sourceId}` })
+            yield* audit.record(caller, { action: "source.delete", resourceType: "source", resourceId: sourceId, details: { title: row.title } })
+          })
+        )
+        return {
+          knowledgeAssetId: row.knowledgeAssetId,
+          knowledgeAssetVersionId: row.id,
+          normalizedRecordId: row.id,
+          rawSourceObjectId: row.id,
+          sourceAclSnapshotId: null,
+          status: "PENDING" as const
+        }
+      })
+
+    /** The explanation's view of a source or knowledge asset (newest live version). */
+    const resolveForAccess = (type: "SOURCE" | "KNOWLEDGE_ASSET") => (organizationId: string, id: string) =>
+      Effect.gen(function* () {
+        const row = type === "SOURCE"
+          ? yield* repo.load(id)
+          : yield* Effect.flatMap(repo.latestVersion(id), (latest) => (latest ? repo.load(latest.id) : Effect.succeed(undefined)))
+        if (!row || row.organizationId !== organizationId || row.deletedAt !== null) return undefined
+        return {
+          id,
+          type,
+          label: row.title,
+          contextLabel: row.knowledgeSpaceName,
+          knowledgeSpaceId: row.knowledgeSpaceId,
+          classification: row.classification,
+          aclKeys: null
+        }
+      })
+
+    return { upload, list, get, content, remove, resolveForAccess }
+  })
+}) {}
