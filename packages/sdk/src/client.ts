@@ -10,6 +10,7 @@ import { CookieJar } from "./cookies"
 import { type AuthMode, withCredentials } from "./credentials"
 import type { paths } from "./generated/openapi"
 import { type FetchLike, type RetryOptions, withRetry } from "./retry"
+import { isBrowser } from "./runtime"
 import { SDK_VERSION } from "./version"
 
 /** The openapi-fetch client every area shares; also `lore.raw` for endpoints no area wraps yet. */
@@ -33,9 +34,6 @@ export interface LoreClientOptions {
   /** Keep cookies in the client (default: only where the runtime has no cookie store of its own). */
   readonly cookieJar?: boolean | undefined
 }
-
-// Browsers and their workers keep cookies themselves and forbid scripts to read Set-Cookie.
-const isBrowser = () => "document" in globalThis || "WorkerGlobalScope" in globalThis
 
 /**
  * A Lore API client: `lore.me.get()`, `lore.tokens.create(...)`, ... Every method resolves to the

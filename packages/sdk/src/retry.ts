@@ -1,4 +1,5 @@
 import { LoreApiError } from "./errors"
+import { sleep } from "./runtime"
 
 export interface RetryOptions {
   /** How many times to retry after the first attempt (default 3). */
@@ -23,21 +24,6 @@ export const retryAfterMs = (header: string | null, now = Date.now()): number | 
   const at = Date.parse(value)
   return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
-
-const sleep = (ms: number, signal: AbortSignal | null) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(done, ms)
-    function done() {
-      signal?.removeEventListener("abort", abort)
-      resolve()
-    }
-    function abort() {
-      clearTimeout(timer)
-      reject(signal!.reason)
-    }
-    signal?.addEventListener("abort", abort, { once: true })
-  })
 
 const isAbort = (error: unknown, request: Request) =>
   request.signal?.aborted || (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))

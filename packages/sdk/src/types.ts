@@ -60,3 +60,36 @@ export interface AuditQuery {
   readonly cursor?: string | undefined
   readonly pageSize?: number | undefined
 }
+
+// Knowledge
+export type Classification = Schemas["Source"]["classification"]
+export type Source = Schemas["Source"]
+/** PROCESSING, READY, ATTENTION; DELETING while a deletion is being purged. */
+export type SourceStatus = "PROCESSING" | "READY" | "ATTENTION" | "DELETING"
+export type SourcePage = Schemas["SourcePage"]
+export type SourceDeletion = Schemas["SourceDeletion"]
+/** Filters of `lore.sources.list`; `pageSize` 1..200 (default 25). */
+export interface SourceQuery {
+  readonly knowledgeSpaceId?: string | undefined
+  readonly classification?: Classification | undefined
+  readonly status?: Exclude<SourceStatus, "DELETING"> | undefined
+  /** Matches titles and file names. */
+  readonly q?: string | undefined
+  readonly cursor?: string | undefined
+  readonly pageSize?: number | undefined
+}
+export type Evidence = Schemas["Evidence"]
+export type SearchResult = Schemas["SearchResult"]
+export interface SearchQuery {
+  readonly q: string
+  readonly knowledgeSpaceId?: string | undefined
+  readonly classification?: Classification | undefined
+  /** 1..50 */
+  readonly limit?: number | undefined
+}
+export type CatalogEntry = Schemas["CatalogEntry"]
+export interface CatalogQuery {
+  readonly knowledgeSpaceId?: string | undefined
+  readonly classification?: Classification | undefined
+}
+export type CitationExcerpt = Schemas["CitationExcerpt"]

@@ -6,4 +6,4 @@ import { EmbeddingSettings } from "./ai/EmbeddingSettings"
 
 // SIGINT/SIGTERM interrupt the launch: the server stops accepting, in-flight requests finish and the
 // database closes, in reverse order of start.
-NodeRuntime.runMain(Layer.launch(appLayer(Layer.merge(Settings.fromEnv, EmbeddingSettings.fromEnv))))
+NodeRuntime.runMain(Layer.launch(appLayer(Layer.merge(Settings.fromEnv, EmbeddingSettings.fromEnv))), { disablePrettyLogger: true })
