@@ -1,8 +1,10 @@
 import { defineConfig } from "tsup"
 
-// Platform neutral: the same bundle runs in Node 20 and in browsers, so src/ must not import node:*.
+// Platform neutral: the main bundle runs in Node 20 and in browsers, so src/ must not import node:*;
+// the one exception is src/node.ts, the `@lore/sdk/node` entry, which imports only types from the rest.
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: ["src/index.ts", "src/node.ts"],
+  external: [/^node:/],
   format: ["esm", "cjs"],
   target: "es2022",
   platform: "neutral",

@@ -1,10 +1,12 @@
 import createClient, { type Client } from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
 import { InvitationsArea } from "./areas/invitations"
+import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
 import { MeArea } from "./areas/me"
 import { PlatformArea } from "./areas/platform"
 import { SessionArea } from "./areas/session"
+import { SourcesArea } from "./areas/sources"
 import { TokensArea } from "./areas/tokens"
 import { CookieJar } from "./cookies"
 import { type AuthMode, withCredentials } from "./credentials"
@@ -65,6 +67,9 @@ export const createLoreClient = (options: LoreClientOptions) => {
     tokens: new TokensArea(raw),
     knowledgeSpaces: new KnowledgeSpacesArea(raw),
     invitations: new InvitationsArea(raw),
+    sources: new SourcesArea(raw),
+    knowledge: new KnowledgeArea(raw),
+    citations: new CitationsArea(raw),
     admin: new AdminArea(raw)
   }
 }

@@ -13,6 +13,10 @@ export { MeArea } from "./areas/me"
 export { TokensArea } from "./areas/tokens"
 export { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
 export { InvitationsArea } from "./areas/invitations"
+export { SourcesArea, type UploadOptions, type WaitOptions } from "./areas/sources"
+export { KnowledgeArea, CitationsArea, type CitedFile } from "./areas/knowledge"
+export { multipartBody, mediaTypeFor, type MultipartBody, type MultipartFile, type UploadProgress, type UploadSource } from "./multipart"
+export { fileNameFrom, type DownloadedFile } from "./download"
 export {
   AdminArea,
   AdminUsersArea,

@@ -21,6 +21,8 @@ export interface StartOptions {
   readonly maxJsonBytes?: number
   readonly logLevel?: string
   readonly announce?: boolean
+  readonly secretKey?: string
+  readonly secureCookies?: boolean
   /** An OpenAI-compatible embedding endpoint; without one, search is lexical only. */
   readonly embedding?: EmbeddingEndpointOptions
 }
@@ -37,6 +39,8 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl ? Option.some(Redacted.make(options.databaseUrl)) : Option.none(),
     bootstrapToken: options.bootstrapToken ? Option.some(Redacted.make(options.bootstrapToken)) : Option.none(),
+    secretKey: options.secretKey ? Option.some(Redacted.make(options.secretKey)) : Option.none(),
+    ...(options.secureCookies !== undefined ? { secureCookies: options.secureCookies } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.adminEmail !== undefined ? { adminEmail: options.adminEmail } : {}),

@@ -97,13 +97,17 @@ function Task<T>(props: { readonly label: string; readonly run: () => Promise<T>
   const { exit } = useApp()
   const [state, setState] = useState<TaskState>({ phase: "running" })
   useEffect(() => {
-    props.run().then(
-      (result) => {
+    props
+      .run()
+      .then((result) => {
+        const view = props.view(result)
         props.onResult(result)
-        setState({ phase: "done", view: props.view(result) })
-      },
-      (error: unknown) => setState({ phase: "failed", error })
-    )
+        return view
+      })
+      .then(
+        (view) => setState({ phase: "done", view }),
+        (error: unknown) => setState({ phase: "failed", error })
+      )
   }, [])
   useEffect(() => {
     // Exit after the final frame is committed, so the result (not the spinner) stays on screen.

@@ -108,7 +108,10 @@ export class SourcesArea {
     return source
   }
 
-  /** Polls the source until ingestion ends: READY, or ATTENTION (see failureCode and failureMessage). */
+  /**
+   * Polls the source until ingestion ends: READY, or ATTENTION (see failureCode and failureMessage);
+   * DELETING too, should someone delete it meanwhile. Rejects with the signal's reason on abort.
+   */
   async waitUntilSettled(sourceId: string, options: WaitOptions = {}): Promise<Source> {
     const intervalMs = options.intervalMs ?? 1000
     const timeoutMs = options.timeoutMs ?? 10 * 60_000

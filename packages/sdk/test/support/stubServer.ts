@@ -6,6 +6,8 @@ export interface Seen {
   readonly url: string
   readonly headers: IncomingMessage["headers"]
   readonly body: string
+  /** The body's bytes, for binary uploads. */
+  readonly raw: Buffer
   readonly at: number
 }
 
@@ -18,7 +20,8 @@ export const startStub = async (...replies: Array<Reply>) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
-      const entry = { method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: Buffer.concat(chunks).toString(), at: Date.now() }
+      const raw = Buffer.concat(chunks)
+      const entry = { method: request.method ?? "", url: request.url ?? "", headers: request.headers, body: raw.toString(), raw, at: Date.now() }
       seen.push(entry)
       const index = seen.length - 1
       replies[Math.min(index, replies.length - 1)]!(entry, response, index)

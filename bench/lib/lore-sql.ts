@@ -1,0 +1,203 @@
+/**
+ * Lore's own SQL services (AccessEvaluator, SearchIndex, SourcesRepo, KnowledgeSearch, IdentityRepo) in the
+ * bench process, over a database Lore created, for bench/search.ts:
+ *
+ * - `capture` runs a search through KnowledgeSearch.search and records every statement it sends, as the
+ *   driver receives it (SQL text + parameters, from @effect/sql's statement transformer), so the bare
+ *   query replayed with `pg` is exactly Lore's, with the same access-predicate parameters.
+ * - `ingestDirect` is Lore's ingestion without HTTP and the job queue: the real parser and chunker, then
+ *   SourcesRepo + SearchIndex.replaceChunks/makeSearchable (the same SQL) in one transaction per document.
+ *
+ * Embedded PGlite takes one connection, so `openEmbedded` serves a data dir the way Lore's db/Sql.ts does
+ * (PGlite + pgvector, PGLiteSocketServer on a unix socket, one connection) and these services and `pg`
+ * take turns on it.
+ */
+import { PGlite } from "@electric-sql/pglite"
+import { vector } from "@electric-sql/pglite-pgvector"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { SqlClient, Statement } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted, String as Str } from "effect"
+import { createHash } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import type pg from "pg"
+import { AccessEvaluator } from "../../packages/server/src/access/Evaluator"
+import { EmbeddingModel } from "../../packages/server/src/ai/EmbeddingModel"
+import { EmbeddingSettings } from "../../packages/server/src/ai/EmbeddingSettings"
+import { Database, transactional } from "../../packages/server/src/db/Sql"
+import { CurrentRequestId } from "../../packages/server/src/http/RequestId"
+import type { Principal } from "../../packages/server/src/identity/CurrentUser"
+import { IdentityRepo } from "../../packages/server/src/identity/Repo"
+import { chunkDocument, parseDocument } from "../../packages/server/src/knowledge/parsing/index"
+import { KnowledgeSearch } from "../../packages/server/src/knowledge/Search"
+import { SearchIndex } from "../../packages/server/src/knowledge/SearchIndex"
+import { SourcesRepo } from "../../packages/server/src/knowledge/SourcesRepo"
+import { hashSecret } from "../../packages/server/src/platform/SecretBox"
+
+/** Where a database is: a `pg` connection config, and the same for @effect/sql-pg. */
+export interface Target {
+  readonly kind: "embedded" | "postgresql"
+  readonly pg: pg.ClientConfig
+  readonly close: () => Promise<void>
+}
+
+export const postgresTarget = (url: string): Target => ({ kind: "postgresql", pg: { connectionString: url }, close: async () => {} })
+
+/** Lore's embedded wiring (db/Sql.ts) on `<dataDir>/pgdata`, for one client at a time. */
+export const openEmbedded = async (dataDir: string): Promise<Target> => {
+  const db = await PGlite.create({ dataDir: resolve(dataDir, "pgdata"), extensions: { vector } })
+  const socketDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
+  const socket = new PGLiteSocketServer({ db, path: join(socketDir, ".s.PGSQL.5432"), maxConnections: 1 })
+  await socket.start()
+  return {
+    kind: "embedded",
+    pg: { host: socketDir, port: 5432, database: "postgres", user: "postgres" },
+    close: async () => {
+      await socket.stop()
+      await db.close()
+      rmSync(socketDir, { recursive: true, force: true })
+    }
+  }
+}
+
+export interface CapturedStatement {
+  readonly text: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+export interface CapturedSearch {
+  /** The BM25 candidate query (SearchIndex.lexical). */
+  readonly lexical: CapturedStatement
+  /** Everything the request sends, in order: token lookup, access scope, lexical, details. */
+  readonly all: ReadonlyArray<CapturedStatement>
+  readonly hits: number
+}
+
+export interface DirectDocument {
+  readonly fileName: string
+  readonly text: string
+}
+
+const services = (target: Target) => {
+  const connection = target.pg
+  const client = PgClient.layer({
+    ...(connection.connectionString
+      ? { url: Redacted.make(connection.connectionString) }
+      : { host: connection.host!, port: connection.port!, database: connection.database!, username: connection.user! }),
+    maxConnections: target.kind === "embedded" ? 1 : 2,
+    idleTimeout: Duration.seconds(30),
+    transformResultNames: Str.snakeToCamel,
+    transformQueryNames: Str.camelToSnake
+  })
+  const database = Layer.effect(
+    Database,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const vectorReady = (yield* sql`SELECT 1 FROM pg_extension WHERE extname = 'vector'`).length > 0
+      const [row] = yield* sql<{ serverVersion: string }>`SHOW server_version`
+      return { kind: target.kind, vector: vectorReady, serverVersion: row?.serverVersion ?? "unknown" }
+    }).pipe(Effect.orDie)
+  )
+  return Layer.mergeAll(KnowledgeSearch.Default, IdentityRepo.Default).pipe(
+    Layer.provideMerge(Layer.mergeAll(AccessEvaluator.Default, SearchIndex.Default, SourcesRepo.Default, EmbeddingModel.Default)),
+    Layer.provide(EmbeddingSettings.layer()),
+    Layer.provideMerge(database),
+    Layer.provideMerge(client),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+}
+
+const titleFromFileName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "").replace(/[_]+/g, " ").trim() || name
+
+/** Lore's SQL services over `target`; `close` releases their connections (the target stays open). */
+export const loreSql = async (target: Target) => {
+  const runtime = ManagedRuntime.make(services(target))
+  await runtime.runPromise(Effect.void)
+
+  const capture = (token: string, q: string): Promise<CapturedSearch> =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const recorded: CapturedStatement[] = []
+        const record = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          Statement.withTransformer(effect, (statement, _sql, _refs, _span) => {
+            const [text, params] = statement.compile()
+            recorded.push({ text, params })
+            return Effect.succeed(statement)
+          })
+        const identity = yield* IdentityRepo
+        const search = yield* KnowledgeSearch
+        const row = yield* record(identity.principalByTokenHash(hashSecret(token)))
+        if (!row) return yield* Effect.dieMessage("the bench token is unknown")
+        const principal: Principal = {
+          userId: row.userId,
+          organizationId: row.organizationId,
+          departmentId: row.departmentId,
+          email: row.email,
+          name: row.name,
+          role: row.role,
+          clearance: row.clearance,
+          platformRoles: row.platformRoles,
+          credential: { kind: "token", id: row.credentialId }
+        }
+        const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
+        const lexical = recorded.find((s) => s.text.includes("WITH terms AS"))
+        if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
+        return { lexical, all: recorded, hits: result.evidence.length }
+      })
+    )
+
+  const ingestDirect = (owner: { organizationId: string; knowledgeSpaceId: string; userId: string }, document: DirectDocument) =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const repo = yield* SourcesRepo
+        const index = yield* SearchIndex
+        const bytes = new TextEncoder().encode(document.text)
+        const parsed = yield* Effect.promise(() => parseDocument(bytes, "text/plain"))
+        if (!parsed.ok) return yield* Effect.dieMessage(parsed.error.message)
+        const title = titleFromFileName(document.fileName)
+        const digest = createHash("sha256").update(bytes).digest("hex")
+        return yield* transactional(sql)(
+          Effect.gen(function* () {
+            yield* repo.putBlob(digest, bytes)
+            const knowledgeAssetId = yield* repo.insertAsset(owner.organizationId, owner.knowledgeSpaceId, title)
+            const sourceId = yield* repo.insertSource({
+              organizationId: owner.organizationId,
+              knowledgeSpaceId: owner.knowledgeSpaceId,
+              knowledgeAssetId,
+              versionNumber: 1,
+              title,
+              classification: "INTERNAL",
+              classificationRank: 1,
+              fileName: document.fileName,
+              mediaType: "text/plain",
+              contentLength: bytes.byteLength,
+              contentDigest: digest,
+              uploadedBy: owner.userId
+            })
+            const chunks = chunkDocument(parsed.document, { sourceRevisionId: sourceId })
+            yield* index.replaceChunks(
+              { sourceId, organizationId: owner.organizationId, knowledgeSpaceId: owner.knowledgeSpaceId, knowledgeAssetId, classificationRank: 1, aclKeys: null, title },
+              chunks.map((chunk) => ({
+                id: chunk.id,
+                ordinal: chunk.ordinal,
+                heading: chunk.heading,
+                headingPath: chunk.headingPath,
+                startPage: chunk.startPage,
+                endPage: chunk.endPage,
+                content: chunk.text,
+                embedding: null
+              }))
+            )
+            yield* repo.markReady(sourceId, { pageCount: parsed.document.pageCount, chunkCount: chunks.length, embedding: null })
+            yield* index.makeSearchable(sourceId, owner.organizationId)
+            return { pages: parsed.document.pageCount, chunks: chunks.length }
+          })
+        )
+      })
+    )
+
+  return { capture, ingestDirect, close: () => runtime.dispose() }
+}

@@ -1,0 +1,43 @@
+import type { LoreFetchClient } from "../client"
+import { download, type DownloadedFile } from "../download"
+import { toQuery } from "../query"
+import { unwrap } from "../response"
+import type { CatalogEntry, CatalogQuery, CitationExcerpt, SearchQuery, SearchResult } from "../types"
+
+/** Search and catalog, filtered by the server to what the caller may read. */
+export class KnowledgeArea {
+  constructor(private readonly client: LoreFetchClient) {}
+
+  /** Ranked passages (evidence) with citation ids; `mode` says lexical or hybrid. */
+  search(query: SearchQuery): Promise<SearchResult> {
+    return unwrap(this.client.GET("/api/knowledge/search", { params: { query: { ...toQuery(query), q: query.q } } }))
+  }
+
+  /** The latest visible version of each knowledge asset. */
+  catalog(query: CatalogQuery = {}): Promise<Array<CatalogEntry>> {
+    return unwrap(this.client.GET("/api/knowledge/catalog", { params: { query: toQuery(query) } }))
+  }
+}
+
+/** A cited document's bytes, and the page where the cited passage begins (PDFs). */
+export interface CitedFile extends DownloadedFile {
+  readonly startPage: number | null
+}
+
+/** What a citation id from search or the assistant points at; 404 once the caller may no longer see it. */
+export class CitationsArea {
+  constructor(private readonly client: LoreFetchClient) {}
+
+  /** The cited passage with surrounding context. */
+  excerpt(citationId: string): Promise<CitationExcerpt> {
+    return unwrap(this.client.GET("/api/citations/{citationId}/excerpt", { params: { path: { citationId } } }))
+  }
+
+  async content(citationId: string): Promise<CitedFile> {
+    const { bytes, mediaType, fileName, response } = await download(
+      this.client.GET("/api/citations/{citationId}/content", { params: { path: { citationId } }, parseAs: "arrayBuffer", headers: { accept: "*/*" } })
+    )
+    const page = response.headers.get("x-lore-start-page")
+    return { bytes, mediaType, fileName, startPage: page ? Number(page) : null }
+  }
+}
