@@ -22,9 +22,8 @@ export interface LoreSettings {
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
-  static readonly fromEnv = Layer.effect(
-    Settings,
-    Effect.gen(function* () {
+  /** Every setting from the environment (LORE_*, DATABASE_URL). */
+  static readonly load = Effect.gen(function* () {
       const databaseUrl = yield* Config.redacted("DATABASE_URL").pipe(
         Config.orElse(() => Config.redacted("LORE_DATABASE_URL")),
         Config.option
@@ -44,7 +43,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
         announce: true
       } satisfies LoreSettings
     })
-  )
+
+  static readonly fromEnv = Layer.effect(Settings, Settings.load)
 
   /** Settings for an in-process server (tests, `lore serve`), defaults filled in. */
   static readonly make = (overrides: Partial<LoreSettings> & { readonly dataDir: string }): LoreSettings => ({

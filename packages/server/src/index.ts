@@ -50,16 +50,28 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     announce: options.announce ?? false
   })
 
-/** Starts a Lore server in this process (tests, `lore serve`); resolves once it accepts requests. */
-export const startServer = async (options: StartOptions): Promise<RunningServer> => {
+/** Starts a Lore server in this process (tests); resolves once it accepts requests. */
+export const startServer = (options: StartOptions): Promise<RunningServer> =>
+  launch(appLayer(Layer.merge(Layer.succeed(Settings, settingsFrom(options)), EmbeddingSettings.layer(options.embedding))), options.dataDir)
+
+/**
+ * Starts a server configured like `npm start` (LORE_*, DATABASE_URL, LORE_EMBEDDING_*), with a few
+ * overrides from the command line (`lore serve`).
+ */
+export const startServerFromEnv = (overrides: { readonly host?: string; readonly port?: number; readonly dataDir?: string } = {}) =>
+  Effect.runPromise(Settings.load).then((loaded) => {
+    const settings: LoreSettings = { ...loaded, ...overrides }
+    return launch(appLayer(Layer.merge(Layer.succeed(Settings, settings), EmbeddingSettings.fromEnv)), settings.dataDir)
+  })
+
+const launch = async <E>(layer: Layer.Layer<any, E>, dataDir: string): Promise<RunningServer> => {
   const scope = Effect.runSync(Scope.make())
-  const layer = appLayer(Layer.merge(Layer.succeed(Settings, settingsFrom(options)), EmbeddingSettings.layer(options.embedding)))
   try {
     const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
     const url = Effect.runSync(Effect.provide(serverUrl, Context.pick(HttpServer.HttpServer)(context)))
     let bootstrapToken: string | undefined
     try {
-      bootstrapToken = readFileSync(join(options.dataDir, "bootstrap-token"), "utf8").trim()
+      bootstrapToken = readFileSync(join(dataDir, "bootstrap-token"), "utf8").trim()
     } catch {
       bootstrapToken = undefined
     }

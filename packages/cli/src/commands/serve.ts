@@ -2,7 +2,6 @@ import { type Command, InvalidArgumentError } from "commander"
 import { resolve } from "node:path"
 import { type CommandModule, handler } from "../command"
 import type { Runtime } from "../context"
-import { usageError } from "../errors"
 
 export interface ServeOptions {
   readonly host?: string
@@ -10,26 +9,12 @@ export interface ServeOptions {
   readonly dataDir?: string
 }
 
-/** The same settings `npm start` reads (packages/server/src/Config.ts), flags first. */
-export const serverSettings = (options: ServeOptions, env: NodeJS.ProcessEnv) => {
-  const port = options.port ?? (env.LORE_PORT ? Number(env.LORE_PORT) : 8787)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`invalid port '${env.LORE_PORT}' in LORE_PORT`)
-  const databaseUrl = env.DATABASE_URL || env.LORE_DATABASE_URL || undefined
-  const maxUploadBytes = env.LORE_MAX_UPLOAD_BYTES ? Number(env.LORE_MAX_UPLOAD_BYTES) : undefined
-  const maxJsonBytes = env.LORE_MAX_JSON_BYTES ? Number(env.LORE_MAX_JSON_BYTES) : undefined
-  return {
-    host: options.host ?? env.LORE_HOST ?? "127.0.0.1",
-    port,
-    dataDir: resolve(options.dataDir ?? env.LORE_DATA_DIR ?? "./.lore"),
-    ...(databaseUrl ? { databaseUrl } : {}),
-    ...(env.LORE_BOOTSTRAP_TOKEN ? { bootstrapToken: env.LORE_BOOTSTRAP_TOKEN } : {}),
-    ...(env.LORE_ADMIN_EMAIL ? { adminEmail: env.LORE_ADMIN_EMAIL } : {}),
-    ...(maxUploadBytes !== undefined ? { maxUploadBytes } : {}),
-    ...(maxJsonBytes !== undefined ? { maxJsonBytes } : {}),
-    logLevel: env.LORE_LOG_LEVEL ?? "info",
-    announce: true
-  }
-}
+/** Command-line overrides of the settings `npm start` reads from the environment. */
+export const serverOverrides = (options: ServeOptions) => ({
+  ...(options.host !== undefined ? { host: options.host } : {}),
+  ...(options.port !== undefined ? { port: options.port } : {}),
+  ...(options.dataDir !== undefined ? { dataDir: resolve(options.dataDir) } : {})
+})
 
 const untilSignal = () =>
   new Promise<NodeJS.Signals>((done) => {
@@ -42,15 +27,17 @@ const untilSignal = () =>
  * finish, the database closes). The server is loaded only here, so other commands never load it.
  */
 export const serve = async (runtime: Runtime, options: ServeOptions) => {
-  const settings = serverSettings(options, runtime.env)
   const json = runtime.output === "json"
   // The server logs JSON lines through console.log; with --json stdout carries only the ready line.
   if (json) console.log = (...args: unknown[]) => console.error(...args)
-  const { startServer } = await import("@lore/server")
-  const server = await startServer(settings)
+  const { startServerFromEnv } = await import("@lore/server")
+  const overrides = serverOverrides(options)
+  const server = await startServerFromEnv(overrides)
   if (json) {
     // One line, so a parent process reading line by line gets the address as soon as it is ready.
-    process.stdout.write(JSON.stringify({ url: server.url, dataDir: settings.dataDir, database: settings.databaseUrl ? "postgresql" : "embedded" }) + "\n")
+    const dataDir = overrides.dataDir ?? resolve(runtime.env.LORE_DATA_DIR ?? "./.lore")
+    const database = runtime.env.DATABASE_URL || runtime.env.LORE_DATABASE_URL ? "postgresql" : "embedded"
+    process.stdout.write(JSON.stringify({ url: server.url, dataDir, database }) + "\n")
   }
   process.stderr.write(`Serving ${server.url}; press Ctrl+C to stop.\n`)
   const signal = await untilSignal()
