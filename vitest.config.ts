@@ -1,11 +1,12 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
-const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url))
+const src = (pkg: string, entry = "index") => fileURLToPath(new URL(`./packages/${pkg}/src/${entry}.ts`, import.meta.url))
 
 export default defineConfig({
   resolve: {
     alias: {
+      "@lore/sdk/node": src("sdk", "node"),
       "@lore/sdk": src("sdk"),
       "@lore/server": src("server")
     }

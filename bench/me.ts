@@ -1,58 +1,46 @@
 /**
  * GET /api/me with a bearer token: Lore against a bare node:http server that does the same work
- * (sha256 of the token, Lore's token lookup query, the department name query, the same JSON),
- * on embedded PGlite and on PostgreSQL. Prints one table; never asserts on timing.
+ * (sha256 of the token, Lore's token lookup query, the department name query, the same JSON), on
+ * embedded PGlite and on PostgreSQL. Prints one table; never asserts on timing.
  *
- * Each server runs alone in a child process while autocannon loads it from this process, so the
- * load generator does not share the server's event loop. Lore and the bare server take turns on the
- * same database (Lore first: it creates the schema and the bootstrap token the bare server reads).
+ * Each server runs in a child process of its own while autocannon loads it from this process, so the
+ * load generator shares neither server's event loop. Lore and the bare server are up together and are
+ * loaded in turn, in alternating slices (L B B L L B ...), so a change in background load (other
+ * processes on the machine) falls on both alike.
+ *
+ * Settings (env): BENCH_CONNECTIONS=10 BENCH_WARMUP=1.5 (s, per server) BENCH_SLICE=2 (s) BENCH_SLICES=3 (per server)
+ * DATABASE_URL (admin URL to create a throwaway database; default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { cpSync, mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { startChild } from "./lib/child"
-import { load, type LoadFigures, table } from "./lib/load"
+import { type ChildServer, startChild } from "./lib/child"
+import { type LoadFigures, type Slice, slice, summarize, table } from "./lib/load"
 
 export const description = "GET /api/me (bearer token): Lore vs a bare node:http server, embedded PGlite and PostgreSQL"
 
 const SERVERS = fileURLToPath(new URL("./lib/me-servers.ts", import.meta.url))
 const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
-const seconds = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 const settings = {
-  connections: seconds("BENCH_CONNECTIONS", 10),
-  warmupSeconds: seconds("BENCH_WARMUP", 2),
-  durationSeconds: seconds("BENCH_DURATION", 6)
+  connections: setting("BENCH_CONNECTIONS", 10),
+  warmupSeconds: setting("BENCH_WARMUP", 1.5),
+  sliceSeconds: setting("BENCH_SLICE", 2),
+  slices: setting("BENCH_SLICES", 3)
 }
 
 interface Measured extends LoadFigures {
-  readonly body: unknown
-  /** CPU time of the server process per request during the measured run (microseconds). */
+  /** CPU time of the server process per request over the measured slices (microseconds). */
   readonly cpuMicrosPerRequest: number
 }
 
-/** Starts one server in a child, checks that GET /api/me answers 200, loads it, stops it. */
-const measure = async (mode: "lore" | "bare", dataDir: string, token: string, databaseUrl?: string): Promise<Measured> => {
-  const server = await startChild(SERVERS, [mode, dataDir, token, ...(databaseUrl ? [databaseUrl] : [])])
-  try {
-    const url = `${server.url}/api/me`
-    const headers = { authorization: `Bearer ${token}` }
-    const probe = await fetch(url, { headers })
-    const body = await probe.json()
-    if (probe.status !== 200) throw new Error(`${mode}: GET /api/me answered ${probe.status}: ${JSON.stringify(body)}`)
-    let cpuBefore = 0
-    let cpuAfter = 0
-    const aroundMeasure = {
-      before: async () => void (cpuBefore = await server.cpuMicros()),
-      after: async () => void (cpuAfter = await server.cpuMicros())
-    }
-    const figures = await load({ url, headers, ...settings, aroundMeasure })
-    return { ...figures, body, cpuMicrosPerRequest: (cpuAfter - cpuBefore) / Math.max(1, figures.requests) }
-  } finally {
-    await server.stop()
-  }
+interface Side {
+  readonly server: ChildServer
+  readonly slices: Slice[]
+  cpuMicros: number
 }
 
 const sorted = (value: unknown): unknown =>
@@ -62,14 +50,72 @@ const sorted = (value: unknown): unknown =>
       ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sorted(v)]))
       : value
 
-/** Lore then bare on one database; both answers must be the same JSON. */
-const pair = async (dataDir: string, token: string, databaseUrl?: string) => {
-  const lore = await measure("lore", dataDir, token, databaseUrl)
-  const bare = await measure("bare", dataDir, token, databaseUrl)
-  if (JSON.stringify(sorted(lore.body)) !== JSON.stringify(sorted(bare.body))) {
-    console.warn(`WARNING: the bodies differ\n  lore: ${JSON.stringify(lore.body)}\n  bare: ${JSON.stringify(bare.body)}`)
+/** Checks both answer 200 with the same JSON, warms both up, then loads them in alternating slices. */
+const compare = async (lore: ChildServer, bare: ChildServer, token: string, notes: string[], database: string) => {
+  const headers = { authorization: `Bearer ${token}` }
+  const target = (server: ChildServer) => ({ url: `${server.url}/api/me`, headers, connections: settings.connections })
+  const bodies: unknown[] = []
+  for (const [who, server] of [["Lore", lore], ["bare", bare]] as const) {
+    const response = await fetch(target(server).url, { headers })
+    const body = await response.json()
+    if (response.status !== 200) throw new Error(`${who}: GET /api/me answered ${response.status}: ${JSON.stringify(body)}`)
+    bodies.push(body)
   }
-  return { lore, bare }
+  if (JSON.stringify(sorted(bodies[0])) !== JSON.stringify(sorted(bodies[1]))) {
+    notes.push(`WARNING (${database}): the two bodies differ:\n  Lore: ${JSON.stringify(bodies[0])}\n  bare: ${JSON.stringify(bodies[1])}`)
+  }
+  const sides: Side[] = [lore, bare].map((server) => ({ server, slices: [], cpuMicros: 0 }))
+  for (const side of sides) await slice(target(side.server), settings.warmupSeconds)
+  for (let i = 0; i < settings.slices; i++) {
+    for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
+      const before = await side.server.cpuMicros()
+      side.slices.push(await slice(target(side.server), settings.sliceSeconds))
+      side.cpuMicros += (await side.server.cpuMicros()) - before
+    }
+  }
+  const [loreFigures, bareFigures] = sides.map((side): Measured => {
+    const figures = summarize(side.slices)
+    return { ...figures, cpuMicrosPerRequest: side.cpuMicros / Math.max(1, figures.requests) }
+  })
+  return { lore: loreFigures!, bare: bareFigures! }
+}
+
+/** Starts both children, runs `use`, and always stops them. */
+const withServers = async <A>(lore: () => Promise<ChildServer>, bare: () => Promise<ChildServer>, use: (lore: ChildServer, bare: ChildServer) => Promise<A>) => {
+  const a = await lore()
+  try {
+    const b = await bare()
+    try {
+      return await use(a, b)
+    } finally {
+      await b.stop()
+    }
+  } finally {
+    await a.stop()
+  }
+}
+
+/**
+ * Embedded: PGlite serves one connection on its socket, and Lore holds it, so the bare server cannot
+ * share Lore's instance. Lore starts once on a fresh data dir (schema, organization, token) and stops;
+ * the bare server gets a copy of that database files and opens it exactly as Lore opens its own
+ * (PGlite + pgvector behind PGLiteSocketServer, a pg pool of one): same data, same path to it.
+ */
+const embedded = async (token: string, notes: string[]) => {
+  const loreDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
+  const bareDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
+  try {
+    await (await startChild(SERVERS, ["lore", loreDir, token])).stop()
+    cpSync(join(loreDir, "pgdata"), join(bareDir, "pgdata"), { recursive: true })
+    return await withServers(
+      () => startChild(SERVERS, ["lore", loreDir, token]),
+      () => startChild(SERVERS, ["bare", bareDir, token]),
+      (lore, bare) => compare(lore, bare, token, notes, "embedded")
+    )
+  } finally {
+    rmSync(loreDir, { recursive: true, force: true })
+    rmSync(bareDir, { recursive: true, force: true })
+  }
 }
 
 const withAdmin = async <A>(url: string, use: (client: pg.Client) => Promise<A>) => {
@@ -82,52 +128,52 @@ const withAdmin = async <A>(url: string, use: (client: pg.Client) => Promise<A>)
   }
 }
 
+/** PostgreSQL: a throwaway database; Lore creates the schema, then both servers use it (pools of 10). */
+const postgres = async (adminUrl: string, token: string, notes: string[]) => {
+  const name = `lore_bench_me_${process.pid}_${randomBytes(4).toString("hex")}`
+  try {
+    await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`))
+  } catch (error) {
+    notes.push(`PostgreSQL skipped: ${new URL(adminUrl).host} is unreachable (${(error as Error).message}); set DATABASE_URL.`)
+    return undefined
+  }
+  const target = new URL(adminUrl)
+  target.pathname = `/${name}`
+  const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
+  try {
+    console.log(`PostgreSQL: throwaway database ${name} on ${target.host}`)
+    return await withServers(
+      () => startChild(SERVERS, ["lore", dataDir, token, target.toString()]),
+      () => startChild(SERVERS, ["bare", dataDir, token, target.toString()]),
+      (lore, bare) => compare(lore, bare, token, notes, "PostgreSQL")
+    )
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+    await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+  }
+}
+
 export default async function run(): Promise<void> {
   const notes: string[] = []
   const [busy] = loadavg()
   if (busy! > 0.8) {
-    notes.push(`The machine was busy when the run started (load average ${busy!.toFixed(1)} on ${cpus().length} cores): the figures undercount; rerun on a quiet machine.`)
+    notes.push(`The machine was busy when the run started (load average ${busy!.toFixed(1)} on ${cpus().length} cores): absolute figures undercount; the ratio is sturdier.`)
   }
   const token = `lore_pat_bench${randomBytes(24).toString("base64url")}`
   const results: Array<{ database: string; lore: Measured; bare: Measured }> = []
 
-  const embeddedDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
-  try {
-    console.log("embedded PGlite: Lore, then bare ...")
-    results.push({ database: "embedded PGlite", ...(await pair(embeddedDir, token)) })
-  } finally {
-    rmSync(embeddedDir, { recursive: true, force: true })
-  }
-
-  const adminUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL
-  const name = `lore_bench_${process.pid}_${randomBytes(4).toString("hex")}`
-  const created = await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`)).then(
-    () => true,
-    (error: Error) => {
-      notes.push(`PostgreSQL skipped: ${new URL(adminUrl).host} is unreachable (${error.message}); set DATABASE_URL.`)
-      return false
-    }
-  )
-  if (created) {
-    const target = new URL(adminUrl)
-    target.pathname = `/${name}`
-    const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
-    try {
-      console.log(`PostgreSQL (${target.host}, throwaway database ${name}): Lore, then bare ...`)
-      results.push({ database: "PostgreSQL", ...(await pair(dataDir, token, target.toString())) })
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true })
-      await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
-    }
-  }
+  console.log("embedded PGlite ...")
+  results.push({ database: "embedded PGlite", ...(await embedded(token, notes)) })
+  const onPostgres = await postgres(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL, token, notes)
+  if (onPostgres) results.push({ database: "PostgreSQL", ...onPostgres })
 
   const rows: string[][] = []
   for (const { database, lore, bare } of results) {
     const row = (setup: string, f: Measured, ratio: string) => [
       setup,
       Math.round(f.requestsPerSecond).toString(),
-      f.p50Ms.toFixed(0),
-      f.p99Ms.toFixed(0),
+      f.p50Ms.toFixed(1),
+      f.p99Ms.toFixed(1),
       Math.round(f.cpuMicrosPerRequest).toString(),
       ratio
     ]
@@ -138,23 +184,22 @@ export default async function run(): Promise<void> {
     }
   }
 
+  const measured = settings.slices * settings.sliceSeconds
   console.log(
-    `\nGET /api/me, bearer token; autocannon ${settings.connections} connections, ` +
-      `${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s measured; target: Lore >= 60% of bare.\n`
+    `\nGET /api/me, bearer token; autocannon, ${settings.connections} connections; per server ${settings.warmupSeconds} s warm-up, ` +
+      `then ${measured} s measured in ${settings.slices} slices alternating with the other server. Target: Lore >= 60% of bare.\n`
   )
   console.log(table(["setup", "req/s", "p50 ms", "p99 ms", "server CPU µs/req", "Lore / bare req/s"], rows))
   console.log(
     [
       "",
-      "What is compared: both servers parse the bearer token, sha256 it, run Lore's token lookup query",
-      "(IdentityRepo.principalByTokenHash) and its department name query, touch last_used_at at most once",
-      "a minute, and answer the same JSON; Lore adds what a real request costs there: routing, the",
-      "authentication middleware, request ids, problem+json handling, schema encoding, logging.",
-      "Fairness: each server runs alone in its own child process (autocannon runs in the parent) and the",
-      "two take turns on the same database with the same driver (pg) and pool size: 10 on PostgreSQL; on",
-      "embedded, the bare server opens the same PGlite data dir Lore just closed and reaches it exactly as",
-      "Lore does (PGlite + pgvector, PGLiteSocketServer on a unix socket, one connection), because that",
-      "socket takes one connection and the two servers cannot share it.",
+      "Both servers parse the bearer token, sha256 it, run Lore's token lookup query (IdentityRepo.principalByTokenHash)",
+      "and its department name query, touch last_used_at at most once a minute, and answer the same JSON (checked).",
+      "Lore adds what its requests cost: routing, the authentication and permission middleware, request ids,",
+      "problem+json handling, schema encoding, tracing spans, logging. Same driver (pg) and pool size on both sides:",
+      "10 on PostgreSQL; on embedded one connection to a PGlite opened exactly as Lore opens its own, on a copy of",
+      "Lore's database files (the PGlite socket takes one connection and Lore holds it). Each server is a child",
+      "process of its own; autocannon runs in this one. server CPU = the server process's CPU time per request.",
       ...notes
     ].join("\n")
   )

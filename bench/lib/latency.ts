@@ -18,8 +18,14 @@ export interface LatencyOptions {
   /** Timed passes over the operations (after one warm-up pass). */
   readonly rounds: number
   readonly concurrency: number
-  /** Stop starting new passes after this many seconds (at least one timed pass always runs). */
+  /**
+   * Time cap of the timed passes: no operation starts after this many seconds, even mid-pass (slow queries
+   * would otherwise take the bench past its budget). Give the same operations in the same order to the
+   * things being compared, so a cap cuts both at about the same place. At least one operation is timed.
+   */
   readonly maxSeconds: number
+  /** Time cap of the warm-up pass (default: a third of maxSeconds). */
+  readonly warmupSeconds?: number
 }
 
 export const percentile = (sorted: ReadonlyArray<number>, q: number) => sorted.length === 0 ? NaN : sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)]!
@@ -27,29 +33,31 @@ export const percentile = (sorted: ReadonlyArray<number>, q: number) => sorted.l
 /** Each operation resolves true when its answer was right (2xx, expected shape); false counts as a failure. */
 export const measureLatency = async (operations: ReadonlyArray<() => Promise<boolean>>, options: LatencyOptions): Promise<Latency> => {
   let failures = 0
-  const runPass = async (record: ((ms: number) => void) | undefined) => {
+  const samples: number[] = []
+  /** Runs `passes` passes over the operations, N in flight, until the passes are done or `seconds` have passed. */
+  const run = async (passes: number, seconds: number, timed: boolean) => {
+    const deadline = performance.now() + seconds * 1000
+    const total = passes * operations.length
     let next = 0
+    let started = 0
     await Promise.all(
       Array.from({ length: Math.max(1, options.concurrency) }, async () => {
-        while (next < operations.length) {
-          const operation = operations[next++]!
-          const started = performance.now()
+        while (next < total && (started === 0 || performance.now() < deadline)) {
+          const operation = operations[next++ % operations.length]!
+          started++
+          const begin = performance.now()
           const ok = await operation()
-          const elapsed = performance.now() - started
-          if (!record) continue
+          const elapsed = performance.now() - begin
+          if (!timed) continue
           if (!ok) failures++
-          record(elapsed)
+          samples.push(elapsed)
         }
       })
     )
   }
-  await runPass(undefined)
-  const samples: number[] = []
+  await run(1, options.warmupSeconds ?? options.maxSeconds / 3, false)
   const started = performance.now()
-  for (let round = 0; round < options.rounds; round++) {
-    if (round > 0 && performance.now() - started > options.maxSeconds * 1000) break
-    await runPass((ms) => samples.push(ms))
-  }
+  await run(options.rounds, options.maxSeconds, true)
   const wall = (performance.now() - started) / 1000
   const sorted = [...samples].sort((a, b) => a - b)
   return {

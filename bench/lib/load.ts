@@ -1,14 +1,12 @@
 import autocannon from "autocannon"
 
-export interface LoadOptions {
-  readonly url: string
-  readonly headers?: Record<string, string>
-  readonly connections?: number
-  /** Seconds of load whose figures are discarded (JIT, caches, pool warm-up). */
-  readonly warmupSeconds?: number
-  readonly durationSeconds?: number
-  /** Called right before and right after the measured run (e.g. to read the server's CPU time). */
-  readonly aroundMeasure?: { readonly before: () => Promise<void>; readonly after: () => Promise<void> }
+/** One autocannon run against one URL, with every response time kept. */
+export interface Slice {
+  readonly seconds: number
+  readonly latenciesMs: ReadonlyArray<number>
+  /** Responses that were not 2xx, and connection errors/timeouts: any of these makes the figures suspect. */
+  readonly non2xx: number
+  readonly errors: number
 }
 
 export interface LoadFigures {
@@ -16,31 +14,61 @@ export interface LoadFigures {
   readonly p50Ms: number
   readonly p99Ms: number
   readonly requests: number
-  /** Responses that were not 2xx, and connection errors/timeouts: any of these makes the figures suspect. */
   readonly non2xx: number
   readonly errors: number
 }
 
-const fire = (url: string, headers: Record<string, string>, connections: number, duration: number) =>
-  autocannon({ url, headers, connections, duration, pipelining: 1 })
+export interface Target {
+  readonly url: string
+  readonly headers?: Record<string, string>
+  readonly connections?: number
+}
 
-/** autocannon against one URL: a warm-up run, then the measured run. */
-export const load = async (options: LoadOptions): Promise<LoadFigures> => {
-  const connections = options.connections ?? 10
-  const headers = options.headers ?? {}
-  await fire(options.url, headers, connections, options.warmupSeconds ?? 2)
-  await options.aroundMeasure?.before()
-  const result = await fire(options.url, headers, connections, options.durationSeconds ?? 6)
-  await options.aroundMeasure?.after()
+/** Loads the target for `seconds` with `connections` keep-alive connections, one request in flight on each. */
+export const slice = (target: Target, seconds: number): Promise<Slice> =>
+  new Promise((resolve, reject) => {
+    const latenciesMs: number[] = []
+    let non2xx = 0
+    const started = process.hrtime.bigint()
+    const instance = autocannon(
+      { url: target.url, headers: target.headers ?? {}, connections: target.connections ?? 10, duration: seconds, pipelining: 1 },
+      (error, result) => {
+        if (error) return reject(error)
+        resolve({
+          seconds: Number(process.hrtime.bigint() - started) / 1e9,
+          latenciesMs,
+          non2xx,
+          errors: result.errors + result.timeouts
+        })
+      }
+    )
+    instance.on("response", (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+      latenciesMs.push(responseTime)
+      if (statusCode < 200 || statusCode > 299) non2xx++
+    })
+  })
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+/** Throughput over the slices' summed wall time; percentiles over every response of every slice. */
+export const summarize = (slices: ReadonlyArray<Slice>): LoadFigures => {
+  const all = slices.flatMap((s) => s.latenciesMs).sort((a, b) => a - b)
+  const seconds = slices.reduce((sum, s) => sum + s.seconds, 0)
   return {
-    // Mean over the run's one-second samples, as autocannon reports "Req/Sec".
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts
+    requestsPerSecond: all.length / seconds,
+    p50Ms: percentile(all, 50),
+    p99Ms: percentile(all, 99),
+    requests: all.length,
+    non2xx: slices.reduce((sum, s) => sum + s.non2xx, 0),
+    errors: slices.reduce((sum, s) => sum + s.errors, 0)
   }
+}
+
+/** A warm-up slice whose figures are discarded, then one measured slice. */
+export const load = async (target: Target & { warmupSeconds?: number; durationSeconds?: number }): Promise<LoadFigures> => {
+  await slice(target, target.warmupSeconds ?? 2)
+  return summarize([await slice(target, target.durationSeconds ?? 6)])
 }
 
 /** A plain-text table with a header rule; numbers right-aligned. */

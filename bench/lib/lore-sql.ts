@@ -113,8 +113,19 @@ const titleFromFileName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, 
 
 /** Lore's SQL services over `target`; `close` releases their connections (the target stays open). */
 export const loreSql = async (target: Target) => {
-  const runtime = ManagedRuntime.make(services(target))
-  await runtime.runPromise(Effect.void)
+  // Embedded PGlite serves one connection: the previous client's may not be gone yet, so retry the first.
+  let runtime = ManagedRuntime.make(services(target))
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runtime.runPromise(Effect.void)
+      break
+    } catch (error) {
+      await runtime.dispose().catch(() => {})
+      if (attempt >= 40) throw error
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      runtime = ManagedRuntime.make(services(target))
+    }
+  }
 
   const capture = (token: string, q: string): Promise<CapturedSearch> =>
     runtime.runPromise(

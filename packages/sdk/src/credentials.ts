@@ -20,6 +20,9 @@ interface Csrf {
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 
+/** Requests whose body is a one-shot stream (uploads): never copied, so never held in memory whole. */
+export const streamedBodies = new WeakSet<Request>()
+
 const isCsrfRejection = async (response: Response) => {
   if (response.status !== 403) return false
   const body: unknown = await response.clone().json().catch(() => undefined)
@@ -70,10 +73,12 @@ export const withCredentials = (fetch: FetchLike, options: CredentialOptions): F
 
   return async (request) => {
     if (auth !== "cookie" || safeMethods.has(request.method.toUpperCase())) return send(request)
-    const spare = request.clone() // the body can be sent once; keep one for the CSRF retry
+    // The body can be sent once: keep a copy for the CSRF retry, except of a streamed upload, which a
+    // copy would hold in memory whole (the token was fetched just before, so a rejection is unlikely).
+    const spare = streamedBodies.has(request) ? undefined : request.clone()
     const first = await currentCsrf(request)
     let response = await send(request, { [first.headerName]: first.token })
-    if (await isCsrfRejection(response)) {
+    if (spare && (await isCsrfRejection(response))) {
       csrf = undefined
       const fresh = await currentCsrf(spare)
       await response.body?.cancel().catch(() => undefined)

@@ -14,6 +14,8 @@ export interface MultipartFile {
   /** The size of a stream source, when the caller knows it (a file on disk); reported as `total`. */
   readonly size?: number | undefined
   readonly onProgress?: UploadProgress | undefined
+  /** The request's signal: on abort the source is released (Node's fetch would otherwise drain it). */
+  readonly signal?: AbortSignal | undefined
   /** true: a ReadableStream body that reports progress as it is read (needs `duplex: "half"`). false: one Blob. */
   readonly streaming: boolean
 }
@@ -50,6 +52,16 @@ export const mediaTypeFor = (fileName: string): string => {
 // As browsers encode names in multipart headers (WHATWG HTML, "multipart/form-data encoding algorithm").
 const quoted = (value: string) => value.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22")
 
+/**
+ * The filename parameter(s). Browsers send non-ASCII names as raw UTF-8, which some parsers (the
+ * server's, for characters beyond Latin-1) cannot read, losing the file; so such names also go as an
+ * RFC 5987 `filename*`, which parsers that know it prefer, after an ASCII `filename` for the rest.
+ */
+const fileNameParameters = (fileName: string) =>
+  /^[\x20-\x7e]*$/.test(fileName)
+    ? `filename="${quoted(fileName)}"`
+    : `filename="${quoted(fileName.replace(/[^\x20-\x7e]/g, "_"))}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`
+
 const newBoundary = () => {
   const random = new Uint8Array(16)
   globalThis.crypto.getRandomValues(random)
@@ -59,21 +71,42 @@ const newBoundary = () => {
 const sizeOf = (source: UploadSource, declared: number | undefined) =>
   source instanceof Uint8Array ? source.byteLength : source instanceof Blob ? source.size : declared
 
-/** The file's bytes as a stream; a Uint8Array is sliced so progress moves in steps of 64 KiB. */
-const toStream = (source: UploadSource): ReadableStream<Uint8Array> => {
-  if (source instanceof Blob) return source.stream()
-  if (!(source instanceof Uint8Array)) return source
-  let offset = 0
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        if (offset >= source.byteLength) return controller.close()
-        controller.enqueue(source.subarray(offset, offset + CHUNK))
-        offset += CHUNK
+/**
+ * The file's bytes in pieces of at most 64 KiB, read only when asked for, so progress moves in small
+ * steps (a Blob's own stream may hand over everything at once) and nothing is read ahead.
+ */
+const chunksOf = (source: UploadSource): { next: () => Promise<Uint8Array | undefined>; cancel: (reason: unknown) => Promise<void> } => {
+  if (source instanceof Blob) {
+    let offset = 0
+    return {
+      next: async () => {
+        if (offset >= source.size) return undefined
+        const piece = new Uint8Array(await source.slice(offset, offset + CHUNK).arrayBuffer())
+        offset += piece.byteLength
+        return piece
+      },
+      cancel: async () => undefined
+    }
+  }
+  let pending: Uint8Array | undefined = source instanceof Uint8Array ? source : undefined
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  return {
+    next: async () => {
+      while (!pending?.byteLength) {
+        if (source instanceof Uint8Array) return undefined
+        reader ??= source.getReader()
+        const read = await reader.read()
+        if (read.done) return undefined
+        pending = read.value
       }
+      const piece = pending.subarray(0, CHUNK)
+      pending = pending.subarray(piece.byteLength)
+      return piece
     },
-    { highWaterMark: 0 }
-  )
+    cancel: async (reason) => {
+      if (source instanceof ReadableStream) await (reader ?? source).cancel(reason)
+    }
+  }
 }
 
 const readAll = async (stream: ReadableStream<Uint8Array>): Promise<Blob> => {
@@ -93,7 +126,7 @@ export const multipartBody = async (file: MultipartFile): Promise<MultipartBody>
   const mediaType = file.mediaType || (file.source instanceof Blob && file.source.type) || mediaTypeFor(file.fileName)
   const encoder = new TextEncoder()
   const head = encoder.encode(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.fileName)}"\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; ${fileNameParameters(file.fileName)}\r\n` +
       `Content-Type: ${mediaType}\r\n\r\n`
   )
   const tail = encoder.encode(`\r\n--${boundary}--\r\n`)
@@ -105,34 +138,38 @@ export const multipartBody = async (file: MultipartFile): Promise<MultipartBody>
     return { body: new Blob([head, content, tail]), contentType, total: total ?? content.size }
   }
 
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  const fileChunks = chunksOf(file.source)
+  const signal = file.signal
+  const release = () => void fileChunks.cancel(signal?.reason).catch(() => undefined)
+  signal?.addEventListener("abort", release, { once: true })
   let stage: "head" | "file" | "tail" = "head"
   let sent = 0
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        // Node's fetch keeps reading a body after an abort: end it here, or a large file is read for nothing.
+        if (signal?.aborted) return controller.error(signal.reason)
         if (stage === "head") {
           stage = "file"
           file.onProgress?.(0, total)
           return controller.enqueue(head)
         }
         if (stage === "file") {
-          reader ??= toStream(file.source).getReader()
-          const next = await reader.read()
-          if (!next.done) {
-            sent += next.value.byteLength
-            controller.enqueue(next.value)
+          const piece = await fileChunks.next()
+          if (signal?.aborted) return controller.error(signal.reason) // not a short file: a cancelled one
+          if (piece) {
+            sent += piece.byteLength
+            controller.enqueue(piece)
             return file.onProgress?.(sent, total)
           }
           stage = "tail"
         }
         controller.enqueue(tail)
         controller.close()
+        signal?.removeEventListener("abort", release)
       },
-      async cancel(reason) {
-        // An aborted upload lets go of its source (closes the file, for a stream from disk).
-        await (reader ?? (file.source instanceof ReadableStream ? file.source : undefined))?.cancel(reason)
-      }
+      // An aborted upload lets go of its source (closes the file, for a stream from disk).
+      cancel: (reason) => fileChunks.cancel(reason)
     },
     { highWaterMark: 0 }
   )

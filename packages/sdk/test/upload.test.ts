@@ -81,12 +81,13 @@ describe("multipart uploads", () => {
     const dir = mkdtempSync(join(tmpdir(), "lore-sdk-"))
     try {
       const bytes = payload()
-      const path = join(dir, "Überblick.md")
+      const path = join(dir, "Bereitschaft – Überblick's (v2).md")
       writeFileSync(path, bytes)
       const progress = progressRecorder()
       await uploadFile(lore, path, { knowledgeSpaceId: SPACE, onProgress: progress.onProgress })
       const parts = parseMultipart(stub.seen[0]!.headers, stub.seen[0]!.raw)
-      expect(parts[0]).toMatchObject({ name: "file", fileName: "Überblick.md" })
+      expect(parts[0]).toMatchObject({ name: "file", fileName: "Bereitschaft – Überblick's (v2).md", asciiFileName: "Bereitschaft _ _berblick's (v2).md" })
+      expect(parts[0]!.headers["content-disposition"]).toContain("filename*=UTF-8''Bereitschaft%20%E2%80%93%20%C3%9Cberblick%27s%20%28v2%29.md")
       expect(parts[0]!.headers["content-type"]).toBe("text/markdown")
       expect(Buffer.compare(parts[0]!.data, Buffer.from(bytes))).toBe(0)
       expectProgress(progress.calls, bytes.byteLength)
@@ -103,6 +104,15 @@ describe("multipart uploads", () => {
     expect(error).toBeInstanceOf(LoreApiError)
     expect(error).toMatchObject({ status: 503, code: "UNAVAILABLE" })
     expect(stub.seen).toHaveLength(1)
+  })
+
+  it("in cookie mode sends the CSRF token, and does not keep a copy of the stream to replay", async () => {
+    stub = await startStub(json(200, { headerName: "X-CSRF-Token", parameterName: "_csrf", token: "csrf-1" }), problem(403, "CSRF_TOKEN_INVALID"))
+    const lore = createLoreClient({ baseUrl: stub.url, auth: "cookie" })
+    const error = await lore.sources.upload({ knowledgeSpaceId: SPACE, file: payload(), fileName: "big.bin" }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ status: 403, code: "CSRF_TOKEN_INVALID" })
+    expect(stub.seen.map((r) => `${r.method} ${new URL(r.url, stub!.url).pathname}`)).toEqual(["GET /api/session/csrf", "POST /api/sources"])
+    expect(stub.seen[1]!.headers["x-csrf-token"]).toBe("csrf-1")
   })
 
   it("takes the name from a File and refuses a nameless source", async () => {

@@ -87,7 +87,7 @@ const createdView =
     { kind: "message", tone: "success", text: `Invited ${invitation.email} to ${departmentName} as ${invitation.role} (clearance ${invitation.clearance})` },
     {
       kind: "secret",
-      label: "Invitation code (shown only now; give it to the invitee):",
+      label: "Invitation code (shown only now; give it to the invitee)",
       value: invitation.invitationCode,
       note: `The invitee runs: lore invitations accept <code> --server ${server}`
     },

@@ -133,7 +133,7 @@ const grantsTable = (grants: ReadonlyArray<SpaceGrant>): View[number] => ({
   kind: "table",
   columns: [{ header: "relation" }, { header: "kind" }, { header: "subject" }, { header: "subject id" }],
   rows: grants.map((grant) => [grant.relation, grant.kind, subjectCell(grant), idCell(grant.subjectId ?? grant.role ?? "-")]),
-  empty: "No grants: nobody but administrators can reach this space."
+  empty: "No grants."
 })
 
 const grantsView = (result: SpaceGrants): View => [
@@ -155,7 +155,7 @@ const createdView = (space: AdminKnowledgeSpace): View => [
       ["Grants", String(space.grants.length)]
     ]
   },
-  ...(space.grants.length === 0 ? [{ kind: "message" as const, text: `Nobody can see it yet: lore admin grants add ${space.key} --relation viewer --kind ...` }] : [])
+  { kind: "message", tone: "muted", text: `Give others access with: lore admin grants add ${space.key} --relation viewer --kind ...` }
 ]
 
 /** Deleting a space asks first: on a terminal by typing its key; elsewhere only with --yes. */

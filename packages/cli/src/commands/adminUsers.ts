@@ -3,7 +3,7 @@ import type { Command } from "commander"
 import { handler } from "../command"
 import { usageError } from "../errors"
 import { present } from "../output/render"
-import { type Cell, formatDate, formatTime, styled, type View } from "../output/view"
+import { formatDate, formatTime, styled, type View } from "../output/view"
 import {
   activeCell,
   CLEARANCES,
@@ -42,7 +42,12 @@ export interface UserChanges {
   readonly active?: boolean | undefined
 }
 
-export const updateUser = async (directory: Directory, userRef: string, changes: UserChanges): Promise<AdminUser> => {
+export interface UpdatedUser {
+  readonly user: AdminUser
+  readonly labels: Labels
+}
+
+export const updateUser = async (directory: Directory, userRef: string, changes: UserChanges): Promise<UpdatedUser> => {
   const userId = await directory.userId(userRef)
   const patch: { -readonly [K in keyof UpdateUser]: UpdateUser[K] } = {}
   if (changes.name !== undefined) patch.name = changes.name
@@ -50,7 +55,8 @@ export const updateUser = async (directory: Directory, userRef: string, changes:
   if (changes.clearance !== undefined) patch.clearance = changes.clearance
   if (changes.department !== undefined) patch.departmentId = await directory.departmentId(changes.department)
   if (changes.active !== undefined) patch.active = changes.active
-  return directory.lore.admin.users.update(userId, patch)
+  const user = await directory.lore.admin.users.update(userId, patch)
+  return { user, labels: await directory.labels() }
 }
 
 export interface UserPermissionsResult {
@@ -81,15 +87,21 @@ const usersView = ({ users, labels }: UserList): View => [
   }
 ]
 
-const userFields = (user: AdminUser): Array<readonly [string, Cell]> => [
-  ["Name", styled(user.name, "accent")],
-  ["Email", user.email],
-  ["Role", user.role],
-  ["Clearance", user.clearance],
-  ["Department id", styled(user.departmentId, "muted")],
-  ["Status", activeCell(user.active)],
-  ["Platform roles", listCell(user.platformRoles)],
-  ["User id", styled(user.id, "muted")]
+const updatedView = ({ user, labels }: UpdatedUser): View => [
+  { kind: "message", tone: "success", text: `Updated ${user.email}` },
+  {
+    kind: "fields",
+    fields: [
+      ["Name", styled(user.name, "accent")],
+      ["Email", user.email],
+      ["Role", user.role],
+      ["Clearance", user.clearance],
+      ["Department", departmentCell(labels, user.departmentId)],
+      ["Status", activeCell(user.active)],
+      ["Platform roles", listCell(user.platformRoles)],
+      ["User id", styled(user.id, "muted")]
+    ]
+  }
 ]
 
 const permissionsView = ({ user, permissions }: UserPermissionsResult): View => [
@@ -246,7 +258,8 @@ export const registerUserCommands = (admin: Command) => {
         await present(runtime, {
           progress: `Updating ${userRef}`,
           run: () => updateUser(directory, userRef, changes),
-          view: (user) => [{ kind: "message", tone: "success", text: `Updated ${user.email}` }, { kind: "fields", fields: userFields(user) }]
+          view: updatedView,
+          json: (result) => result.user
         })
       })
     )

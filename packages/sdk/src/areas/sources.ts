@@ -1,4 +1,6 @@
+import type { Middleware } from "openapi-fetch"
 import type { LoreFetchClient } from "../client"
+import { streamedBodies } from "../credentials"
 import { download, type DownloadedFile } from "../download"
 import { LoreApiError } from "../errors"
 import type { operations } from "../generated/openapi"
@@ -40,6 +42,12 @@ export interface WaitOptions {
 type UploadPayload = operations["sources.uploadSource"]["requestBody"]["content"]["multipart/form-data"]
 
 const settled = (status: string) => status !== "PROCESSING"
+
+const markStreamed: Middleware = {
+  onRequest: ({ request }) => {
+    streamedBodies.add(request)
+  }
+}
 
 /** Uploaded documents: upload, follow ingestion, list, download, delete. */
 export class SourcesArea {
@@ -89,6 +97,7 @@ export class SourcesArea {
       mediaType: options.mediaType,
       size: options.size,
       onProgress: options.onProgress,
+      signal: options.signal,
       streaming
     })
     const query = { knowledgeSpaceId: options.knowledgeSpaceId, classification: options.classification, title: options.title }
@@ -101,7 +110,7 @@ export class SourcesArea {
         headers: { "content-type": contentType },
         signal: options.signal,
         // Node's fetch needs this to send a ReadableStream; harmless elsewhere.
-        ...(streaming ? { duplex: "half" as const } : {})
+        ...(streaming ? { duplex: "half" as const, middleware: [markStreamed] } : {})
       })
     )
     if (!streaming && total !== undefined) options.onProgress?.(total, total)

@@ -3,7 +3,9 @@ import type { IncomingHttpHeaders } from "node:http"
 export interface Part {
   readonly headers: Record<string, string>
   readonly name: string | undefined
+  /** filename* when present (RFC 5987), else filename */
   readonly fileName: string | undefined
+  readonly asciiFileName: string | undefined
   readonly data: Buffer
 }
 
@@ -30,10 +32,12 @@ export const parseMultipart = (headers: IncomingHttpHeaders, body: Buffer): Arra
       partHeaders[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
     }
     const disposition = partHeaders["content-disposition"] ?? ""
+    const extended = /\bfilename\*=UTF-8''([^;\s]+)/i.exec(disposition)?.[1]
     parts.push({
       headers: partHeaders,
       name: /\bname="([^"]*)"/.exec(disposition)?.[1],
-      fileName: /\bfilename="([^"]*)"/.exec(disposition)?.[1],
+      fileName: extended !== undefined ? decodeURIComponent(extended) : /\bfilename="([^"]*)"/.exec(disposition)?.[1],
+      asciiFileName: /\bfilename="([^"]*)"/.exec(disposition)?.[1],
       data: body.subarray(headerEnd + 4, next)
     })
     at = next + 2 + delimiter.length

@@ -32,7 +32,11 @@ export const startStub = async (...replies: Array<Reply>) => {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections() // requests left hanging on purpose (abort tests) end here
+      })
   }
 }
 

@@ -53,6 +53,8 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* context.fence
+        // Serializes version switching with other ingestions and deletions of the same asset.
+        yield* repo.lockAsset(source.knowledgeAssetId)
         yield* index.replaceChunks(
           {
             sourceId,

@@ -23,11 +23,15 @@ export interface UploadedFile {
 
 const sourceNotFound = new NotFound({ code: "SOURCE_NOT_FOUND", detail: "No source with this id that you may see" })
 
-const encodeCursor = (row: SourceRow) => Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString("base64url")
+// The cursor carries created_at to the microsecond (cursorAt, from SQL): a JS Date keeps milliseconds only,
+// and rows created in the same millisecond as a page's last row would be skipped.
+const encodeCursor = (row: SourceRow) => Buffer.from(`${row.cursorAt}|${row.id}`).toString("base64url")
+const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const decodeCursor = (cursor: string) => {
-  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
-  const createdAt = new Date(at ?? "")
-  return id && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : undefined
+  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
+  const valid = rest.length === 0 && at !== undefined && CURSOR_AT.test(at) && !Number.isNaN(new Date(at).getTime()) && id !== undefined && UUID.test(id)
+  return valid ? { createdAt: at, id } : undefined
 }
 
 const titleFromFileName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "").replace(/[_]+/g, " ").trim() || name
@@ -121,12 +125,24 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
 
         const sourceId = yield* transaction(
           Effect.gen(function* () {
-            const existing = yield* repo.assetForUpdate(input.knowledgeSpaceId, title)
-            const assetId = existing?.id ?? (yield* repo.insertAsset(caller.organizationId, input.knowledgeSpaceId, title))
+            let existing = yield* repo.assetForUpdate(input.knowledgeSpaceId, title)
+            let assetId = existing?.id ?? (yield* repo.insertAsset(caller.organizationId, input.knowledgeSpaceId, title))
+            if (!assetId) {
+              // A concurrent upload of the same title created the asset first (and has committed): add to it.
+              existing = yield* repo.assetForUpdate(input.knowledgeSpaceId, title)
+              if (!existing) return yield* Effect.dieMessage(`knowledge asset "${title}" neither inserted nor found`)
+              assetId = existing.id
+            }
             if (existing) {
               const latest = yield* repo.latestVersion(assetId)
-              // The same bytes again (same classification) are the same version: nothing to add.
-              if (latest && latest.contentDigest === digest && latest.classification === input.classification) return latest.id
+              // The same bytes again (same classification) are the same version: nothing to add. If that version
+              // ended in ATTENTION, ingest it again: its failure message asks for exactly this once the cause is fixed.
+              if (latest && latest.contentDigest === digest && latest.classification === input.classification) {
+                if (latest.status === "ATTENTION" && (yield* repo.markProcessing(latest.id))) {
+                  yield* queue.enqueue(IngestSource.kind, { sourceId: latest.id }, { dedupeKey: `ingest:${latest.id}`, maxAttempts: 5 })
+                }
+                return latest.id
+              }
             }
             yield* repo.putBlob(digest, bytes)
             const id = yield* repo.insertSource({
@@ -196,6 +212,8 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
         yield* requireContributor(caller, row.knowledgeSpaceId)
         yield* transaction(
           Effect.gen(function* () {
+            // Serializes version switching with ingestions of the same asset (see SourcesRepo.lockAsset).
+            yield* repo.lockAsset(row.knowledgeAssetId)
             yield* repo.markDeleted(sourceId)
             yield* index.makeUnsearchable(sourceId, caller.organizationId)
             // If the deleted version was the one served, the newest remaining ready version takes over.

@@ -27,6 +27,8 @@ export interface SourceRow {
   readonly embeddingModel: string | null
   readonly embeddingDimensions: number | null
   readonly createdAt: Date
+  /** created_at as ISO 8601 UTC to the microsecond, for paging cursors. */
+  readonly cursorAt: string
   readonly updatedAt: Date
   readonly deletedAt: Date | null
   readonly knowledgeSpaceKey: string
@@ -66,6 +68,7 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
         s.acl_authority, s.status, s.classification, s.file_name, s.media_type, s.content_length::int AS content_length,
         s.content_digest, s.language, s.page_count, s.chunk_count, s.failure_code, s.failure_message, s.embedding_profile_key,
         s.embedding_provider, s.embedding_model, s.embedding_dimensions, s.created_at, s.updated_at, s.deleted_at,
+        to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
         ks.key AS knowledge_space_key, ks.name AS knowledge_space_name, d.name AS owning_department_name, u.name AS uploaded_by_name
       FROM sources s
       JOIN knowledge_spaces ks ON ks.id = s.knowledge_space_id
@@ -81,10 +84,10 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
 
     return {
       /** A page, newest first, after the keyset cursor; `visible` is the access predicate on alias s. */
-      page: (organizationId: string, visible: Statement.Fragment, filter: SourceFilter, after: { createdAt: Date; id: string } | undefined, limit: number) =>
+      page: (organizationId: string, visible: Statement.Fragment, filter: SourceFilter, after: { createdAt: string; id: string } | undefined, limit: number) =>
         sql<SourceRow>`
           ${select} WHERE ${filtered(organizationId, visible, filter)}
-          ${after ? sql`AND (s.created_at, s.id) < (${after.createdAt}, ${after.id}::uuid)` : sql``}
+          ${after ? sql`AND (s.created_at, s.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : sql``}
           ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`.pipe(Effect.orDie),
       counts: (organizationId: string, visible: Statement.Fragment, filter: SourceFilter) =>
         sql<{ status: string; count: number }>`
@@ -102,13 +105,22 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
         sql<{ id: string }>`
           SELECT id FROM knowledge_assets WHERE knowledge_space_id = ${knowledgeSpaceId} AND lower(title) = lower(${title}) AND deleted_at IS NULL
           FOR UPDATE`.pipe(Effect.map(first), Effect.orDie),
+      /** The new asset's id, or undefined when a live asset with this title exists (e.g. a concurrent upload made it). */
       insertAsset: (organizationId: string, knowledgeSpaceId: string, title: string) =>
         sql<{ id: string }>`
           INSERT INTO knowledge_assets (organization_id, knowledge_space_id, title) VALUES (${organizationId}, ${knowledgeSpaceId}, ${title})
-          RETURNING id`.pipe(Effect.map((rows) => rows[0]!.id), Effect.orDie),
+          ON CONFLICT (knowledge_space_id, lower(title)) WHERE deleted_at IS NULL DO NOTHING
+          RETURNING id`.pipe(Effect.map((rows) => rows[0]?.id), Effect.orDie),
+      /**
+       * Locks a knowledge asset until the transaction ends. Every transaction that changes which version of
+       * the asset is searchable takes it first, so two of them (two versions ingested at once, or an ingestion
+       * and a deletion) run one after the other and the second sees what the first committed.
+       */
+      lockAsset: (knowledgeAssetId: string) =>
+        sql`SELECT id FROM knowledge_assets WHERE id = ${knowledgeAssetId} FOR UPDATE`.pipe(Effect.asVoid, Effect.orDie),
       latestVersion: (knowledgeAssetId: string) =>
-        sql<{ id: string; versionNumber: number; contentDigest: string; classification: string }>`
-          SELECT id, version_number, content_digest, classification FROM sources
+        sql<{ id: string; versionNumber: number; contentDigest: string; classification: string; status: string }>`
+          SELECT id, version_number, content_digest, classification, status FROM sources
           WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL ORDER BY version_number DESC LIMIT 1`.pipe(
           Effect.map(first),
           Effect.orDie
@@ -144,6 +156,11 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
         sql`
           UPDATE sources SET status = 'ATTENTION', failure_code = ${code}, failure_message = ${message}, updated_at = clock_timestamp()
           WHERE id = ${sourceId} AND deleted_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
+      /** An ATTENTION source back to PROCESSING for another ingestion; false when it was not in ATTENTION. */
+      markProcessing: (sourceId: string) =>
+        sql<{ id: string }>`
+          UPDATE sources SET status = 'PROCESSING', failure_code = NULL, failure_message = NULL, updated_at = clock_timestamp()
+          WHERE id = ${sourceId} AND deleted_at IS NULL AND status = 'ATTENTION' RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
       markDeleted: (sourceId: string) =>
         sql`UPDATE sources SET deleted_at = clock_timestamp(), status = 'DELETING', updated_at = clock_timestamp() WHERE id = ${sourceId}`.pipe(
           Effect.asVoid,

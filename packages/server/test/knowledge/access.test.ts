@@ -26,7 +26,7 @@ interface Seeded {
   readonly bytes: string
 }
 
-describe.each(backends)("access to knowledge on $name", (backend) => {
+describe.each(backends)("access to knowledge on $name", { timeout: 240_000 }, (backend) => {
   let server: Awaited<ReturnType<Backend["start"]>>
   let admin: Client
   const departments: Record<string, string> = {}

@@ -20,7 +20,7 @@ import {
  * Deleting a source hides it from every read path at once (SourceDeletion PENDING); a job then purges
  * its row, chunks and unreferenced blob. Deleting the newest version brings the previous ready one back.
  */
-describe("source deletion", () => {
+describe("source deletion", { timeout: 120_000 }, () => {
   let server: InspectableServer
   let admin: Client
   let space: string

@@ -44,7 +44,7 @@ Use the rollback command to revert a bad release, then file a postmortem within 
 Every change needs two approvals from the owning team. ${filler("reviews", 4)}
 `
 
-describe("ingestion of uploaded sources", () => {
+describe("ingestion of uploaded sources", { timeout: 120_000 }, () => {
   let server: TestServer
   let admin: Client
   let space: string

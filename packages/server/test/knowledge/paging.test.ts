@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Reply } from "../support/http"
 import { startTestServer, type TestServer } from "../support/server"
 import { client, type Client, expectProblemReply, listAll, settled, upload, uploaded } from "./support"
 
@@ -6,7 +7,7 @@ import { client, type Client, expectProblemReply, listAll, settled, upload, uplo
  * Cursor paging over sources: every source that existed when paging began is visited exactly once,
  * even while more are uploaded (and ingested) concurrently; the last page says nextCursor null.
  */
-describe("paging through sources", () => {
+describe("paging through sources", { timeout: 180_000 }, () => {
   let server: TestServer
   let admin: Client
   let space: string
@@ -41,8 +42,8 @@ describe("paging through sources", () => {
     try {
       let cursor: string | null = null
       do {
-        const query = new URLSearchParams({ knowledgeSpaceId: space, pageSize: "7", ...(cursor ? { cursor } : {}) })
-        const reply = await admin.call("GET", `/api/sources?${query}`)
+        const query: URLSearchParams = new URLSearchParams({ knowledgeSpaceId: space, pageSize: "7", ...(cursor ? { cursor } : {}) })
+        const reply: Reply = await admin.call("GET", `/api/sources?${query}`)
         expect(reply.status, JSON.stringify(reply.body)).toBe(200)
         expect(reply.body.pageSize).toBe(7)
         expect(reply.body.items.length).toBeLessThanOrEqual(7)
@@ -73,7 +74,7 @@ describe("paging through sources", () => {
     let cursor: string | null = null
     let total = -1
     do {
-      const reply = await admin.call("GET", `/api/sources?${new URLSearchParams({ knowledgeSpaceId: space, pageSize: "7", ...(cursor ? { cursor } : {}) })}`)
+      const reply: Reply = await admin.call("GET", `/api/sources?${new URLSearchParams({ knowledgeSpaceId: space, pageSize: "7", ...(cursor ? { cursor } : {}) })}`)
       total = reply.body.total
       seen.push(...reply.body.items)
       cursor = reply.body.nextCursor

@@ -43,7 +43,7 @@ export interface UploadReply extends Reply {
 export const upload = async (who: Client, input: UploadInput): Promise<UploadReply> => {
   const bytes = typeof input.bytes === "string" ? bytesOf(input.bytes) : input.bytes
   const form = new FormData()
-  form.append("file", new Blob([bytes], { type: input.type ?? "application/octet-stream" }), input.name)
+  form.append("file", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: input.type ?? "application/octet-stream" }), input.name)
   const query = new URLSearchParams({ knowledgeSpaceId: input.spaceId })
   if (input.classification) query.set("classification", input.classification)
   if (input.title) query.set("title", input.title)
@@ -140,8 +140,8 @@ export const listAll = async (who: Client, params: Record<string, string> = {}) 
   let cursor: string | null = null
   let first: Record<string, any> | undefined
   do {
-    const query = new URLSearchParams({ ...params, pageSize: "200", ...(cursor ? { cursor } : {}) })
-    const reply = await who.call("GET", `/api/sources?${query}`)
+    const query: URLSearchParams = new URLSearchParams({ ...params, pageSize: "200", ...(cursor ? { cursor } : {}) })
+    const reply: Reply = await who.call("GET", `/api/sources?${query}`)
     expect(reply.status, JSON.stringify(reply.body)).toBe(200)
     first ??= reply.body
     items.push(...reply.body.items)
