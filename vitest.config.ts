@@ -15,6 +15,7 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "packages/*/test/**/*.test.tsx"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    pool: "forks"
+    pool: "forks",
+    globalSetup: ["packages/server/test/support/globalSetup.ts"]
   }
 })

@@ -1,8 +1,9 @@
 import { startServer, type RunningServer, type StartOptions } from "@lore/server"
-import { mkdtempSync, rmSync } from "node:fs"
+import { cpSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
+import { TEMPLATE_TOKEN } from "./globalSetup"
 
 /** A fresh bootstrap token per server, so tests know the admin's credential without reading files. */
 export const newBootstrapToken = () => `lore_pat_test${Math.random().toString(36).slice(2)}${"x".repeat(24)}`
@@ -26,7 +27,10 @@ const adminUrl = () => process.env.DATABASE_URL
 export const startTestServer = async (options: Partial<StartOptions> = {}): Promise<TestServer> => {
   const dataDir = mkdtempSync(join(tmpdir(), "lore-test-"))
   const databaseUrl = adminUrl() ? await createDatabase(adminUrl()!) : undefined
-  const adminToken = options.bootstrapToken ?? newBootstrapToken()
+  // Embedded: start from a copy of the run's template database (globalSetup.ts) unless a token is chosen.
+  const template = !databaseUrl && !options.bootstrapToken ? process.env.LORE_TEST_TEMPLATE_DIR : undefined
+  if (template) cpSync(template, dataDir, { recursive: true })
+  const adminToken = options.bootstrapToken ?? (template ? TEMPLATE_TOKEN : newBootstrapToken())
   const boot = async (): Promise<TestServer> => {
     const server = await startServer({ port: 0, ...options, dataDir, databaseUrl, bootstrapToken: adminToken })
     const self: TestServer = {
