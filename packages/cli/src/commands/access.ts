@@ -52,7 +52,8 @@ const stateCell = (state: "ALLOWED" | "DENIED", reason: string): Cell => styled(
 export const explanationView = ({ user, relation, explanation }: Explanation): View => {
   const { resource } = explanation
   const allowed = explanation.state === "ALLOWED"
-  const what = `${resourceNames[resource.type]} ${resource.label}${resource.contextLabel && resource.contextLabel !== resource.label ? ` (${resource.contextLabel})` : ""}`
+  const context = resource.contextLabel && resource.contextLabel !== resource.label ? ` (${resource.contextLabel})` : ""
+  const what = `${resourceNames[resource.type]} ${resource.label}${context}`
   const headline = allowed ? `ALLOWED: ${user.email} may ${verbs[relation]} ${what}` : `DENIED: ${user.email} may not ${verbs[relation]} ${what}`
   return [
     { kind: "message", tone: allowed ? "success" : "error", text: headline },

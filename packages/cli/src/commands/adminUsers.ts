@@ -72,7 +72,7 @@ export const userPermissions = async (directory: Directory, userRef: string): Pr
 const usersView = ({ users, labels }: UserList): View => [
   {
     kind: "table",
-    columns: [{ header: "email" }, { header: "name" }, { header: "role" }, { header: "clearance" }, { header: "department" }, { header: "status" }, { header: "platform roles" }, { header: "id" }],
+    columns: ["email", "name", "role", "clearance", "department", "status", "platform roles", "id"].map((header) => ({ header })),
     rows: users.map((user) => [
       user.email,
       user.name,
@@ -307,7 +307,11 @@ export const registerUserCommands = (admin: Command) => {
         const [name] = command.processedArgs as [string]
         if (name.trim() === "") throw usageError("the department name is empty")
         const directory = new Directory(runtime.client({ requireToken: true }))
-        await present(runtime, { progress: `Creating department ${name}`, run: () => createDepartment(directory, name.trim()), view: departmentView((d) => `Created department ${d.name}`) })
+        await present(runtime, {
+          progress: `Creating department ${name}`,
+          run: () => createDepartment(directory, name.trim()),
+          view: departmentView((created) => `Created department ${created.name}`)
+        })
       })
     )
 

@@ -38,7 +38,7 @@ export const tokensTableView = (tokens: ReadonlyArray<AccessToken>): View => [
 
 const createdView = (token: IssuedAccessToken): View => [
   { kind: "message", tone: "success", text: `Created token ${token.name}` },
-  { kind: "secret", label: "Token (shown only now; store it somewhere safe):", value: token.token, note: "Use it with: lore login --token <token>, or LORE_TOKEN=<token>" },
+  { kind: "secret", label: "Token (shown only now; store it somewhere safe)", value: token.token, note: "Use it with: lore login --token <token>, or LORE_TOKEN=<token>" },
   {
     kind: "fields",
     fields: [

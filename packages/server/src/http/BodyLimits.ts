@@ -7,7 +7,12 @@ import { Cause, Effect, Option } from "effect"
  */
 const isBodyTooLarge = (error: unknown): boolean => {
   const e = error as { _tag?: string; reason?: string; cause?: unknown }
-  if (e?._tag === "MultipartError") return e.reason === "FileTooLarge" || e.reason === "BodyTooLarge" || e.reason === "FieldTooLarge"
+  if (e?._tag === "MultipartError") {
+    // The node platform wraps the multipart parser's own limit (ReachedLimit) as an InternalError.
+    const inner = e.cause as { _tag?: string } | undefined
+    return e.reason === "FileTooLarge" || e.reason === "BodyTooLarge" || e.reason === "FieldTooLarge" ||
+      (e.reason === "InternalError" && inner?._tag === "ReachedLimit")
+  }
   return e?._tag === "RequestError" && e.cause instanceof Error && e.cause.message === "maxBytes exceeded"
 }
 

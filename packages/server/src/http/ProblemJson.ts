@@ -147,7 +147,8 @@ export const problemJson = (options: ProblemOptions) =>
       yield* HttpApp.appendPreResponseHandler((_request, response) => finish(response))
       return yield* app.pipe(
         HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
-        Multipart.withLimits({ maxFileSize: Option.some(options.maxUploadBytes) }),
+        // The parser counts a part's headers against its size; the exact byte limit is checked by the upload itself.
+        Multipart.withLimits({ maxFileSize: Option.some(options.maxUploadBytes + 64 * 1024) }),
         Effect.tapErrorCause((cause) =>
           Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
             response.status >= 500 && !Cause.isInterruptedOnly(cause) ? Effect.logError("request failed", cause) : Effect.void

@@ -65,21 +65,23 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const visible = evaluator.visibleTo(scope, "c")
         const filters = filtersOn("c", input)
         const hybrid = Option.isSome(embeddings.info)
-        const [lexical, vector] = yield* Effect.all(
+        const [lexical, nearest] = yield* Effect.all(
           [
             index.lexical(caller.organizationId, input.q, visible, filters, hybrid ? CANDIDATES : limit),
             hybrid
               ? embeddings.embed([input.q], "query").pipe(
                 Effect.flatMap(([query]) => index.nearest(caller.organizationId, query!, visible, filters, CANDIDATES)),
                 // A provider outage degrades search to lexical rather than failing it.
-                Effect.catchAll((error) => Effect.as(Effect.logWarning("query embedding failed; lexical only", error), []))
+                Effect.catchAll((error) => Effect.as(Effect.logWarning("query embedding failed; lexical only", error), null))
               )
-              : Effect.succeed([])
+              : Effect.succeed(null)
           ],
           { concurrency: 1 }
         )
+        const vector = nearest ?? []
+        const mode = nearest === null ? "lexical" as const : "hybrid" as const
         const fused = new Map<string, { score: number; lexicalRank: number | null; vectorRank: number | null }>()
-        lexical.forEach((hit, i) => fused.set(hit.id, { score: hybrid ? 1 / (RRF_K + i + 1) : hit.score, lexicalRank: i + 1, vectorRank: null }))
+        lexical.forEach((hit, i) => fused.set(hit.id, { score: mode === "hybrid" ? 1 / (RRF_K + i + 1) : hit.score, lexicalRank: i + 1, vectorRank: null }))
         vector.forEach((hit, i) => {
           const entry = fused.get(hit.id) ?? { score: 0, lexicalRank: null, vectorRank: null }
           fused.set(hit.id, { ...entry, score: entry.score + 1 / (RRF_K + i + 1), vectorRank: i + 1 })
@@ -87,11 +89,11 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, limit)
         const details = new Map((yield* index.details(caller.organizationId, ranked.map(([id]) => id), visible)).map((d) => [d.id, d]))
         yield* Effect.logInfo("knowledge search").pipe(
-          Effect.annotateLogs({ requestId, mode: hybrid ? "hybrid" : "lexical", lexical: lexical.length, vector: vector.length, returned: ranked.length })
+          Effect.annotateLogs({ requestId, mode, lexical: lexical.length, vector: vector.length, returned: ranked.length })
         )
         return {
           requestId,
-          mode: hybrid ? "hybrid" as const : "lexical" as const,
+          mode,
           evidence: ranked.flatMap(([id, rank]) => {
             const chunk = details.get(id)
             return chunk ? [toEvidence(chunk, rank, input.q)] : []

@@ -239,7 +239,11 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
       Effect.gen(function* () {
         const row = type === "SOURCE"
           ? yield* repo.load(id)
-          : yield* Effect.flatMap(repo.latestVersion(id), (latest) => (latest ? repo.load(latest.id) : Effect.succeed(undefined)))
+          : yield* Effect.gen(function* () {
+            // The version the catalog and search serve: the newest READY one, else the newest at all.
+            const versionId = (yield* repo.newestReadyVersion(id)) ?? (yield* repo.latestVersion(id))?.id
+            return versionId ? yield* repo.load(versionId) : undefined
+          })
         if (!row || row.organizationId !== organizationId || row.deletedAt !== null) return undefined
         return {
           id,
