@@ -181,7 +181,7 @@ describe("lore admin spaces, grants, access explain and audit", () => {
 
   it("spaces rm without --yes fails naming --yes when it cannot ask (exit 2); with --yes it deletes", async () => {
     await ok(admin(["admin", "spaces", "create", "scratch", "--name", "Scratch"]))
-    for (const extra of [{}, { CI: "1" }]) {
+    for (const extra of [{}, { CI: "1" }] as Array<Record<string, string>>) {
       const refused = await admin(["admin", "spaces", "rm", "scratch"], extra)
       expect(refused.code).toBe(2)
       expect(refused.stderr).toContain("--yes")
