@@ -13,7 +13,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { cpSync, mkdtempSync, rmSync } from "node:fs"
-import { cpus, loadavg, tmpdir } from "node:os"
+import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -153,11 +153,26 @@ const postgres = async (adminUrl: string, token: string, notes: string[]) => {
   }
 }
 
+/** How busy all cores are over one second, 0..1: other work skews every figure. */
+const busyFraction = async () => {
+  const sample = () => cpus().reduce((acc, cpu) => {
+    const t = cpu.times
+    return { idle: acc.idle + t.idle, total: acc.total + t.user + t.nice + t.sys + t.idle + t.irq }
+  }, { idle: 0, total: 0 })
+  const before = sample()
+  await new Promise((done) => setTimeout(done, 1000))
+  const after = sample()
+  return 1 - (after.idle - before.idle) / Math.max(1, after.total - before.total)
+}
+
 export default async function run(): Promise<void> {
   const notes: string[] = []
-  const [busy] = loadavg()
-  if (busy! > 0.8) {
-    notes.push(`The machine was busy when the run started (load average ${busy!.toFixed(1)} on ${cpus().length} cores): absolute figures undercount; the ratio is sturdier.`)
+  const busy = await busyFraction()
+  if (busy > 0.25) {
+    notes.push(
+      `Other work kept the machine ${(100 * busy).toFixed(0)}% busy just before the run (${cpus().length} cores): ` +
+        "every figure undercounts, Lore's more than bare's (see docs/benchmarks.md); rerun on an idle machine."
+    )
   }
   const token = `lore_pat_bench${randomBytes(24).toString("base64url")}`
   const results: Array<{ database: string; lore: Measured; bare: Measured }> = []
