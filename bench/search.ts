@@ -29,11 +29,9 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { chunkDocument, parseDocument } from "../packages/server/src/knowledge/parsing/index"
-import { startChild } from "./lib/child"
 import { documents, QUESTIONS, type SyntheticDocument } from "./lib/corpus"
+import { type Ingested, ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
 import { httpGetter, type Latency, measureLatency } from "./lib/latency"
 import { table } from "./lib/load"
 import { type CapturedSearch, loreSql, openEmbedded, postgresTarget, type Target } from "./lib/lore-sql"
@@ -41,7 +39,6 @@ import { investigate } from "./lib/search-plans"
 
 export const description = "knowledge search at 10k/100k chunks: ingestion pages/s, search p50/p95 vs its bare BM25 SQL, embedded and PostgreSQL"
 
-const LORE_CHILD = fileURLToPath(new URL("./lib/me-servers.ts", import.meta.url))
 const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
 const SEED = 20240611
 const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -50,8 +47,8 @@ const settings = {
   databases: (process.env.BENCH_SEARCH_DATABASES ?? "embedded,postgresql").split(",").map((s) => s.trim()),
   sizes: sizes(process.env.BENCH_SEARCH_SIZES ?? "10000,100000"),
   /**
-   * Embedded stops at 10k by default: PGlite ingests ~100 pages/s on 2 cores (90k more chunks: ~10 min) and one
-   * search already takes seconds at 10k, so 100k does not fit the ~10 minutes a database gets.
+   * Embedded stops at 10k by default: with 100k the embedded run takes ~17 min on 2 cores (4 min of direct
+   * ingestion, searches of ~10 s each), well past the ~10 minutes a database gets.
    */
   embeddedSizes: sizes(process.env.BENCH_SEARCH_EMBEDDED_SIZES ?? process.env.BENCH_SEARCH_SIZES ?? "10000"),
   httpChunks: number("BENCH_SEARCH_HTTP_CHUNKS", 10_000),
@@ -63,14 +60,6 @@ const settings = {
   investigate: process.env.BENCH_SEARCH_INVESTIGATE ?? "auto",
   /** Runs with N in flight (and the all-statements replay) are skipped when one search takes longer than this. */
   slowMs: 1000
-}
-
-interface Ingested {
-  readonly via: "HTTP" | "direct"
-  readonly documents: number
-  readonly pages: number
-  readonly chunks: number
-  readonly seconds: number
 }
 
 interface SizeResult {
@@ -122,82 +111,6 @@ const openPool = async (target: Target, max: number) => {
       await new Promise((resolve) => setTimeout(resolve, 250))
     }
   }
-}
-
-/** Lore in a child process, with the bench token as its bootstrap admin token. */
-const startLore = async (dataDir: string, token: string, databaseUrl: string | undefined) => {
-  const child = await startChild(LORE_CHILD, ["lore", dataDir, token, ...(databaseUrl ? [databaseUrl] : [])])
-  const headers = { authorization: `Bearer ${token}` }
-  const api = async <A>(path: string): Promise<A> => {
-    const response = await fetch(`${child.url}${path}`, { headers })
-    if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as A
-  }
-  return { child, headers, api }
-}
-type Lore = Awaited<ReturnType<typeof startLore>>
-
-/** The next documents of the corpus until the chunker (Lore's own) has made at least `chunks` chunks. */
-const takeChunks = async (corpus: Iterator<SyntheticDocument>, chunks: number) => {
-  const taken: SyntheticDocument[] = []
-  for (let made = 0; made < chunks; ) {
-    const document = corpus.next().value as SyntheticDocument
-    const parsed = await parseDocument(new TextEncoder().encode(document.text), "text/plain")
-    if (!parsed.ok) throw new Error(parsed.error.message)
-    made += chunkDocument(parsed.document, { sourceRevisionId: "00000000-0000-4000-8000-000000000000" }).length
-    taken.push(document)
-  }
-  return taken
-}
-
-/** Uploads through POST /api/sources and waits until every source is READY (or ATTENTION). */
-const ingestOverHttp = async (lore: Lore, spaceId: string, docs: ReadonlyArray<SyntheticDocument>): Promise<Ingested> => {
-  const started = performance.now()
-  let next = 0
-  await Promise.all(
-    Array.from({ length: settings.uploadConcurrency }, async () => {
-      while (next < docs.length) {
-        const document = docs[next++]!
-        const form = new FormData()
-        form.append("file", new Blob([document.text], { type: "text/plain" }), document.fileName)
-        const response = await fetch(`${lore.child.url}/api/sources?knowledgeSpaceId=${spaceId}&classification=INTERNAL`, {
-          method: "POST",
-          headers: lore.headers,
-          body: form
-        })
-        if (!response.ok) throw new Error(`upload ${document.fileName}: ${response.status} ${await response.text()}`)
-        await response.arrayBuffer()
-      }
-    })
-  )
-  for (;;) {
-    const page = await lore.api<{ statusCounts: { ready: number; attention: number } }>("/api/sources?pageSize=1")
-    if (page.statusCounts.ready + page.statusCounts.attention >= docs.length) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  const seconds = (performance.now() - started) / 1000
-  const totals = await sourceTotals(lore)
-  if (totals.attention > 0) throw new Error(`${totals.attention} uploads ended in ATTENTION`)
-  return { via: "HTTP", documents: docs.length, pages: totals.pages, chunks: totals.chunks, seconds }
-}
-
-/** pageCount and chunkCount summed over every source, as the API reports them. */
-const sourceTotals = async (lore: Lore) => {
-  let pages = 0
-  let chunks = 0
-  let attention = 0
-  let cursor: string | null = null
-  do {
-    const page: { items: Array<{ pageCount: number | null; chunkCount: number | null; status: string }>; nextCursor: string | null } =
-      await lore.api(`/api/sources?pageSize=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
-    for (const item of page.items) {
-      pages += item.pageCount ?? 0
-      chunks += item.chunkCount ?? 0
-      if (item.status === "ATTENTION") attention++
-    }
-    cursor = page.nextCursor
-  } while (cursor)
-  return { pages, chunks, attention }
 }
 
 /** GET /api/knowledge/search for every question: sequential, then with N in flight. */
@@ -286,7 +199,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
       if (viaHttp > 0) {
         const docs = await takeChunks(corpus, viaHttp)
         log(`uploading ${docs.length} documents through POST /api/sources ...`)
-        const result = await ingestOverHttp(lore, owner.knowledgeSpaceId, docs)
+        const result = await ingestOverHttp(lore, owner.knowledgeSpaceId, docs, settings.uploadConcurrency)
         ingested.push({ ...result, pages: result.pages - totals.pages, chunks: result.chunks - totals.chunks })
         totals = { chunks: result.chunks, pages: result.pages }
         log(`${result.chunks} chunks, ${result.pages} pages READY in ${result.seconds.toFixed(1)} s`)

@@ -13,14 +13,13 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 
-/** The SQL Lore's IdentityRepo sends for principalByTokenHash, departmentName and touchToken, verbatim. */
+/** The SQL Lore's IdentityRepo sends for principalByTokenHash and touchToken, verbatim. */
 export const PRINCIPAL_SQL = `
           SELECT t.id AS credential_id, t.last_used_at, u.id AS user_id, u.organization_id, u.department_id,
-                 u.email, u.name, u.role, u.clearance, u.active, coalesce((SELECT array_agg(role ORDER BY role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
-          FROM access_tokens t JOIN users u ON u.id = t.user_id
+                 d.name AS department_name, u.email, u.name, u.role, u.clearance, u.active, coalesce((SELECT array_agg(role ORDER BY role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
+          FROM access_tokens t JOIN users u ON u.id = t.user_id JOIN departments d ON d.id = u.department_id
           WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
         `
-export const DEPARTMENT_SQL = `SELECT name FROM departments WHERE id = $1`
 const TOUCH_SQL = `UPDATE access_tokens SET last_used_at = now() WHERE id = $1`
 /** As Lore's Authenticator: last_used_at is written at most this often per token. */
 const TOUCH_INTERVAL_MS = 60_000
@@ -31,6 +30,7 @@ interface PrincipalRow {
   user_id: string
   organization_id: string
   department_id: string
+  department_name: string
   email: string
   name: string
   role: string
@@ -70,7 +70,6 @@ const meHandler = (pool: pg.Pool) => {
         lastTouched.set(row.credential_id, now)
         await pool.query(TOUCH_SQL, [row.credential_id])
       }
-      const department = await pool.query<{ name: string }>(DEPARTMENT_SQL, [row.department_id])
       send(res, 200, {
         authenticated: true,
         subject: `user:${row.user_id}`,
@@ -78,7 +77,7 @@ const meHandler = (pool: pg.Pool) => {
         userId: row.user_id,
         organizationId: row.organization_id,
         departmentId: row.department_id,
-        departmentName: department.rows[0]?.name ?? "",
+        departmentName: row.department_name,
         name: row.name,
         email: row.email,
         role: row.role,

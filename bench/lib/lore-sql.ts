@@ -145,6 +145,7 @@ export const loreSql = async (target: Target) => {
           userId: row.userId,
           organizationId: row.organizationId,
           departmentId: row.departmentId,
+          departmentName: row.departmentName,
           email: row.email,
           name: row.name,
           role: row.role,

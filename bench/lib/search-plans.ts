@@ -8,7 +8,8 @@
  *  P  A postings table (term -> chunk, weighted term frequency, chunk length), maintained with the statistics
  *     when chunks become searchable or stop being so. BM25 sums over an index-only scan of the query terms'
  *     postings: no heap, no TOAST, no unnest of every candidate's whole tsvector. The access predicate's space
- *     list filters postings; classification/ACL are checked on the best 5k before the limit.
+ *     list filters postings; classification/ACL are checked on the best 5 x limit (Lore would fall back to the
+ *     full join when fewer than limit pass; the bench's admin sees everything, so the prototype leaves that out).
  *  M  P + MaxScore: candidates come from the rare query terms (df <= 10% of chunks; at least the rarest one);
  *     common terms are added only for candidates that could still reach the top k (partial + bound >= the k-th
  *     best partial); the result is exact when the k-th score is at least the common terms' bound, otherwise the

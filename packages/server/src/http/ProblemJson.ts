@@ -6,7 +6,7 @@ import {
   HttpServerResponse,
   Multipart
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, Option } from "effect"
+import { Cause, Effect, FiberRef, LogLevel, Option } from "effect"
 import { defaultCodes, type Problem, problemType, titles } from "./Problem"
 import { CurrentRequestId, requestIdFrom } from "./RequestId"
 import type { RouteTable } from "./RouteTable"
@@ -115,6 +115,9 @@ export const toProblemResponse = (
   })
 }
 
+const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined
+
 const isMultipart = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
 
@@ -131,24 +134,33 @@ export const problemJson = (options: ProblemOptions) =>
       const limit = isMultipart(request) ? options.maxUploadBytes + 1024 * 1024 : options.maxJsonBytes
       const started = Date.now()
 
+      // The access log is debug-level; skip building it on the hot path when nobody reads it.
+      const accessLog = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
         const answered = response.status >= 400 ? toProblemResponse(response, request, options.routes, requestId) : response
-        return Effect.as(
-          Effect.logDebug("request").pipe(
-            Effect.annotateLogs({ requestId, method: request.method, url: request.url, status: answered.status, durationMs: Date.now() - started })
-          ),
-          HttpServerResponse.setHeader(answered, "x-request-id", requestId)
-        )
+        const stamped = HttpServerResponse.setHeader(answered, "x-request-id", requestId)
+        return accessLog
+          ? Effect.as(
+            Effect.logDebug("request").pipe(
+              Effect.annotateLogs({ requestId, method: request.method, url: request.url, status: answered.status, durationMs: Date.now() - started })
+            ),
+            stamped
+          )
+          : Effect.succeed(stamped)
       }
 
       if (Number(request.headers["content-length"] ?? "0") > limit) {
         return yield* finish(HttpServerResponse.empty({ status: 413 }))
       }
       yield* HttpApp.appendPreResponseHandler((_request, response) => finish(response))
-      return yield* app.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
-        // The parser counts a part's headers against its size; the exact byte limit is checked by the upload itself.
-        Multipart.withLimits({ maxFileSize: Option.some(options.maxUploadBytes + 64 * 1024) }),
+      const bounded = hasBody(request)
+        ? app.pipe(
+          HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
+          // The parser counts a part's headers against its size; the exact byte limit is checked by the upload itself.
+          Multipart.withLimits({ maxFileSize: Option.some(options.maxUploadBytes + 64 * 1024) })
+        )
+        : app
+      return yield* bounded.pipe(
         Effect.tapErrorCause((cause) =>
           Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
             response.status >= 500 && !Cause.isInterruptedOnly(cause) ? Effect.logError("request failed", cause) : Effect.void

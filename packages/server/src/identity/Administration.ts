@@ -251,7 +251,7 @@ export class Administration extends Effect.Service<Administration>()("lore/Admin
             yield* generation.bump(row.organizationId)
             const token = yield* tokens.issue(userId, "invitation", undefined)
             const user = (yield* repo.user(row.organizationId, userId))!
-            const newcomer: Principal = { ...user, userId, platformRoles: [], credential: { kind: "token", id: token.id } }
+            const newcomer: Principal = { ...user, userId, departmentName: "", platformRoles: [], credential: { kind: "token", id: token.id } }
             yield* audit.record(newcomer, { action: "invitation.accept", resourceType: "invitation", resourceId: row.id, details: { email: row.email } })
             return { user, token }
           })

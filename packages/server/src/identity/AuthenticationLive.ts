@@ -1,8 +1,8 @@
 import { HttpApi, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, type Exit, Layer } from "effect"
 import { holds, type Permission, RequiredPermission } from "../access/Permissions"
 import { LoreApi } from "../http/Api"
-import { Forbidden } from "../http/Problem"
+import { Forbidden, type Unauthorized } from "../http/Problem"
 import { Authentication } from "../http/Security"
 import { Authenticator } from "./Authenticator"
 import type { Principal } from "./CurrentUser"
@@ -44,8 +44,20 @@ export const AuthenticationLive = Layer.effect(
           : Effect.fail(new Forbidden({ code: "PERMISSION_DENIED", detail: `This requires the ${permission} permission` }))
       })
 
+    // The platform tries the `session` scheme when `bearer` fails. Both look at the whole request, so the
+    // verdict is kept per request and the second scheme reuses it instead of querying again.
+    const verdicts = new WeakMap<object, Exit.Exit<Principal, Unauthorized | Forbidden>>()
     const authenticate = () =>
-      HttpServerRequest.HttpServerRequest.pipe(Effect.flatMap(authenticator.authenticate), Effect.flatMap(authorize))
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const known = verdicts.get(request)
+        if (known) return known
+        return authenticator.authenticate(request).pipe(
+          Effect.flatMap(authorize),
+          Effect.exit,
+          Effect.tap((exit) => verdicts.set(request, exit)),
+          Effect.flatten
+        )
+      })
     return Authentication.of({ bearer: authenticate, session: authenticate })
   })
 )

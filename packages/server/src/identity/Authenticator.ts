@@ -18,6 +18,7 @@ const toPrincipal = (row: PrincipalRow, kind: "token" | "session"): Principal =>
   userId: row.userId,
   organizationId: row.organizationId,
   departmentId: row.departmentId,
+  departmentName: row.departmentName,
   email: row.email,
   name: row.name,
   role: row.role,

@@ -5,6 +5,7 @@ export interface Principal {
   readonly userId: string
   readonly organizationId: string
   readonly departmentId: string
+  readonly departmentName: string
   readonly email: string
   readonly name: string
   readonly role: UserRole

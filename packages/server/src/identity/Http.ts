@@ -91,7 +91,7 @@ export const MeHttp = HttpApiBuilder.group(LoreApi, "me", (handlers) =>
             userId: me.userId,
             organizationId: me.organizationId,
             departmentId: me.departmentId,
-            departmentName: yield* repo.departmentName(me.departmentId),
+            departmentName: me.departmentName,
             name: me.name,
             email: me.email,
             role: me.role,

@@ -7,6 +7,7 @@ export interface PrincipalRow {
   readonly userId: string
   readonly organizationId: string
   readonly departmentId: string
+  readonly departmentName: string
   readonly email: string
   readonly name: string
   readonly role: UserRole
@@ -39,16 +40,16 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("lore/IdentityR
       principalByTokenHash: (hash: string) =>
         sql<PrincipalRow>`
           SELECT t.id AS credential_id, t.last_used_at, u.id AS user_id, u.organization_id, u.department_id,
-                 u.email, u.name, u.role, u.clearance, u.active, ${roles} AS platform_roles
-          FROM access_tokens t JOIN users u ON u.id = t.user_id
+                 d.name AS department_name, u.email, u.name, u.role, u.clearance, u.active, ${roles} AS platform_roles
+          FROM access_tokens t JOIN users u ON u.id = t.user_id JOIN departments d ON d.id = u.department_id
           WHERE t.token_hash = ${hash} AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
         `.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
 
       principalBySessionHash: (hash: string) =>
         sql<PrincipalRow>`
           SELECT s.id AS credential_id, NULL AS last_used_at, u.id AS user_id, u.organization_id, u.department_id,
-                 u.email, u.name, u.role, u.clearance, u.active, ${roles} AS platform_roles
-          FROM sessions s JOIN users u ON u.id = s.user_id
+                 d.name AS department_name, u.email, u.name, u.role, u.clearance, u.active, ${roles} AS platform_roles
+          FROM sessions s JOIN users u ON u.id = s.user_id JOIN departments d ON d.id = u.department_id
           WHERE s.secret_hash = ${hash} AND s.revoked_at IS NULL AND s.expires_at > now()
         `.pipe(Effect.map((rows) => rows[0]), Effect.orDie),
 
@@ -83,11 +84,6 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("lore/IdentityR
       revokeSession: (sessionId: string) =>
         sql`UPDATE sessions SET revoked_at = now() WHERE id = ${sessionId} AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
 
-      departmentName: (departmentId: string) =>
-        sql<{ name: string }>`SELECT name FROM departments WHERE id = ${departmentId}`.pipe(
-          Effect.map((rows) => rows[0]?.name ?? ""),
-          Effect.orDie
-        ),
 
       departments: (organizationId: string) =>
         sql<{ id: string; organizationId: string; name: string }>`

@@ -191,6 +191,7 @@ describe("ingestion jobs survive killed workers (lease expiry)", { timeout: 120_
       userId: seeded.userId,
       organizationId: seeded.organizationId,
       departmentId: seeded.departmentId,
+      departmentName: "Operations",
       email: "ops@example.com",
       name: "Ops",
       role: "ADMIN",
