@@ -185,9 +185,17 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
   const openTarget = () => (databaseUrl ? Promise.resolve(postgresTarget(databaseUrl)) : openEmbedded(dataDir))
   const sizes: SizeResult[] = []
   const targets = database === "embedded" ? settings.embeddedSizes : settings.sizes
+  // The Lore child currently running, so a failure mid-run does not leave it behind.
+  let running: Lore | undefined
+  const start = async () => (running = await startLore(dataDir, token, databaseUrl))
+  const stop = async () => {
+    const lore = running
+    running = undefined
+    await lore?.child.stop()
+  }
   try {
     const log = (message: string) => console.log(`  [${label}] ${message}`)
-    let lore = await startLore(dataDir, token, databaseUrl)
+    let lore = await start()
     const me = await lore.api<{ userId: string; organizationId: string }>("/api/me")
     const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/upload-targets")
     const owner = { organizationId: me.organizationId, knowledgeSpaceId: space!.id, userId: me.userId }
@@ -205,7 +213,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         log(`${result.chunks} chunks, ${result.pages} pages READY in ${result.seconds.toFixed(1)} s`)
       }
       // Lore stops while the bench loads directly (embedded: PGlite serves one client at a time).
-      await lore.child.stop()
+      await stop()
       let target = await openTarget()
       if (totals.chunks < size) {
         const services = await loreSql(target)
@@ -243,7 +251,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
       await pool.end()
       await target.close()
       log("measuring GET /api/knowledge/search ...")
-      lore = await startLore(dataDir, token, databaseUrl)
+      lore = await start()
       const searched = await measureLore(lore)
       const result: SizeResult = {
         target: size,
@@ -258,7 +266,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
       }
       sizes.push(result)
       if (database === "postgresql" && isLargest && settings.investigate !== "0" && (result.lore.p95Ms >= 50 || settings.investigate === "always")) {
-        await lore.child.stop()
+        await stop()
         target = await openTarget()
         log(`p95 ${ms(result.lore.p95Ms)} ms: investigating the BM25 statement (EXPLAIN, prototypes on this database) ...`)
         const investigationPool = await openPool(target, 1)
@@ -268,15 +276,15 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
           await investigationPool.end()
           await target.close()
         }
-        lore = await startLore(dataDir, token, databaseUrl)
+        lore = await start()
       }
       if (plans) notes.push(plans)
       for (const [what, figures] of [["Lore", result.lore], ["Lore concurrent", result.loreConcurrent], ["bare", result.bare]] as const) {
         if (figures.failures > 0) notes.push(`${label}, ${size}: ${figures.failures} of ${figures.count} ${what} requests failed; the figures are suspect.`)
       }
     }
-    await lore.child.stop()
   } finally {
+    await stop().catch(() => {})
     rmSync(dataDir, { recursive: true, force: true })
   }
   return { database: label, sizes, notes }

@@ -129,9 +129,17 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
      */
     const visibleTo = (scope: ReadScope, alias: string): Statement.Fragment => {
       const a = sql(alias)
-      return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[])
-        AND ${a}.classification_rank <= ${scope.maxClassificationRank}
+      return sql`(${grantAndClearance(scope, alias)}
         AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[]))`
+    }
+
+    /**
+     * The grant and classification branches alone, for rows that carry no ACL column (search postings);
+     * such a query must still apply `visibleTo` to the chunks it returns.
+     */
+    const grantAndClearance = (scope: ReadScope, alias: string): Statement.Fragment => {
+      const a = sql(alias)
+      return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[]) AND ${a}.classification_rank <= ${scope.maxClassificationRank})`
     }
 
     /** The grants on one space that match a user, for the explanation. */
@@ -141,6 +149,6 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
         WHERE knowledge_space_id = ${spaceId} AND subject_key = ANY(${keys})
       `.pipe(Effect.orDie)
 
-    return { keysFor, spacesWith, readScope, visibleTo, matchingGrants }
+    return { keysFor, spacesWith, readScope, visibleTo, grantAndClearance, matchingGrants }
   })
 }) {}

@@ -4,13 +4,15 @@ import identity from "./migrations/0001_identity"
 import administration from "./migrations/0002_administration"
 import jobs from "./migrations/0003_jobs"
 import knowledge from "./migrations/0004_knowledge"
+import searchPostings from "./migrations/0005_search_postings"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
   "0001_identity": identity,
   "0002_administration": administration,
   "0003_jobs": jobs,
-  "0004_knowledge": knowledge
+  "0004_knowledge": knowledge,
+  "0005_search_postings": searchPostings
 }
 
 const run = Migrator.make({})

@@ -57,6 +57,19 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         ${input.classification ? sql`AND ${a}.classification_rank = ${classificationRank[input.classification]}` : sql``}`
     }
 
+    /**
+     * The best chunks by BM25, checking the full access predicate on a capped candidate list first; only
+     * when that leaves fewer than `limit` (source ACLs removed some) is the whole list ranked.
+     */
+    const lexicalRanking = (organizationId: string, query: string, postingsVisible: Statement.Fragment, visible: Statement.Fragment, filters: Statement.Fragment, limit: number) => {
+      const cap = Math.max(limit * 5, CANDIDATES)
+      return Effect.flatMap(index.lexical(organizationId, query, postingsVisible, visible, filters, limit, cap), (first) =>
+        first.ranked.length < limit && first.candidates >= cap
+          ? Effect.map(index.lexical(organizationId, query, postingsVisible, visible, filters, limit, null), (all) => all.ranked)
+          : Effect.succeed(first.ranked)
+      )
+    }
+
     const search = (caller: Principal, input: SearchInput) =>
       Effect.gen(function* () {
         const requestId = yield* FiberRef.get(CurrentRequestId)
@@ -67,7 +80,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const hybrid = Option.isSome(embeddings.info)
         const [lexical, nearest] = yield* Effect.all(
           [
-            index.lexical(caller.organizationId, input.q, visible, filters, hybrid ? CANDIDATES : limit),
+            lexicalRanking(caller.organizationId, input.q, sql`${evaluator.grantAndClearance(scope, "p")} ${filtersOn("p", input)}`, visible, filters, hybrid ? CANDIDATES : limit),
             hybrid
               ? embeddings.embed([input.q], "query").pipe(
                 Effect.flatMap(([query]) => index.nearest(caller.organizationId, query!, visible, filters, CANDIDATES)),

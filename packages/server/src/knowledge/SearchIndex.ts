@@ -60,15 +60,28 @@ export class SearchIndex extends Effect.Service<SearchIndex>()("lore/SearchIndex
     const database = yield* Database
 
     // Constants as literals: as parameters PostgreSQL would infer `1 - $1` to be an integer.
-    const k1 = sql.literal(String(K1))
-    const b = sql.literal(String(B))
+    const k1 = sql.literal(`${K1}::float8`)
+    const k1Plus1 = sql.literal(`${K1 + 1}::float8`)
+    const b = sql.literal(`${B}::float8`)
     const vectorLiteral = (v: Float32Array) => (database.vector ? `[${Array.from(v).join(",")}]` : `{${Array.from(v).join(",")}}`)
     const vectorType = sql.literal(database.vector ? "vector" : "real[]")
 
-    /** Moves BM25 statistics by the chunks that just changed searchability (sign +1 or -1). */
+    /**
+     * Moves BM25 statistics and postings by the chunks that just changed searchability (sign +1 or -1).
+     * `flipped` returns the chunks' id, search_vector, token_count, knowledge_space_id, classification_rank.
+     */
     const adjustStatistics = (flipped: Statement.Fragment, organizationId: string, sign: 1 | -1) =>
       sql`
         WITH flipped AS (${flipped}),
+        postings AS (
+          ${sign === 1
+            ? sql`INSERT INTO search_postings (term, chunk_id, organization_id, knowledge_space_id, classification_rank, frequency, token_count)
+                SELECT v.lexeme, f.id, ${organizationId}, f.knowledge_space_id, f.classification_rank,
+                  (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END) FROM unnest(v.weights) AS w), f.token_count
+                FROM flipped f CROSS JOIN LATERAL unnest(f.search_vector) AS v
+                RETURNING 1`
+            : sql`DELETE FROM search_postings WHERE chunk_id IN (SELECT id FROM flipped) RETURNING 1`}
+        ),
         terms AS (
           INSERT INTO search_terms (organization_id, term, document_frequency)
           SELECT ${organizationId}, v.lexeme, ${sign} * count(*)
@@ -82,6 +95,8 @@ export class SearchIndex extends Effect.Service<SearchIndex>()("lore/SearchIndex
         ON CONFLICT (organization_id) DO UPDATE SET
           chunk_count = search_corpus.chunk_count + EXCLUDED.chunk_count,
           token_total = search_corpus.token_total + EXCLUDED.token_total`.pipe(Effect.asVoid, Effect.orDie)
+
+    const flippedColumns = sql.literal("id, search_vector, token_count, knowledge_space_id, classification_rank")
 
     return {
       /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
@@ -117,7 +132,7 @@ export class SearchIndex extends Effect.Service<SearchIndex>()("lore/SearchIndex
       /** Makes a source's chunks searchable, and the statistics count them; a no-op when they already are. */
       makeSearchable: (sourceId: string, organizationId: string) =>
         adjustStatistics(
-          sql`UPDATE chunks SET searchable = true WHERE source_id = ${sourceId} AND NOT searchable RETURNING search_vector, token_count`,
+          sql`UPDATE chunks SET searchable = true WHERE source_id = ${sourceId} AND NOT searchable RETURNING ${flippedColumns}`,
           organizationId,
           1
         ),
@@ -125,45 +140,59 @@ export class SearchIndex extends Effect.Service<SearchIndex>()("lore/SearchIndex
       /** Takes a source's chunks out of search at once (deletion, superseded versions). Idempotent. */
       makeUnsearchable: (sourceId: string, organizationId: string) =>
         adjustStatistics(
-          sql`UPDATE chunks SET searchable = false WHERE source_id = ${sourceId} AND searchable RETURNING search_vector, token_count`,
+          sql`UPDATE chunks SET searchable = false WHERE source_id = ${sourceId} AND searchable RETURNING ${flippedColumns}`,
           organizationId,
           -1
         ),
 
       /**
-       * BM25 over the query's lexemes with OR semantics: candidates by the GIN index, term frequencies
-       * (title x2, headings x1.5) and lengths from the chunk, document frequencies from search_terms.
+       * BM25 over the query's lexemes with OR semantics, summed over the query terms' postings (an
+       * index-only scan narrowed by the caller's spaces and clearance); term frequencies carry the title
+       * x2 and heading x1.5 weights. The best `cap` chunks are then checked against the full access
+       * predicate (`visible`, which adds the source ACL) and the filters. `cap` null means no cap.
        */
-      lexical: (organizationId: string, query: string, visible: Statement.Fragment, filters: Statement.Fragment, limit: number) =>
+      lexical: (
+        organizationId: string,
+        query: string,
+        postingsVisible: Statement.Fragment,
+        visible: Statement.Fragment,
+        filters: Statement.Fragment,
+        limit: number,
+        cap: number | null
+      ) =>
         sql<RankedChunk>`
           WITH terms AS (
-            SELECT DISTINCT v.lexeme FROM unnest(to_tsvector('english', ${query})) AS v
-          ),
-          query AS (
-            SELECT to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS q FROM terms
+            SELECT DISTINCT v.lexeme AS term FROM unnest(to_tsvector('english', ${query})) AS v
           ),
           corpus AS (
             SELECT greatest(chunk_count, 1)::float8 AS n, greatest(token_total::float8 / greatest(chunk_count, 1), 1) AS avg_len
             FROM search_corpus WHERE organization_id = ${organizationId}
           ),
-          candidates AS (
-            SELECT c.id, c.search_vector, c.token_count FROM chunks c, query
-            WHERE c.searchable AND c.organization_id = ${organizationId} AND c.search_vector @@ query.q AND ${visible} ${filters}
+          weights AS (
+            SELECT st.term, ln(1 + (corpus.n - st.document_frequency + 0.5::float8) / (st.document_frequency + 0.5::float8)) AS idf
+            FROM terms JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = terms.term CROSS JOIN corpus
+          ),
+          best AS (
+            SELECT p.chunk_id, sum(w.idf * (p.frequency * ${k1Plus1}) / (p.frequency + ${k1} * (1::float8 - ${b} + ${b} * p.token_count / corpus.avg_len))) AS score
+            FROM weights w
+            JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = w.term AND ${postingsVisible}
+            CROSS JOIN corpus
+            GROUP BY p.chunk_id
+            ORDER BY score DESC, p.chunk_id
+            LIMIT ${cap}
           )
-          SELECT cand.id, sum(
-              ln(1 + (corpus.n - st.document_frequency + 0.5) / (st.document_frequency + 0.5))
-              * (tf.freq * ${sql.literal(String(K1 + 1))}) / (tf.freq + ${k1} * (1 - ${b} + ${b} * cand.token_count / corpus.avg_len))
-            )::float8 AS score
-          FROM candidates cand
-          CROSS JOIN corpus
-          CROSS JOIN LATERAL (
-            SELECT v.lexeme, (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END) FROM unnest(v.weights) AS w) AS freq
-            FROM unnest(cand.search_vector) AS v WHERE v.lexeme IN (SELECT lexeme FROM terms)
-          ) AS tf
-          JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = tf.lexeme
-          GROUP BY cand.id
-          ORDER BY score DESC, cand.id
-          LIMIT ${limit}`.pipe(Effect.orDie),
+          SELECT * FROM (
+            SELECT b.chunk_id AS id, b.score::float8 AS score
+            FROM best b JOIN chunks c ON c.id = b.chunk_id
+            WHERE c.searchable AND ${visible} ${filters}
+            ORDER BY b.score DESC, b.chunk_id
+            LIMIT ${limit}
+          ) ranked
+          -- one more row, without an id, counts the candidates, so the caller knows whether the cap bit
+          UNION ALL SELECT NULL, count(*)::float8 FROM best`.pipe(
+          Effect.map((rows) => ({ ranked: rows.filter((row) => row.id !== null), candidates: rows.find((row) => row.id === null)?.score ?? 0 })),
+          Effect.orDie
+        ),
 
       /** Nearest chunks by cosine similarity (vectors are unit length, so similarity is the dot product). */
       nearest: (organizationId: string, embedding: Float32Array, visible: Statement.Fragment, filters: Statement.Fragment, limit: number) =>

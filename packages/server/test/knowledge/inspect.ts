@@ -60,8 +60,8 @@ export const startInspectableServer = async (
 }
 
 /**
- * BM25 statistics must describe exactly the searchable chunks: per-term document frequencies, chunk count
- * and token total, after any sequence of ingestions, version switches and deletions.
+ * BM25 statistics and postings must describe exactly the searchable chunks: per-term document frequencies,
+ * postings per term, chunk count and token total, after any sequence of ingestions, version switches and deletions.
  */
 export const indexStatistics = (server: InspectableServer) =>
   server.sql((sql) =>
@@ -71,6 +71,11 @@ export const indexStatistics = (server: InspectableServer) =>
         WHERE c.searchable GROUP BY v.lexeme`
       const storedTerms = yield* sql<{ term: string; df: number }>`
         SELECT term, document_frequency::int AS df FROM search_terms WHERE document_frequency <> 0`
+      // The postings (the BM25 inverted index) hold one row per lexeme of each searchable chunk.
+      const postingTerms = yield* sql<{ term: string; df: number }>`
+        SELECT p.term, count(*)::int AS df FROM search_postings p JOIN chunks c ON c.id = p.chunk_id AND c.searchable GROUP BY p.term`
+      const [strayPostings] = yield* sql<{ count: number }>`
+        SELECT count(*)::int AS count FROM search_postings p JOIN chunks c ON c.id = p.chunk_id WHERE NOT c.searchable`
       const [actualCorpus] = yield* sql<{ chunks: number; tokens: number }>`
         SELECT count(*)::int AS chunks, coalesce(sum(token_count), 0)::int AS tokens FROM chunks WHERE searchable`
       const [storedCorpus] = yield* sql<{ chunks: number; tokens: number }>`
@@ -78,8 +83,8 @@ export const indexStatistics = (server: InspectableServer) =>
       const sorted = (rows: ReadonlyArray<{ term: string; df: number }>) =>
         Object.fromEntries([...rows].sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).map((r) => [r.term, r.df]))
       return {
-        actual: { terms: sorted(actualTerms), corpus: actualCorpus! },
-        stored: { terms: sorted(storedTerms), corpus: storedCorpus! }
+        actual: { terms: sorted(actualTerms), postings: sorted(actualTerms), strayPostings: 0, corpus: actualCorpus! },
+        stored: { terms: sorted(storedTerms), postings: sorted(postingTerms), strayPostings: strayPostings!.count, corpus: storedCorpus! }
       }
     })
   )
