@@ -1,6 +1,6 @@
 /**
  * GET /api/me with a bearer token: Lore against a bare node:http server that does the same work
- * (sha256 of the token, Lore's token lookup query, the department name query, the same JSON), on
+ * (sha256 of the token, Lore's token lookup query (which carries the department name), the same JSON), on
  * embedded PGlite and on PostgreSQL. Prints one table; never asserts on timing.
  *
  * Each server runs in a child process of its own while autocannon loads it from this process, so the
@@ -209,7 +209,7 @@ export default async function run(): Promise<void> {
     [
       "",
       "Both servers parse the bearer token, sha256 it, run Lore's token lookup query (IdentityRepo.principalByTokenHash)",
-      "and its department name query, touch last_used_at at most once a minute, and answer the same JSON (checked).",
+      "(the department name comes with it), touch last_used_at at most once a minute, and answer the same JSON (checked).",
       "Lore adds what its requests cost: routing, the authentication and permission middleware, request ids,",
       "problem+json handling, schema encoding, tracing spans, logging. Same driver (pg) and pool size on both sides:",
       "10 on PostgreSQL; on embedded one connection to a PGlite opened exactly as Lore opens its own, on a copy of",
