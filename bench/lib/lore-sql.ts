@@ -28,9 +28,10 @@ import { EmbeddingModel } from "../../packages/server/src/ai/EmbeddingModel"
 import { EmbeddingSettings } from "../../packages/server/src/ai/EmbeddingSettings"
 import { Database, transactional } from "../../packages/server/src/db/Sql"
 import { CurrentRequestId } from "../../packages/server/src/http/RequestId"
-import type { Principal } from "../../packages/server/src/identity/CurrentUser"
+import { toPrincipal } from "../../packages/server/src/identity/Authenticator"
 import { IdentityRepo } from "../../packages/server/src/identity/Repo"
 import { chunkDocument, parseDocument } from "../../packages/server/src/knowledge/parsing/index"
+import { toIndexedChunks } from "../../packages/server/src/knowledge/Ingestion"
 import { KnowledgeSearch } from "../../packages/server/src/knowledge/Search"
 import { SearchIndex } from "../../packages/server/src/knowledge/SearchIndex"
 import { SourcesRepo } from "../../packages/server/src/knowledge/SourcesRepo"
@@ -141,18 +142,7 @@ export const loreSql = async (target: Target) => {
         const search = yield* KnowledgeSearch
         const row = yield* record(identity.principalByTokenHash(hashSecret(token)))
         if (!row) return yield* Effect.dieMessage("the bench token is unknown")
-        const principal: Principal = {
-          userId: row.userId,
-          organizationId: row.organizationId,
-          departmentId: row.departmentId,
-          departmentName: row.departmentName,
-          email: row.email,
-          name: row.name,
-          role: row.role,
-          clearance: row.clearance,
-          platformRoles: row.platformRoles,
-          credential: { kind: "token", id: row.credentialId }
-        }
+        const principal = toPrincipal(row, "token")
         const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
         const lexical = recorded.find((s) => s.text.includes("WITH terms AS"))
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
@@ -192,16 +182,7 @@ export const loreSql = async (target: Target) => {
             const chunks = chunkDocument(parsed.document, { sourceRevisionId: sourceId })
             yield* index.replaceChunks(
               { sourceId, organizationId: owner.organizationId, knowledgeSpaceId: owner.knowledgeSpaceId, knowledgeAssetId, classificationRank: 1, aclKeys: null, title },
-              chunks.map((chunk) => ({
-                id: chunk.id,
-                ordinal: chunk.ordinal,
-                heading: chunk.heading,
-                headingPath: chunk.headingPath,
-                startPage: chunk.startPage,
-                endPage: chunk.endPage,
-                content: chunk.text,
-                embedding: null
-              }))
+              toIndexedChunks(chunks, null)
             )
             yield* repo.markReady(sourceId, { pageCount: parsed.document.pageCount, chunkCount: chunks.length, embedding: null })
             yield* index.makeSearchable(sourceId, owner.organizationId)

@@ -14,7 +14,8 @@ const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 /** last_used_at is written at most this often per token, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000
 
-const toPrincipal = (row: PrincipalRow, kind: "token" | "session"): Principal => ({
+/** The caller as the rest of Lore sees them, from the credential lookup's row. */
+export const toPrincipal = (row: PrincipalRow, kind: "token" | "session"): Principal => ({
   userId: row.userId,
   organizationId: row.organizationId,
   departmentId: row.departmentId,

@@ -4,8 +4,9 @@ import { EmbeddingModel } from "../ai/EmbeddingModel"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobFailure } from "../jobs/Model"
 import { IngestSource, PurgeSource } from "./Jobs"
-import { chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
-import { SearchIndex } from "./SearchIndex"
+import { classificationRank } from "../access/Model"
+import { type Chunk, chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
+import { type IndexedChunk, SearchIndex } from "./SearchIndex"
 import { SourcesRepo } from "./SourcesRepo"
 
 /**
@@ -14,6 +15,19 @@ import { SourcesRepo } from "./SourcesRepo"
  * chunks it wrote. Failures a person must act on end in ATTENTION with a code and message; transient
  * ones (the embedding provider) are retried by the queue, and the last attempt records ATTENTION.
  */
+/** Parsed chunks as the search index stores them, with their embeddings when there are any. */
+export const toIndexedChunks = (chunks: ReadonlyArray<Chunk>, vectors: ReadonlyArray<Float32Array> | null): Array<IndexedChunk> =>
+  chunks.map((chunk, i) => ({
+    id: chunk.id,
+    ordinal: chunk.ordinal,
+    heading: chunk.heading,
+    headingPath: chunk.headingPath,
+    startPage: chunk.startPage,
+    endPage: chunk.endPage,
+    content: chunk.text,
+    embedding: vectors?.[i] ?? null
+  }))
+
 const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -61,20 +75,11 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
             organizationId: source.organizationId,
             knowledgeSpaceId: source.knowledgeSpaceId,
             knowledgeAssetId: source.knowledgeAssetId,
-            classificationRank: { PUBLIC: 0, INTERNAL: 1, CONFIDENTIAL: 2, RESTRICTED: 3 }[source.classification],
+            classificationRank: classificationRank[source.classification],
             aclKeys: null,
             title: source.title
           },
-          chunks.map((chunk, i) => ({
-            id: chunk.id,
-            ordinal: chunk.ordinal,
-            heading: chunk.heading,
-            headingPath: chunk.headingPath,
-            startPage: chunk.startPage,
-            endPage: chunk.endPage,
-            content: chunk.text,
-            embedding: vectors?.[i] ?? null
-          }))
+          toIndexedChunks(chunks, vectors)
         )
         yield* repo.markReady(sourceId, {
           pageCount: parsed.document.pageCount,
