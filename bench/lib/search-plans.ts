@@ -109,13 +109,17 @@ const withFloat8 = (text: string) => {
   return replaced.split("float8").length - text.split("float8").length === 8 ? replaced : undefined
 }
 
+/** The prototypes' parameters from the recorded statement: query, organization, spaces, clearance rank, source keys, limit. */
 const prototypeParams = (c: CapturedSearch) => {
   const p = c.lexical.params
-  // SearchIndex.lexical's parameters: query, organization (x3), spaces, clearance rank, source keys, limit.
-  if (typeof p[0] !== "string" || !Array.isArray(p[3]) || !Array.isArray(p[5]) || typeof p[7] !== "number") {
-    throw new Error("SearchIndex.lexical's parameters changed; update bench/lib/search-plans.ts")
-  }
-  return [p[0], p[1], p[3], p[4], p[5], p[7]]
+  // The GIN + unnest statement (before the postings table): query, organization (x3), spaces, rank, keys, limit.
+  if (typeof p[0] === "string" && Array.isArray(p[3]) && Array.isArray(p[5]) && typeof p[7] === "number") return [p[0], p[1], p[3], p[4], p[5], p[7]]
+  // The postings statement: query, organization (x3), spaces, rank, [filters], cap, spaces, rank, keys, [filters], limit.
+  const spaces = p.findIndex((x) => Array.isArray(x) && x.every((s) => typeof s === "string" && /^[0-9a-f-]{36}$/.test(s)))
+  const keys = p.findIndex((x) => Array.isArray(x) && x.some((s) => typeof s === "string" && s.startsWith("LORE_USER:")))
+  const numbers = p.filter((x): x is number => typeof x === "number")
+  if (typeof p[0] !== "string" || spaces < 0 || keys < 0 || numbers.length < 2) return undefined
+  return [p[0], p[1], p[spaces], numbers[0], p[keys], numbers[numbers.length - 1]]
 }
 
 const ms = (value: number) => (value >= 100 ? value.toFixed(0) : value.toFixed(1))
@@ -192,6 +196,10 @@ export const investigate = async (
       all: false
     })
   }
+  if (!prototypeParams(typical)) {
+    lines.push("Lore's statement no longer has a shape the prototypes can take parameters from; prototypes skipped.")
+    return lines.join("\n")
+  }
   const building = performance.now()
   for (const statement of BUILD_POSTINGS) await pool.query(statement)
   const buildSeconds = (performance.now() - building) / 1000
@@ -199,14 +207,14 @@ export const investigate = async (
     `SELECT count(*)::text AS postings, pg_size_pretty(pg_relation_size('bench_postings')) AS heap,
        pg_size_pretty(pg_relation_size('bench_postings_idx')) AS index FROM bench_postings`
   )
-  const postings = await measureVariant("P: postings table, index-only BM25", async (c) => (await pool.query<{ id: string }>(POSTINGS_SQL, prototypeParams(c))).rows, {
+  const postings = await measureVariant("P: postings table, index-only BM25", async (c) => (await pool.query<{ id: string }>(POSTINGS_SQL, prototypeParams(c)!)).rows, {
     all: true
   })
-  await measureVariant("M: P + MaxScore (exact, falls back to P)", async (c) => (await pool.query<{ id: string }>(MAXSCORE_SQL, prototypeParams(c))).rows, {
+  await measureVariant("M: P + MaxScore (exact, falls back to P)", async (c) => (await pool.query<{ id: string }>(MAXSCORE_SQL, prototypeParams(c)!)).rows, {
     all: true,
     baseline: postings
   })
-  const explainM = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${MAXSCORE_SQL}`, prototypeParams(typical))
+  const explainM = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${MAXSCORE_SQL}`, prototypeParams(typical)!)
   const mTime = explainM.rows.map((r: Record<string, string>) => r["QUERY PLAN"]).find((line: string) => line.startsWith("Execution Time"))
 
   lines.push(
