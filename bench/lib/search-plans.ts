@@ -131,7 +131,8 @@ export const investigate = async (
   options: { rounds: number; maxSeconds: number; before: Latency }
 ): Promise<string> => {
   const lines: string[] = []
-  const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((r) => r.id).join(",")
+  // Lore's postings statement adds a row without an id (its candidate count): not part of the ranking.
+  const ids = (rows: ReadonlyArray<{ id: string | null }>) => rows.flatMap((r) => (r.id === null ? [] : [r.id])).join(",")
 
   // Lore's statement once per question (within the time cap): the median one is the typical question, and the
   // answers are what the alternatives' rankings are checked against.
