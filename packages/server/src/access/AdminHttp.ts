@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { LoreApi } from "../http/Api"
-import { CurrentUser } from "../identity/CurrentUser"
+import { asCaller } from "../identity/CurrentUser"
 import { AccessExplainer } from "./Explain"
 import { ResourceResolvers } from "./Resources"
 import { Spaces } from "./Spaces"
@@ -11,7 +11,6 @@ export const AccessAdminHttp = HttpApiBuilder.group(LoreApi, "adminAccess", (han
     const spaces = yield* Spaces
     const explainer = yield* AccessExplainer
     yield* (yield* ResourceResolvers).register("KNOWLEDGE_SPACE", spaces.resolveSpace)
-    const asCaller = <A, E>(f: (caller: typeof CurrentUser.Service) => Effect.Effect<A, E>) => Effect.flatMap(CurrentUser, f)
     return handlers
       .handle("listKnowledgeSpaces", () => asCaller(spaces.list))
       .handle("createKnowledgeSpace", ({ payload }) => asCaller((me) => spaces.create(me, payload)))

@@ -2,12 +2,11 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { LoreApi } from "../http/Api"
 import { Administration } from "./Administration"
-import { CurrentUser } from "./CurrentUser"
+import { asCaller } from "./CurrentUser"
 
 export const UsersAdminHttp = HttpApiBuilder.group(LoreApi, "adminUsers", (handlers) =>
   Effect.gen(function* () {
     const admin = yield* Administration
-    const asCaller = <A, E>(f: (caller: typeof CurrentUser.Service) => Effect.Effect<A, E>) => Effect.flatMap(CurrentUser, f)
     return handlers
       .handle("listUsers", () => asCaller(admin.users))
       .handle("updateUser", ({ path, payload }) => asCaller((me) => admin.updateUser(me, path.userId, payload)))

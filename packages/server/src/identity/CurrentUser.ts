@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import { Context, Effect } from "effect"
 import type { Clearance, PlatformRole, UserRole } from "../access/Model"
 
 export interface Principal {
@@ -17,3 +17,6 @@ export interface Principal {
 
 /** The authenticated caller of the request being served. */
 export class CurrentUser extends Context.Tag("lore/CurrentUser")<CurrentUser, Principal>() {}
+
+/** Runs `f` with the authenticated caller: the handlers' way to reach services that take a Principal. */
+export const asCaller = <A, E, R>(f: (caller: Principal) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentUser, f)

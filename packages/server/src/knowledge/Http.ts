@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { ResourceResolvers } from "../access/Resources"
 import { LoreApi } from "../http/Api"
-import { CurrentUser } from "../identity/CurrentUser"
+import { asCaller } from "../identity/CurrentUser"
 import { KnowledgeSearch } from "./Search"
 import { Sources } from "./Sources"
 
@@ -20,7 +20,6 @@ const fileResponse = (bytes: Uint8Array, mediaType: string, fileName: string, he
   })
 }
 
-const asCaller = <A, E, R>(f: (caller: typeof CurrentUser.Service) => Effect.Effect<A, E, R>) => Effect.flatMap(CurrentUser, f)
 
 export const SourcesHttp = HttpApiBuilder.group(LoreApi, "sources", (handlers) =>
   Effect.gen(function* () {
