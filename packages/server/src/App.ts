@@ -1,46 +1,39 @@
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { AccessEvaluator } from "./access/Evaluator"
-import { AccessExplainer } from "./access/Explain"
-import { AuthorizationGeneration } from "./access/Generation"
-import { ResourceResolvers } from "./access/Resources"
-import { Spaces } from "./access/Spaces"
-import { SpacesRepo } from "./access/SpacesRepo"
-import { AdminRepo } from "./identity/AdminRepo"
-import { Administration } from "./identity/Administration"
-import { Audit } from "./platform/Audit"
+import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
+import { AccessLive } from "./access/Layer"
 import { EmbeddingModel } from "./ai/EmbeddingModel"
-import { EmbeddingSettings } from "./ai/EmbeddingSettings"
-import { JobsLive, JobWorkers } from "./jobs/Worker"
-import { IngestionLive } from "./knowledge/Ingestion"
-import { KnowledgeSearch } from "./knowledge/Search"
-import { SearchIndex } from "./knowledge/SearchIndex"
-import { Sources } from "./knowledge/Sources"
-import { SourcesRepo } from "./knowledge/SourcesRepo"
+import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
-import { MigrationsLive } from "./db/Migrations"
-import { SqlLive } from "./db/Sql"
-import { HttpLive, serverUrl } from "./http/Http"
-import { Authenticator } from "./identity/Authenticator"
+import { DatabaseLive } from "./db/Layer"
+import { LoreApi } from "./http/Api"
+import { EndpointAccessLive, serveApi, serverUrl } from "./http/Http"
 import { BootstrapLive, FirstStart } from "./identity/Bootstrap"
-import { IdentityRepo } from "./identity/Repo"
-import { Sessions } from "./identity/Sessions"
-import { Tokens } from "./identity/Tokens"
-import { SecretBox } from "./platform/SecretBox"
+import { InvitationsHttp, MeHttp, SessionHttp, UsersAdminHttp } from "./identity/Http"
+import { IdentityLive } from "./identity/Layer"
+import { JobsLive, JobWorkers } from "./jobs/Worker"
+import { KnowledgeHttp, SourcesHttp } from "./knowledge/Http"
+import { KnowledgeLive } from "./knowledge/Layer"
+import { AuditHttp, PlatformHttp } from "./platform/Http"
+import { PlatformLive } from "./platform/Layer"
 
-/** Business services, over the database. */
-const ServicesLive = Layer.mergeAll(IngestionLive, JobWorkers.Default).pipe(
-  Layer.provideMerge(Layer.mergeAll(Administration.Default, Spaces.Default, AccessExplainer.Default, Sources.Default, KnowledgeSearch.Default)),
-  Layer.provideMerge(Layer.mergeAll(Sessions.Default, Tokens.Default, AccessEvaluator.Default, ResourceResolvers.Default, SearchIndex.Default, SourcesRepo.Default)),
-  Layer.provideMerge(Authenticator.Default),
-  Layer.provideMerge(
-    Layer.mergeAll(IdentityRepo.Default, AdminRepo.Default, SpacesRepo.Default, SecretBox.Default, Audit.Default, AuthorizationGeneration.Default, JobsLive, EmbeddingModel.Default)
-  )
+/** Every area's services; each area's layer brings its own dependencies, shared ones are built once. */
+const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, AccessLive, KnowledgeLive, EmbeddingModel.Default)
+
+/**
+ * The database (only once migrated), the job queue, the areas, then the job workers and first-start
+ * bootstrap, which use the areas' services.
+ */
+const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
+  Layer.provideMerge(AreasLive),
+  Layer.provideMerge(JobsLive),
+  Layer.provideMerge(EndpointAccessLive),
+  Layer.provideMerge(DatabaseLive)
 )
 
-/** Database, then migrations, then services and first-start bootstrap. */
-const FoundationLive = Layer.provideMerge(BootstrapLive, ServicesLive).pipe(
-  Layer.provideMerge(MigrationsLive),
-  Layer.provideMerge(SqlLive)
+/** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
+const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp])
 )
 
 const BannerLive = Layer.effectDiscard(
@@ -66,9 +59,10 @@ const BannerLive = Layer.effectDiscard(
   })
 )
 
+
 /** The whole server for the given settings; its output keeps the HttpServer for callers that need the address. */
 export const appLayer = <E>(settings: Layer.Layer<Settings | EmbeddingSettings, E>) =>
-  Layer.provideMerge(BannerLive, HttpLive).pipe(
+  Layer.provideMerge(BannerLive, serveApi(ApiLive)).pipe(
     Layer.provideMerge(FoundationLive),
     Layer.provide(Layer.unwrapEffect(Effect.map(Settings, (s) => Logger.minimumLogLevel(LogLevel.fromLiteral(capitalize(s.logLevel)))))),
     Layer.provide(Logger.json),

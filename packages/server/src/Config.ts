@@ -14,6 +14,8 @@ export interface LoreSettings {
   readonly maxUploadBytes: number
   /** Largest JSON request body accepted. */
   readonly maxJsonBytes: number
+  /** A request body that stops arriving for this long is answered 400 and its connection closed. */
+  readonly bodyStallMs: number
   /** Whether session cookies carry the Secure flag (off for plain-http development). */
   readonly secureCookies: boolean
   readonly logLevel: string
@@ -38,6 +40,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
         bootstrapToken: yield* Config.option(Config.redacted("LORE_BOOTSTRAP_TOKEN")),
         maxUploadBytes: yield* Config.integer("LORE_MAX_UPLOAD_BYTES").pipe(Config.withDefault(50 * 1024 * 1024)),
         maxJsonBytes: yield* Config.integer("LORE_MAX_JSON_BYTES").pipe(Config.withDefault(1024 * 1024)),
+        bodyStallMs: yield* Config.integer("LORE_BODY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
         secureCookies: yield* Config.boolean("LORE_SECURE_COOKIES").pipe(Config.withDefault(false)),
         logLevel: yield* Config.string("LORE_LOG_LEVEL").pipe(Config.withDefault("info")),
         announce: true
@@ -56,6 +59,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     bootstrapToken: Option.none(),
     maxUploadBytes: 50 * 1024 * 1024,
     maxJsonBytes: 1024 * 1024,
+    bodyStallMs: 10_000,
     secureCookies: false,
     logLevel: "info",
     announce: false,

@@ -19,6 +19,8 @@ export interface StartOptions {
   readonly adminEmail?: string
   readonly maxUploadBytes?: number
   readonly maxJsonBytes?: number
+  /** A request body that stops arriving for this long is answered 400 (default 10 s). */
+  readonly bodyStallMs?: number
   readonly logLevel?: string
   readonly announce?: boolean
   readonly secretKey?: string
@@ -46,6 +48,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     ...(options.adminEmail !== undefined ? { adminEmail: options.adminEmail } : {}),
     ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
     ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
+    ...(options.bodyStallMs !== undefined ? { bodyStallMs: options.bodyStallMs } : {}),
     logLevel: options.logLevel ?? "warning",
     announce: options.announce ?? false
   })

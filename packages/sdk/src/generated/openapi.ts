@@ -576,19 +576,76 @@ export interface components {
             detail: string;
             code: string;
             requestId: string;
-            errors?: {
-                path: string;
-                message: string;
-            }[];
+            errors?: components["schemas"]["FieldError"][];
         };
         /**
          * int
          * @description an integer
          */
         Int: number;
-        /** @description status, database (embedded|postgresql), databaseVersion, vectorSearch, migrationLevel, version */
+        FieldError: {
+            path: string;
+            message: string;
+        };
+        /** @description A parameter or body field is missing or invalid; errors[] names each field and the rule it broke */
+        ValidationFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/validation-failed";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "VALIDATION_FAILED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The body could not be read as its declared content type (not JSON, a broken multipart body) */
+        MalformedBody: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/malformed-body";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "MALFORMED_BODY";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The request body is larger than this server accepts (LORE_MAX_JSON_BYTES, LORE_MAX_UPLOAD_BYTES) */
+        PayloadTooLarge: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/payload-too-large";
+            title: string;
+            /** @enum {number} */
+            status: 413;
+            /** @enum {string} */
+            code: "PAYLOAD_TOO_LARGE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
         Health: {
             [key: string]: string;
+        };
+        /** @description An unexpected error; it is logged with the request id, which the caller should quote */
+        InternalError: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/internal-error";
+            title: string;
+            /** @enum {number} */
+            status: 500;
+            /** @enum {string} */
+            code: "INTERNAL_ERROR";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         Session: {
             authenticated: boolean;
@@ -597,11 +654,9 @@ export interface components {
             userId?: components["schemas"]["UUID"];
             organizationId?: components["schemas"]["UUID"];
             departmentId?: components["schemas"]["UUID"];
-            /** @enum {string} */
-            role?: "EMPLOYEE" | "MANAGER" | "ADMIN";
-            /** @enum {string} */
-            clearance?: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
-            platformRoles?: ("ORG_ADMIN" | "KNOWLEDGE_ADMIN" | "ASSET_REVIEWER" | "CONNECTOR_ADMIN" | "AUDITOR")[];
+            role?: components["schemas"]["UserRole"];
+            clearance?: components["schemas"]["Clearance"];
+            platformRoles?: components["schemas"]["PlatformRole"][];
             canManageMembers?: boolean;
         };
         /**
@@ -609,12 +664,105 @@ export interface components {
          * @description a Universally Unique Identifier
          */
         UUID: string;
+        /** @enum {string} */
+        UserRole: "EMPLOYEE" | "MANAGER" | "ADMIN";
+        /**
+         * @description The highest classification a user may read: PUBLIC reads PUBLIC; STANDARD reads PUBLIC and INTERNAL; CONFIDENTIAL adds CONFIDENTIAL; RESTRICTED reads everything
+         * @enum {string}
+         */
+        Clearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+        /** @enum {string} */
+        PlatformRole: "ORG_ADMIN" | "KNOWLEDGE_ADMIN" | "ASSET_REVIEWER" | "CONNECTOR_ADMIN" | "AUDITOR";
         SignIn: {
             /**
              * minLength(1)
              * @description A personal access token to exchange for a session cookie
              */
             token: string;
+        };
+        /** @description The access token is unknown, expired or revoked */
+        InvalidToken: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-token";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "INVALID_TOKEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The credential belongs to a deactivated user */
+        UserDeactivated: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/user-deactivated";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "USER_DEACTIVATED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No credential was sent: send Authorization: Bearer <token> or sign in for a session cookie */
+        Unauthenticated: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/unauthenticated";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "UNAUTHENTICATED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The Authorization header is not of the form Bearer <token> */
+        MalformedAuthorization: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/malformed-authorization";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "MALFORMED_AUTHORIZATION";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The session cookie is unknown, expired or signed out */
+        SessionExpired: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/session-expired";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "SESSION_EXPIRED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description A cookie-authenticated request that changes state lacks the X-CSRF-Token header of its session */
+        CsrfTokenInvalid: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/csrf-token-invalid";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "CSRF_TOKEN_INVALID";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         CsrfToken: {
             headerName: string;
@@ -631,26 +779,28 @@ export interface components {
             departmentName: string;
             name: string;
             email: string;
-            /** @enum {string} */
-            role: "EMPLOYEE" | "MANAGER" | "ADMIN";
-            /** @enum {string} */
-            clearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
-            platformRoles: ("ORG_ADMIN" | "KNOWLEDGE_ADMIN" | "ASSET_REVIEWER" | "CONNECTOR_ADMIN" | "AUDITOR")[];
+            role: components["schemas"]["UserRole"];
+            clearance: components["schemas"]["Clearance"];
+            platformRoles: components["schemas"]["PlatformRole"][];
         };
         AccessToken: {
             id: components["schemas"]["UUID"];
             name: string;
             /** @description The first characters of the token, to recognize it */
             tokenPrefix: string;
-            /** @enum {string} */
-            status: "ACTIVE" | "EXPIRED" | "REVOKED";
-            createdAt: components["schemas"]["Date"];
-            expiresAt: components["schemas"]["Date"] | null;
-            lastUsedAt: components["schemas"]["Date"] | null;
-            revokedAt: components["schemas"]["Date"] | null;
+            status: components["schemas"]["AccessTokenStatus"];
+            createdAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"] | null;
+            lastUsedAt: components["schemas"]["Timestamp"] | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
         };
-        /** @description a string to be decoded into a Date */
-        Date: string;
+        /** @enum {string} */
+        AccessTokenStatus: "ACTIVE" | "EXPIRED" | "REVOKED";
+        /**
+         * Format: date-time
+         * @description ISO 8601 date-time in UTC
+         */
+        Timestamp: string;
         CreateAccessToken: {
             /**
              * maxLength(100)
@@ -659,6 +809,20 @@ export interface components {
             name: string;
             /** @description Days until the token expires (default 90); null for a token that never expires */
             expiresInDays?: components["schemas"]["Int"] | null;
+        };
+        /** @description The caller has no access token with this id */
+        TokenNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/token-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "TOKEN_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         OrganizationContext: {
             organizationId: components["schemas"]["UUID"];
@@ -673,10 +837,8 @@ export interface components {
                 departmentId: components["schemas"]["UUID"];
                 name: string;
                 email: string;
-                /** @enum {string} */
-                role: "EMPLOYEE" | "MANAGER" | "ADMIN";
-                /** @enum {string} */
-                clearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+                role: components["schemas"]["UserRole"];
+                clearance: components["schemas"]["Clearance"];
             }[];
         };
         KnowledgeSpaceRef: {
@@ -701,31 +863,112 @@ export interface components {
             id: components["schemas"]["UUID"];
             name: string;
             email: string;
-            /** @enum {string} */
-            role: "EMPLOYEE" | "MANAGER" | "ADMIN";
-            /** @enum {string} */
-            clearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            role: components["schemas"]["UserRole"];
+            clearance: components["schemas"]["Clearance"];
             departmentId: components["schemas"]["UUID"];
             active: boolean;
             /** @description The user holds a live token or session */
             signInLinked: boolean;
             mappedPrincipalCount: components["schemas"]["Int"];
-            platformRoles: ("ORG_ADMIN" | "KNOWLEDGE_ADMIN" | "ASSET_REVIEWER" | "CONNECTOR_ADMIN" | "AUDITOR")[];
-            createdAt: components["schemas"]["Date"];
+            platformRoles: components["schemas"]["PlatformRole"][];
+            createdAt: components["schemas"]["Timestamp"];
         };
         IssuedAccessToken: {
             id: components["schemas"]["UUID"];
             name: string;
             /** @description The first characters of the token, to recognize it */
             tokenPrefix: string;
-            /** @enum {string} */
-            status: "ACTIVE" | "EXPIRED" | "REVOKED";
-            createdAt: components["schemas"]["Date"];
-            expiresAt: components["schemas"]["Date"] | null;
-            lastUsedAt: components["schemas"]["Date"] | null;
-            revokedAt: components["schemas"]["Date"] | null;
+            status: components["schemas"]["AccessTokenStatus"];
+            createdAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"] | null;
+            lastUsedAt: components["schemas"]["Timestamp"] | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
             /** @description The secret token; shown only in this response */
             token: string;
+        };
+        /** @description No invitation with this id or code */
+        InvitationNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invitation-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "INVITATION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The invitation has been used already */
+        InvitationAccepted: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invitation-accepted";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "INVITATION_ACCEPTED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The invitation was revoked */
+        InvitationRevoked: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invitation-revoked";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "INVITATION_REVOKED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The invitation has expired */
+        InvitationExpired: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invitation-expired";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "INVITATION_EXPIRED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description A user with this email exists already */
+        UserExists: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/user-exists";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "USER_EXISTS";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The caller lacks the permission the endpoint declares (x-lore-permission) */
+        PermissionDenied: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/permission-denied";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "PERMISSION_DENIED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         UpdateUser: {
             /**
@@ -733,24 +976,93 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             name?: string;
-            /** @enum {string} */
-            role?: "EMPLOYEE" | "MANAGER" | "ADMIN";
-            /** @enum {string} */
-            clearance?: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            role?: components["schemas"]["UserRole"];
+            clearance?: components["schemas"]["Clearance"];
             departmentId?: components["schemas"]["UUID"];
             active?: boolean;
+        };
+        /** @description No user with this id in the caller's organization */
+        UserNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/user-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "USER_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No department with this id in the caller's organization */
+        DepartmentNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/department-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "DEPARTMENT_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The change would leave the organization without an active administrator */
+        LastAdministrator: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/last-administrator";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "LAST_ADMINISTRATOR";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Nobody changes their own role, clearance, department, active state or platform roles */
+        SelfAdministration: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/self-administration";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "SELF_ADMINISTRATION";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Nobody grants a clearance above their own */
+        ClearanceAboveOwn: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/clearance-above-own";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "CLEARANCE_ABOVE_OWN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         UserPermissions: {
             userId: components["schemas"]["UUID"];
             permissions: {
-                [key: string]: "ALLOWED" | "DENIED";
+                [key: string]: components["schemas"]["AccessState"];
             };
-            evaluatedAt: components["schemas"]["Date"];
+            evaluatedAt: components["schemas"]["Timestamp"];
         };
+        /** @enum {string} */
+        AccessState: "ALLOWED" | "DENIED";
         RoleList: {
             roles: {
-                /** @enum {string} */
-                role: "ORG_ADMIN" | "KNOWLEDGE_ADMIN" | "ASSET_REVIEWER" | "CONNECTOR_ADMIN" | "AUDITOR";
+                role: components["schemas"]["PlatformRole"];
                 assignees: components["schemas"]["UUID"][];
             }[];
             complete: boolean;
@@ -759,13 +1071,41 @@ export interface components {
         RoleMember: {
             userId: components["schemas"]["UUID"];
         };
+        /** @description No platform role by this name */
+        RoleNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/role-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ROLE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The user does not hold this platform role */
+        RoleMemberNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/role-member-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ROLE_MEMBER_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         Department: {
             id: components["schemas"]["UUID"];
             organizationId: components["schemas"]["UUID"];
             name: string;
             managerUserIds: components["schemas"]["UUID"][];
             memberCount: components["schemas"]["Int"];
-            createdAt: components["schemas"]["Date"];
+            createdAt: components["schemas"]["Timestamp"];
         };
         CreateDepartment: {
             /**
@@ -774,6 +1114,20 @@ export interface components {
              */
             name: string;
         };
+        /** @description A department with this name exists already */
+        DepartmentExists: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/department-exists";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "DEPARTMENT_EXISTS";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         RenameDepartment: {
             /**
              * maxLength(200)
@@ -781,21 +1135,34 @@ export interface components {
              */
             name: string;
         };
+        /** @description The user does not manage this department */
+        ManagerNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/manager-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "MANAGER_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         Invitation: {
             id: components["schemas"]["UUID"];
             email: string;
-            /** @enum {string} */
-            role: "EMPLOYEE" | "MANAGER" | "ADMIN";
-            /** @enum {string} */
-            clearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            role: components["schemas"]["UserRole"];
+            clearance: components["schemas"]["Clearance"];
             departmentId: components["schemas"]["UUID"];
-            /** @enum {string} */
-            status: "PENDING" | "ACCEPTED" | "REVOKED" | "EXPIRED";
-            invitedAt: components["schemas"]["Date"];
-            expiresAt: components["schemas"]["Date"];
-            acceptedAt: components["schemas"]["Date"] | null;
+            status: components["schemas"]["InvitationStatus"];
+            invitedAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"];
+            acceptedAt: components["schemas"]["Timestamp"] | null;
             acceptedAppUserId: components["schemas"]["UUID"] | null;
         };
+        /** @enum {string} */
+        InvitationStatus: "PENDING" | "ACCEPTED" | "REVOKED" | "EXPIRED";
         CreateInvitation: {
             /**
              * maxLength(320)
@@ -807,10 +1174,8 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             name?: string;
-            /** @enum {string} */
-            role?: "EMPLOYEE" | "MANAGER" | "ADMIN";
-            /** @enum {string} */
-            clearance?: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            role?: components["schemas"]["UserRole"];
+            clearance?: components["schemas"]["Clearance"];
             departmentId: components["schemas"]["UUID"];
             /**
              * between(1, 90)
@@ -818,12 +1183,42 @@ export interface components {
              */
             expiresInDays?: components["schemas"]["Int"];
         };
+        Readability: {
+            /** @description The classifications their clearance reads */
+            classifications: components["schemas"]["Classification"][];
+            /** @description The knowledge spaces their department and role give them viewer access to on acceptance */
+            knowledgeSpaces: {
+                id: components["schemas"]["UUID"];
+                key: string;
+                name: string;
+            }[];
+            /** @description The same in one sentence, for a person */
+            summary: string;
+        };
+        /**
+         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
+         * @enum {string}
+         */
+        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+        /** @description The email has a pending invitation already; delete it first */
+        InvitationPending: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invitation-pending";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "INVITATION_PENDING";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         AdminKnowledgeSpace: {
             id: components["schemas"]["UUID"];
             key: string;
             name: string;
-            /** @enum {string} */
-            audienceMode: "ORGANIZATION" | "DEPARTMENT" | "RESTRICTED" | "NONE";
+            audienceMode: components["schemas"]["AudienceMode"];
             audienceVersion: components["schemas"]["Int"];
             departmentId: components["schemas"]["UUID"] | null;
             active: boolean;
@@ -831,19 +1226,23 @@ export interface components {
             grantsComplete: boolean;
             policyVersion: string;
         };
+        /** @enum {string} */
+        AudienceMode: "ORGANIZATION" | "DEPARTMENT" | "RESTRICTED" | "NONE";
         SpaceGrant: {
-            /** @enum {string} */
-            relation: "viewer" | "contributor" | "curator" | "manager";
+            relation: components["schemas"]["SpaceRelation"];
             /** @description KIND or KIND:subjectId or ROLE:role, e.g. DEPARTMENT:<uuid> */
             subject: string;
-            /** @enum {string} */
-            kind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER";
+            kind: components["schemas"]["GrantKind"];
             subjectId: components["schemas"]["UUID"] | null;
             role: string | null;
             subjectLabel: string;
             /** @description False when the subject no longer exists or is inactive */
             effective: boolean;
         };
+        /** @enum {string} */
+        SpaceRelation: "viewer" | "contributor" | "curator" | "manager";
+        /** @enum {string} */
+        GrantKind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER";
         CreateKnowledgeSpace: {
             /** @description lowercase letters, digits and dashes */
             key: string;
@@ -854,31 +1253,97 @@ export interface components {
             name: string;
             departmentId?: components["schemas"]["UUID"] | null;
         };
-        GrantOption: {
+        /** @description A knowledge space with this key exists already */
+        KnowledgeSpaceKeyTaken: {
             /** @enum {string} */
-            relation: "viewer" | "contributor" | "curator" | "manager";
-            kinds: ("ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER")[];
+            type: "https://lore.dev/problems/knowledge-space-key-taken";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "KNOWLEDGE_SPACE_KEY_TAKEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No knowledge space with this id that the caller may see */
+        KnowledgeSpaceNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/knowledge-space-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "KNOWLEDGE_SPACE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        GrantOption: {
+            relation: components["schemas"]["SpaceRelation"];
+            kinds: components["schemas"]["GrantKind"][];
             roles: string[];
         };
         AddGrant: {
-            /** @enum {string} */
-            relation: "viewer" | "contributor" | "curator" | "manager";
-            /** @enum {string} */
-            kind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER";
+            relation: components["schemas"]["SpaceRelation"];
+            kind: components["schemas"]["GrantKind"];
             subjectId?: components["schemas"]["UUID"];
             role?: string;
         };
+        /** @description The grant's subject fields do not fit its kind */
+        InvalidGrant: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-grant";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_GRANT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The knowledge space has no such grant */
+        GrantNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/grant-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "GRANT_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description A knowledge space keeps at least one effective manager grant */
+        LastSpaceManager: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/last-space-manager";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "LAST_SPACE_MANAGER";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         ExplainRequest: {
             userId: components["schemas"]["UUID"];
-            /** @enum {string} */
-            resourceType: "KNOWLEDGE_SPACE" | "KNOWLEDGE_ASSET" | "SOURCE" | "ASSET";
+            resourceType: components["schemas"]["ResourceType"];
             resourceId: components["schemas"]["UUID"];
-            /** @enum {string} */
-            relation?: "viewer" | "contributor" | "curator" | "manager";
+            relation?: components["schemas"]["SpaceRelation"];
         };
+        /** @enum {string} */
+        ResourceType: "KNOWLEDGE_SPACE" | "KNOWLEDGE_ASSET" | "SOURCE" | "ASSET";
         AccessExplanation: {
-            /** @enum {string} */
-            state: "ALLOWED" | "DENIED";
+            state: components["schemas"]["AccessState"];
             reasonCode: string;
             path: {
                 object: string;
@@ -896,26 +1361,37 @@ export interface components {
                 authority: string;
                 origin: string;
                 generation: components["schemas"]["Int"];
-                capturedAt: components["schemas"]["Date"];
+                capturedAt: components["schemas"]["Timestamp"];
                 expired: boolean;
             };
             evaluationKind: string;
-            /** @enum {string} */
-            relationshipState: "ALLOWED" | "DENIED";
+            relationshipState: components["schemas"]["AccessState"];
             relationshipReasonCode: string;
-            /** @enum {string} */
-            contentPolicyState: "ALLOWED" | "DENIED";
+            contentPolicyState: components["schemas"]["AccessState"];
             contentPolicyReasonCode: string;
             resource: {
                 id: components["schemas"]["UUID"];
-                /** @enum {string} */
-                type: "KNOWLEDGE_SPACE" | "KNOWLEDGE_ASSET" | "SOURCE" | "ASSET";
+                type: components["schemas"]["ResourceType"];
                 label: string;
                 contextLabel: string;
-                classification: ("PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED") | null;
+                classification: components["schemas"]["Classification"] | null;
             };
             policyVersion: string;
-            evaluatedAt: components["schemas"]["Date"];
+            evaluatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description No resource of this type and id in the organization */
+        ResourceNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/resource-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "RESOURCE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         AuditPage: {
             items: components["schemas"]["AuditEvent"][];
@@ -932,8 +1408,24 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
-            occurredAt: components["schemas"]["Date"];
+            occurredAt: components["schemas"]["Timestamp"];
         };
+        /** @description The cursor was not issued by this list; start again without one */
+        InvalidCursor: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-cursor";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_CURSOR";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @enum {string} */
+        SourceStatus: "PROCESSING" | "READY" | "ATTENTION";
         SourcePage: {
             items: components["schemas"]["Source"][];
             nextCursor: string | null;
@@ -952,8 +1444,7 @@ export interface components {
             aclAuthority: string;
             /** @description PROCESSING, READY or ATTENTION (DELETING while a deletion is purged) */
             status: string;
-            /** @enum {string} */
-            classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+            classification: components["schemas"]["Classification"];
             fileName: string;
             mediaType: string;
             contentLength: components["schemas"]["Int"];
@@ -977,29 +1468,101 @@ export interface components {
             embeddingProvider: string | null;
             embeddingModel: string | null;
             embeddingDimensions: components["schemas"]["Int"] | null;
-            createdAt: components["schemas"]["Date"];
-            updatedAt: components["schemas"]["Date"];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
         };
         /** Format: binary */
         PersistedFile: string;
+        /** @description No source with this id that the caller may see */
+        SourceNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/source-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "SOURCE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The caller may read the knowledge space but not add to it */
+        NotAContributor: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/not-a-contributor";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "NOT_A_CONTRIBUTOR";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The requested classification is above the caller's clearance */
+        ClassificationAboveClearance: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/classification-above-clearance";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "CLASSIFICATION_ABOVE_CLEARANCE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The file is of a type Lore cannot index (PDF, DOCX, HTML, Markdown, text) */
+        UnsupportedMediaType: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/unsupported-media-type";
+            title: string;
+            /** @enum {number} */
+            status: 415;
+            /** @enum {string} */
+            code: "UNSUPPORTED_MEDIA_TYPE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The file is empty: there is nothing to index */
+        EmptyFile: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/empty-file";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "EMPTY_FILE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         SourceDeletion: {
             knowledgeAssetId: components["schemas"]["UUID"];
             knowledgeAssetVersionId: components["schemas"]["UUID"];
             normalizedRecordId: components["schemas"]["UUID"];
             rawSourceObjectId: components["schemas"]["UUID"];
             sourceAclSnapshotId: components["schemas"]["UUID"] | null;
-            /** @enum {string} */
-            status: "PENDING" | "COMPLETED";
+            status: components["schemas"]["SourceDeletionStatus"];
         };
+        /** @enum {string} */
+        SourceDeletionStatus: "PENDING" | "COMPLETED";
         SearchResult: {
             requestId: string;
-            /**
-             * @description hybrid when an embedding model is configured
-             * @enum {string}
-             */
-            mode: "lexical" | "hybrid";
+            mode: components["schemas"]["SearchMode"];
             evidence: components["schemas"]["Evidence"][];
         };
+        /**
+         * @description hybrid when an embedding model is configured
+         * @enum {string}
+         */
+        SearchMode: "lexical" | "hybrid";
         Evidence: {
             citationId: components["schemas"]["UUID"];
             knowledgeAssetId: components["schemas"]["UUID"];
@@ -1014,8 +1577,7 @@ export interface components {
             endPage: components["schemas"]["Int"] | null;
             heading: string | null;
             headingPath: string[];
-            /** @enum {string} */
-            classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+            classification: components["schemas"]["Classification"];
             relevanceScore: number;
             lexicalRank: components["schemas"]["Int"] | null;
             vectorRank: components["schemas"]["Int"] | null;
@@ -1027,11 +1589,10 @@ export interface components {
             knowledgeSpaceId: components["schemas"]["UUID"];
             title: string;
             language: string;
-            /** @enum {string} */
-            classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+            classification: components["schemas"]["Classification"];
             contentDigest: string;
             mediaType: string;
-            updatedAt: components["schemas"]["Date"];
+            updatedAt: components["schemas"]["Timestamp"];
         };
         CitationExcerpt: {
             citationId: components["schemas"]["UUID"];
@@ -1041,8 +1602,23 @@ export interface components {
             endPage: components["schemas"]["Int"] | null;
             excerpt: string;
             truncated: boolean;
+            presentationKind: components["schemas"]["PresentationKind"];
+        };
+        /** @enum {string} */
+        PresentationKind: "PDF" | "DOCUMENT" | "HTML" | "MARKDOWN" | "TEXT";
+        /** @description No citation with this id that the caller may see, or its document is gone */
+        CitationNotFound: {
             /** @enum {string} */
-            presentationKind: "PDF" | "DOCUMENT" | "HTML" | "MARKDOWN" | "TEXT";
+            type: "https://lore.dev/problems/citation-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "CITATION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
     };
     responses: never;
@@ -1062,7 +1638,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description status, database (embedded|postgresql), databaseVersion, vectorSearch, migrationLevel, version */
+            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1071,31 +1647,22 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1118,31 +1685,22 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1173,49 +1731,47 @@ export interface operations {
                         userId?: components["schemas"]["UUID"];
                         organizationId?: components["schemas"]["UUID"];
                         departmentId?: components["schemas"]["UUID"];
-                        /** @enum {string} */
-                        role?: "EMPLOYEE" | "MANAGER" | "ADMIN";
-                        /** @enum {string} */
-                        clearance?: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
-                        platformRoles?: ("ORG_ADMIN" | "KNOWLEDGE_ADMIN" | "ASSET_REVIEWER" | "CONNECTOR_ADMIN" | "AUDITOR")[];
+                        role?: components["schemas"]["UserRole"];
+                        clearance?: components["schemas"]["Clearance"];
+                        platformRoles?: components["schemas"]["PlatformRole"][];
                         canManageMembers?: boolean;
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description INVALID_TOKEN, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InvalidToken"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1236,49 +1792,40 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1301,31 +1848,22 @@ export interface operations {
                     "application/json": components["schemas"]["CsrfToken"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1348,49 +1886,31 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1413,49 +1933,31 @@ export interface operations {
                     "application/json": components["schemas"]["AccessToken"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1484,60 +1986,59 @@ export interface operations {
                         name: string;
                         /** @description The first characters of the token, to recognize it */
                         tokenPrefix: string;
-                        /** @enum {string} */
-                        status: "ACTIVE" | "EXPIRED" | "REVOKED";
-                        createdAt: components["schemas"]["Date"];
-                        expiresAt: components["schemas"]["Date"] | null;
-                        lastUsedAt: components["schemas"]["Date"] | null;
-                        revokedAt: components["schemas"]["Date"] | null;
+                        status: components["schemas"]["AccessTokenStatus"];
+                        createdAt: components["schemas"]["Timestamp"];
+                        expiresAt: components["schemas"]["Timestamp"] | null;
+                        lastUsedAt: components["schemas"]["Timestamp"] | null;
+                        revokedAt: components["schemas"]["Timestamp"] | null;
                         /** @description The secret token; shown only in this response */
                         token: string;
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1560,58 +2061,49 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description TOKEN_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["TokenNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1634,49 +2126,31 @@ export interface operations {
                     "application/json": components["schemas"]["OrganizationContext"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1699,49 +2173,31 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeSpaceRef"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1764,49 +2220,31 @@ export interface operations {
                     "application/json": components["schemas"]["KnowledgeSpaceRef"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1836,49 +2274,49 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description NotFound */
+            /** @description INVITATION_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InvitationNotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description INVITATION_ACCEPTED, INVITATION_REVOKED, INVITATION_EXPIRED, USER_EXISTS */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InvitationAccepted"] | components["schemas"]["InvitationRevoked"] | components["schemas"]["InvitationExpired"] | components["schemas"]["UserExists"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1901,49 +2339,40 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUser"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -1972,67 +2401,67 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUser"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description SELF_ADMINISTRATION, CLEARANCE_ABOVE_OWN, PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SelfAdministration"] | components["schemas"]["ClearanceAboveOwn"] | components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description USER_NOT_FOUND, DEPARTMENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["UserNotFound"] | components["schemas"]["DepartmentNotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description LAST_ADMINISTRATOR */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LastAdministrator"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2057,58 +2486,49 @@ export interface operations {
                     "application/json": components["schemas"]["UserPermissions"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description NotFound */
+            /** @description USER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["UserNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2131,49 +2551,40 @@ export interface operations {
                     "application/json": components["schemas"]["RoleList"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2200,58 +2611,58 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description SELF_ADMINISTRATION, PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SelfAdministration"] | components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description ROLE_NOT_FOUND, USER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["RoleNotFound"] | components["schemas"]["UserNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2275,67 +2686,58 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description SELF_ADMINISTRATION, PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SelfAdministration"] | components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description ROLE_NOT_FOUND, USER_NOT_FOUND, ROLE_MEMBER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["RoleNotFound"] | components["schemas"]["UserNotFound"] | components["schemas"]["RoleMemberNotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description LAST_ADMINISTRATOR */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LastAdministrator"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2358,49 +2760,40 @@ export interface operations {
                     "application/json": components["schemas"]["Department"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2430,62 +2823,62 @@ export interface operations {
                         name: string;
                         managerUserIds: components["schemas"]["UUID"][];
                         memberCount: components["schemas"]["Int"];
-                        createdAt: components["schemas"]["Date"];
+                        createdAt: components["schemas"]["Timestamp"];
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description Conflict */
+            /** @description DEPARTMENT_EXISTS */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentExists"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2514,67 +2907,67 @@ export interface operations {
                     "application/json": components["schemas"]["Department"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description DEPARTMENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentNotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description DEPARTMENT_EXISTS */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentExists"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2603,58 +2996,58 @@ export interface operations {
                     "application/json": components["schemas"]["Department"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description DEPARTMENT_NOT_FOUND, USER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentNotFound"] | components["schemas"]["UserNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2680,58 +3073,49 @@ export interface operations {
                     "application/json": components["schemas"]["Department"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description DEPARTMENT_NOT_FOUND, USER_NOT_FOUND, MANAGER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentNotFound"] | components["schemas"]["UserNotFound"] | components["schemas"]["ManagerNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2754,49 +3138,40 @@ export interface operations {
                     "application/json": components["schemas"]["Invitation"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2823,83 +3198,81 @@ export interface operations {
                     "application/json": {
                         id: components["schemas"]["UUID"];
                         email: string;
-                        /** @enum {string} */
-                        role: "EMPLOYEE" | "MANAGER" | "ADMIN";
-                        /** @enum {string} */
-                        clearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+                        role: components["schemas"]["UserRole"];
+                        clearance: components["schemas"]["Clearance"];
                         departmentId: components["schemas"]["UUID"];
-                        /** @enum {string} */
-                        status: "PENDING" | "ACCEPTED" | "REVOKED" | "EXPIRED";
-                        invitedAt: components["schemas"]["Date"];
-                        expiresAt: components["schemas"]["Date"];
-                        acceptedAt: components["schemas"]["Date"] | null;
+                        status: components["schemas"]["InvitationStatus"];
+                        invitedAt: components["schemas"]["Timestamp"];
+                        expiresAt: components["schemas"]["Timestamp"];
+                        acceptedAt: components["schemas"]["Timestamp"] | null;
                         acceptedAppUserId: components["schemas"]["UUID"] | null;
                         /** @description Give this to the invitee; shown only in this response */
                         invitationCode: string;
+                        canRead: components["schemas"]["Readability"];
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description CLEARANCE_ABOVE_OWN, PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ClearanceAboveOwn"] | components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description DEPARTMENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentNotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description USER_EXISTS, INVITATION_PENDING */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["UserExists"] | components["schemas"]["InvitationPending"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2922,58 +3295,49 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description INVITATION_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InvitationNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -2996,49 +3360,40 @@ export interface operations {
                     "application/json": components["schemas"]["AdminKnowledgeSpace"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3066,8 +3421,7 @@ export interface operations {
                         id: components["schemas"]["UUID"];
                         key: string;
                         name: string;
-                        /** @enum {string} */
-                        audienceMode: "ORGANIZATION" | "DEPARTMENT" | "RESTRICTED" | "NONE";
+                        audienceMode: components["schemas"]["AudienceMode"];
                         audienceVersion: components["schemas"]["Int"];
                         departmentId: components["schemas"]["UUID"] | null;
                         active: boolean;
@@ -3077,67 +3431,67 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description DEPARTMENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["DepartmentNotFound"];
                 };
             };
-            /** @description Conflict */
+            /** @description KNOWLEDGE_SPACE_KEY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceKeyTaken"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3160,67 +3514,49 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3243,49 +3579,40 @@ export interface operations {
                     "application/json": components["schemas"]["GrantOption"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3312,58 +3639,58 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_GRANT */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidGrant"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, DEPARTMENT_NOT_FOUND, USER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["DepartmentNotFound"] | components["schemas"]["UserNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3371,8 +3698,8 @@ export interface operations {
     "adminAccess.removeGrant": {
         parameters: {
             query: {
-                relation: "viewer" | "contributor" | "curator" | "manager";
-                kind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER";
+                relation: components["schemas"]["SpaceRelation"];
+                kind: components["schemas"]["GrantKind"];
                 subjectId?: components["schemas"]["UUID"];
                 role?: string;
             };
@@ -3391,58 +3718,58 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, GRANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["GrantNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
+            /** @description LAST_SPACE_MANAGER */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["LastSpaceManager"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3469,58 +3796,58 @@ export interface operations {
                     "application/json": components["schemas"]["AccessExplanation"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description USER_NOT_FOUND, RESOURCE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["UserNotFound"] | components["schemas"]["ResourceNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3531,11 +3858,10 @@ export interface operations {
                 actorUserId?: components["schemas"]["UUID"];
                 resourceType?: string;
                 resourceId?: string;
-                since?: components["schemas"]["Date"];
-                until?: components["schemas"]["Date"];
+                since?: components["schemas"]["Timestamp"];
+                until?: components["schemas"]["Timestamp"];
                 cursor?: string;
-                /** @description a string to be decoded into a number */
-                pageSize?: string;
+                pageSize?: number;
             };
             header?: never;
             path?: never;
@@ -3552,49 +3878,40 @@ export interface operations {
                     "application/json": components["schemas"]["AuditPage"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description PERMISSION_DENIED */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3603,12 +3920,11 @@ export interface operations {
         parameters: {
             query?: {
                 knowledgeSpaceId?: components["schemas"]["UUID"];
-                classification?: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
-                status?: "PROCESSING" | "READY" | "ATTENTION";
+                classification?: components["schemas"]["Classification"];
+                status?: components["schemas"]["SourceStatus"];
                 q?: string;
                 cursor?: string;
-                /** @description a string to be decoded into a number */
-                pageSize?: string;
+                pageSize?: number;
             };
             header?: never;
             path?: never;
@@ -3625,49 +3941,31 @@ export interface operations {
                     "application/json": components["schemas"]["SourcePage"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3676,7 +3974,7 @@ export interface operations {
         parameters: {
             query: {
                 knowledgeSpaceId: components["schemas"]["UUID"];
-                classification?: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+                classification?: components["schemas"]["Classification"];
                 /** @description a string at most 300 character(s) long */
                 title?: string;
             };
@@ -3709,8 +4007,7 @@ export interface operations {
                         aclAuthority: string;
                         /** @description PROCESSING, READY or ATTENTION (DELETING while a deletion is purged) */
                         status: string;
-                        /** @enum {string} */
-                        classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+                        classification: components["schemas"]["Classification"];
                         fileName: string;
                         mediaType: string;
                         contentLength: components["schemas"]["Int"];
@@ -3734,90 +4031,81 @@ export interface operations {
                         embeddingProvider: string | null;
                         embeddingModel: string | null;
                         embeddingDimensions: components["schemas"]["Int"] | null;
-                        createdAt: components["schemas"]["Date"];
-                        updatedAt: components["schemas"]["Date"];
+                        createdAt: components["schemas"]["Timestamp"];
+                        updatedAt: components["schemas"]["Timestamp"];
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description NOT_A_CONTRIBUTOR, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, SOURCE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["SourceNotFound"];
                 };
             };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
+            /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description UnsupportedMediaType */
+            /** @description UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["UnsupportedMediaType"];
                 };
             };
-            /** @description Unprocessable */
+            /** @description EMPTY_FILE */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["EmptyFile"];
                 };
             };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3842,58 +4130,40 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NotFound */
+            /** @description SOURCE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SourceNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3918,58 +4188,49 @@ export interface operations {
                     "application/json": components["schemas"]["SourceDeletion"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
+            /** @description NOT_A_CONTRIBUTOR, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description NotFound */
+            /** @description SOURCE_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SourceNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -3994,58 +4255,40 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NotFound */
+            /** @description SOURCE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["SourceNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4056,9 +4299,8 @@ export interface operations {
                 /** @description a string at most 1000 character(s) long */
                 q: string;
                 knowledgeSpaceId?: components["schemas"]["UUID"];
-                classification?: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
-                /** @description a string to be decoded into a number */
-                limit?: string;
+                classification?: components["schemas"]["Classification"];
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -4075,49 +4317,31 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResult"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4126,7 +4350,7 @@ export interface operations {
         parameters: {
             query?: {
                 knowledgeSpaceId?: components["schemas"]["UUID"];
-                classification?: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+                classification?: components["schemas"]["Classification"];
             };
             header?: never;
             path?: never;
@@ -4143,49 +4367,31 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogEntry"][];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4210,58 +4416,40 @@ export interface operations {
                     "application/json": components["schemas"]["CitationExcerpt"];
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NotFound */
+            /** @description CITATION_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["CitationNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };
@@ -4286,58 +4474,40 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description The request did not match the expected schema */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
                 };
             };
-            /** @description Unauthorized */
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NotFound */
+            /** @description CITATION_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["CitationNotFound"];
                 };
             };
-            /** @description PayloadTooLarge */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description InternalError */
+            /** @description INTERNAL_ERROR */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["InternalError"];
                 };
             };
         };

@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, Conflict, Forbidden, NotFound } from "../http/Problem"
-import { Body } from "../http/Schemas"
-import { Authentication } from "../http/Security"
-import { Classification, GrantKind, SpaceRelation } from "./Model"
-import { RequiredPermission } from "./Permissions"
+import { DepartmentNotFound, UserNotFound } from "../domain/Errors"
+import { AccessState, Classification, GrantKind, SpaceRelation } from "../domain/Model"
+import { Body, Query, Timestamp } from "../domain/Schemas"
+import { requires } from "../domain/Security"
+import { GrantNotFound, InvalidGrant, KnowledgeSpaceKeyTaken, KnowledgeSpaceNotFound, LastSpaceManager, ResourceNotFound } from "./Errors"
 
 export const SpaceGrant = Schema.Struct({
   relation: SpaceRelation,
@@ -20,7 +20,7 @@ export const AdminKnowledgeSpace = Schema.Struct({
   id: Schema.UUID,
   key: Schema.String,
   name: Schema.String,
-  audienceMode: Schema.Literal("ORGANIZATION", "DEPARTMENT", "RESTRICTED", "NONE"),
+  audienceMode: Schema.Literal("ORGANIZATION", "DEPARTMENT", "RESTRICTED", "NONE").annotations({ identifier: "AudienceMode" }),
   audienceVersion: Schema.Int,
   departmentId: Schema.NullOr(Schema.UUID),
   active: Schema.Boolean,
@@ -48,14 +48,14 @@ export const AddGrant = Body({
   role: Schema.optional(Schema.String)
 }).annotations({ identifier: "AddGrant" })
 
-export const RemoveGrantQuery = Schema.Struct({
+export const RemoveGrantQuery = Query({
   relation: SpaceRelation,
   kind: GrantKind,
   subjectId: Schema.optional(Schema.UUID),
   role: Schema.optional(Schema.String)
 })
 
-export const ResourceType = Schema.Literal("KNOWLEDGE_SPACE", "KNOWLEDGE_ASSET", "SOURCE", "ASSET")
+export const ResourceType = Schema.Literal("KNOWLEDGE_SPACE", "KNOWLEDGE_ASSET", "SOURCE", "ASSET").annotations({ identifier: "ResourceType" })
 export const ExplainRequest = Body({
   userId: Schema.UUID,
   resourceType: ResourceType,
@@ -63,7 +63,6 @@ export const ExplainRequest = Body({
   relation: Schema.optionalWith(SpaceRelation, { default: () => "viewer" as const })
 }).annotations({ identifier: "ExplainRequest" })
 
-const AccessState = Schema.Literal("ALLOWED", "DENIED")
 export const AccessExplanation = Schema.Struct({
   state: AccessState,
   reasonCode: Schema.String,
@@ -79,7 +78,7 @@ export const AccessExplanation = Schema.Struct({
     authority: Schema.String,
     origin: Schema.String,
     generation: Schema.Int,
-    capturedAt: Schema.Date,
+    capturedAt: Timestamp,
     expired: Schema.Boolean
   }),
   evaluationKind: Schema.String,
@@ -95,56 +94,57 @@ export const AccessExplanation = Schema.Struct({
     classification: Schema.NullOr(Classification)
   }),
   policyVersion: Schema.String,
-  evaluatedAt: Schema.Date
+  evaluatedAt: Timestamp
 }).annotations({ identifier: "AccessExplanation" })
 
 const SpacePath = Schema.Struct({ knowledgeSpaceId: Schema.UUID })
-const needs = RequiredPermission
 
 export class AccessAdminApi extends HttpApiGroup.make("adminAccess")
-  .add(HttpApiEndpoint.get("listKnowledgeSpaces", "/admin/knowledge-spaces").addSuccess(Schema.Array(AdminKnowledgeSpace)).annotate(needs, "spaces.read"))
+  .add(HttpApiEndpoint.get("listKnowledgeSpaces", "/admin/knowledge-spaces").addSuccess(Schema.Array(AdminKnowledgeSpace)).pipe(requires("spaces.read")))
   .add(
     HttpApiEndpoint.post("createKnowledgeSpace", "/admin/knowledge-spaces")
       .setPayload(CreateKnowledgeSpace)
       .addSuccess(AdminKnowledgeSpace, { status: 201 })
-      .addError(Conflict)
-      .addError(NotFound)
-      .annotate(needs, "spaces.manage")
+      .addError(KnowledgeSpaceKeyTaken)
+      .addError(DepartmentNotFound)
+      .pipe(requires("spaces.manage"))
   )
   .add(
     HttpApiEndpoint.del("deleteKnowledgeSpace", "/admin/knowledge-spaces/:knowledgeSpaceId")
       .setPath(SpacePath)
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotate(needs, "spaces.manage")
+      .addError(KnowledgeSpaceNotFound)
+      .pipe(requires("spaces.manage"))
   )
-  .add(HttpApiEndpoint.get("listGrantOptions", "/admin/knowledge-spaces/grant-options").addSuccess(Schema.Array(GrantOption)).annotate(needs, "spaces.read"))
+  .add(HttpApiEndpoint.get("listGrantOptions", "/admin/knowledge-spaces/grant-options").addSuccess(Schema.Array(GrantOption)).pipe(requires("spaces.read")))
   .add(
     HttpApiEndpoint.post("addGrant", "/admin/knowledge-spaces/:knowledgeSpaceId/grants")
       .setPath(SpacePath)
       .setPayload(AddGrant)
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotate(needs, "grants.manage")
+      .addError(KnowledgeSpaceNotFound)
+      .addError(InvalidGrant)
+      .addError(DepartmentNotFound)
+      .addError(UserNotFound)
+      .pipe(requires("grants.manage"))
   )
   .add(
     HttpApiEndpoint.del("removeGrant", "/admin/knowledge-spaces/:knowledgeSpaceId/grants")
       .setPath(SpacePath)
       .setUrlParams(RemoveGrantQuery)
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotate(needs, "grants.manage")
+      .addError(KnowledgeSpaceNotFound)
+      .addError(GrantNotFound)
+      .addError(LastSpaceManager)
+      .pipe(requires("grants.manage"))
   )
   .add(
     HttpApiEndpoint.post("explainAccess", "/admin/access/explain")
       .setPayload(ExplainRequest)
       .addSuccess(AccessExplanation)
-      .addError(NotFound)
-      .annotate(needs, "access.explain")
+      .addError(UserNotFound)
+      .addError(ResourceNotFound)
+      .pipe(requires("access.explain"))
   )
-  .addError(BadRequest)
-  .addError(Forbidden)
-  .middleware(Authentication)
   .annotate(OpenApi.Title, "Administration: access")
   .annotate(OpenApi.Description, "Knowledge spaces, their grants, and explanations of access decisions") {}

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Authentication } from "../http/Security"
+import { authenticated } from "../domain/Security"
 
 export const KnowledgeSpaceRef = Schema.Struct({
   id: Schema.UUID,
@@ -10,8 +10,7 @@ export const KnowledgeSpaceRef = Schema.Struct({
 }).annotations({ identifier: "KnowledgeSpaceRef" })
 
 export class KnowledgeSpacesApi extends HttpApiGroup.make("knowledgeSpaces")
-  .add(HttpApiEndpoint.get("listVisible", "/knowledge-spaces/visible").addSuccess(Schema.Array(KnowledgeSpaceRef)))
-  .add(HttpApiEndpoint.get("listUploadTargets", "/knowledge-spaces/upload-targets").addSuccess(Schema.Array(KnowledgeSpaceRef)))
-  .middleware(Authentication)
+  .add(HttpApiEndpoint.get("listVisible", "/knowledge-spaces/visible").addSuccess(Schema.Array(KnowledgeSpaceRef)).pipe(authenticated))
+  .add(HttpApiEndpoint.get("listUploadTargets", "/knowledge-spaces/upload-targets").addSuccess(Schema.Array(KnowledgeSpaceRef)).pipe(authenticated))
   .annotate(OpenApi.Title, "Knowledge spaces")
   .annotate(OpenApi.Description, "Knowledge spaces the caller may read (viewer) or upload to (contributor)") {}

@@ -1,7 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-import type { Principal } from "../identity/CurrentUser"
-import { type Classification, classificationRank, clearanceCeiling, type GrantKind, relationRank, type SpaceRelation } from "./Model"
+import type { Principal } from "../domain/Principal"
+import { type Classification, classificationRank, clearanceCeiling, type GrantKind, relationRank, type SpaceRelation } from "../domain/Model"
 
 /**
  * The caller's access keys: every grant subject they match. A grant matches when its subject_key is

@@ -1,11 +1,12 @@
 import { Effect } from "effect"
-import { NotFound } from "../http/Problem"
+import { UserNotFound } from "../domain/Errors"
+import { ResourceNotFound } from "./Errors"
 import { AdminRepo } from "../identity/AdminRepo"
-import type { Principal } from "../identity/CurrentUser"
+import type { Principal } from "../domain/Principal"
 import { SpacesRepo } from "./SpacesRepo"
 import { AccessEvaluator, decide, type AccessFacts } from "./Evaluator"
 import { AuthorizationGeneration, policyVersion } from "./Generation"
-import { clearanceCeiling, type SpaceRelation } from "./Model"
+import { clearanceCeiling, type SpaceRelation } from "../domain/Model"
 import { ResourceResolvers, type ResourceType } from "./Resources"
 
 export interface ExplainInput {
@@ -30,9 +31,9 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
     const explain = (actor: Principal, input: ExplainInput) =>
       Effect.gen(function* () {
         const user = yield* people.user(actor.organizationId, input.userId)
-        if (!user) return yield* new NotFound({ code: "USER_NOT_FOUND", detail: "No user with this id in your organization" })
+        if (!user) return yield* new UserNotFound({ detail: "No user with this id in your organization" })
         const resource = yield* resolvers.resolve(input.resourceType, actor.organizationId, input.resourceId)
-        if (!resource) return yield* new NotFound({ code: "RESOURCE_NOT_FOUND", detail: `No ${input.resourceType} with this id in your organization` })
+        if (!resource) return yield* new ResourceNotFound({ detail: `No ${input.resourceType} with this id in your organization` })
         const space = yield* spaces.space(actor.organizationId, resource.knowledgeSpaceId)
         const keys = yield* evaluator.keysFor({ ...user, userId: user.id })
         const grants = yield* evaluator.matchingGrants(resource.knowledgeSpaceId, keys)
@@ -92,5 +93,6 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
       })
 
     return { explain }
-  })
+  }),
+  dependencies: [AccessEvaluator.Default, AdminRepo.Default, SpacesRepo.Default, ResourceResolvers.Default, AuthorizationGeneration.Default]
 }) {}

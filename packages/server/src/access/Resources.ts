@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Classification } from "./Model"
+import type { Classification } from "../domain/Model"
 
 export type ResourceType = "KNOWLEDGE_SPACE" | "KNOWLEDGE_ASSET" | "SOURCE" | "ASSET"
 

@@ -1,11 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { transactional } from "../db/Sql"
 import { Effect } from "effect"
-import { BadRequest, Conflict, NotFound } from "../http/Problem"
-import type { Principal } from "../identity/CurrentUser"
+import { DepartmentNotFound, UserNotFound } from "../domain/Errors"
+import { grantRemoval } from "./Policy"
+import { GrantNotFound, InvalidGrant, KnowledgeSpaceKeyTaken, KnowledgeSpaceNotFound } from "./Errors"
+import type { Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { AuthorizationGeneration, policyVersion } from "./Generation"
-import { GrantKind, PlatformRole, SpaceRelation, UserRole } from "./Model"
+import { GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
 import { type GrantRow, SpacesRepo } from "./SpacesRepo"
 
 export interface GrantInput {
@@ -15,7 +17,7 @@ export interface GrantInput {
   readonly role?: string | undefined
 }
 
-const spaceNotFound = new NotFound({ code: "KNOWLEDGE_SPACE_NOT_FOUND", detail: "No knowledge space with this id in your organization" })
+const spaceNotFound = new KnowledgeSpaceNotFound({ detail: "No knowledge space with this id in your organization" })
 const grantableRoles: ReadonlyArray<string> = [...UserRole.literals, ...PlatformRole.literals]
 
 const audienceMode = (grants: ReadonlyArray<GrantRow>) =>
@@ -70,7 +72,7 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
     /** The grant's subject, checked: the right fields for its kind, and a subject that exists. */
     const normalize = (actor: Principal, grant: GrantInput) =>
       Effect.gen(function* () {
-        const invalid = (detail: string) => new BadRequest({ code: "INVALID_GRANT", detail })
+        const invalid = (detail: string) => new InvalidGrant({ detail })
         switch (grant.kind) {
           case "ORGANIZATION":
             if (grant.subjectId || grant.role) return yield* invalid("An ORGANIZATION grant takes neither subjectId nor role")
@@ -79,13 +81,13 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
           case "DEPARTMENT_MANAGERS":
             if (!grant.subjectId || grant.role) return yield* invalid(`A ${grant.kind} grant takes the department's id as subjectId`)
             if (!(yield* repo.departmentExists(actor.organizationId, grant.subjectId))) {
-              return yield* new NotFound({ code: "DEPARTMENT_NOT_FOUND", detail: "No department with this id in your organization" })
+              return yield* new DepartmentNotFound({ detail: "No department with this id in your organization" })
             }
             return { relation: grant.relation, kind: grant.kind, subjectId: grant.subjectId, role: null }
           case "USER":
             if (!grant.subjectId || grant.role) return yield* invalid("A USER grant takes the user's id as subjectId")
             if (!(yield* repo.userExists(actor.organizationId, grant.subjectId))) {
-              return yield* new NotFound({ code: "USER_NOT_FOUND", detail: "No user with this id in your organization" })
+              return yield* new UserNotFound({ detail: "No user with this id in your organization" })
             }
             return { relation: grant.relation, kind: grant.kind, subjectId: grant.subjectId, role: null }
           case "ROLE":
@@ -111,10 +113,10 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
           Effect.gen(function* () {
             const departmentId = input.departmentId ?? null
             if (departmentId && !(yield* repo.departmentExists(actor.organizationId, departmentId))) {
-              return yield* new NotFound({ code: "DEPARTMENT_NOT_FOUND", detail: "No department with this id in your organization" })
+              return yield* new DepartmentNotFound({ detail: "No department with this id in your organization" })
             }
             const id = yield* repo.insertSpace(actor.organizationId, input.key, input.name, departmentId)
-            if (!id) return yield* new Conflict({ code: "KNOWLEDGE_SPACE_KEY_TAKEN", detail: `A knowledge space with key ${input.key} exists already` })
+            if (!id) return yield* new KnowledgeSpaceKeyTaken({ detail: `A knowledge space with key ${input.key} exists already` })
             // The creator manages what they create; everyone else needs a grant.
             yield* repo.insertGrant(id, { relation: "manager", kind: "USER", subjectId: actor.userId, role: null }, actor.userId)
             yield* changeAccess(actor, id, "knowledge_space.create", { key: input.key, name: input.name })
@@ -153,8 +155,10 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
             yield* requireSpace(actor, spaceId)
             const grant = { relation: input.relation, kind: input.kind, subjectId: input.subjectId ?? null, role: input.role ?? null }
             if (!(yield* repo.deleteGrant(spaceId, grant))) {
-              return yield* new NotFound({ code: "GRANT_NOT_FOUND", detail: "The knowledge space has no such grant" })
+              return yield* new GrantNotFound({ detail: "The knowledge space has no such grant" })
             }
+            const remaining = (yield* repo.grants(actor.organizationId)).filter((g) => g.knowledgeSpaceId === spaceId)
+            yield* grantRemoval(grant, remaining)
             yield* changeAccess(actor, spaceId, "grant.remove", grant)
           })
         ),
@@ -173,5 +177,6 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
           }
         )
     }
-  })
+  }),
+  dependencies: [SpacesRepo.Default, Audit.Default, AuthorizationGeneration.Default]
 }) {}

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { GrantKind, SpaceRelation } from "./Model"
+import type { GrantKind, SpaceRelation } from "../domain/Model"
 
 export interface SpaceAdminRow {
   readonly id: string

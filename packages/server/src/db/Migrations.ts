@@ -1,5 +1,5 @@
 import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import identity from "./migrations/0001_identity"
 import administration from "./migrations/0002_administration"
 import jobs from "./migrations/0003_jobs"
@@ -17,18 +17,27 @@ export const migrations = {
 
 const run = Migrator.make({})
 
-export const MigrationsLive = Layer.effectDiscard(
-  run({ loader: Migrator.fromRecord(migrations), table: "lore_migrations" }).pipe(
-    Effect.tap((applied) =>
-      applied.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs("applied", applied.map(([id, name]) => `${id}_${name}`))) : Effect.void
-    ),
-    Effect.orDie
-  )
-)
-
-/** The highest migration applied, for /api/health. */
+/** The highest migration applied. */
 export const migrationLevel = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const [row] = yield* sql<{ level: number | null }>`SELECT max(migration_id) AS level FROM lore_migrations`
   return row?.level ?? 0
 })
+
+/**
+ * Present once every migration has run. The database layer (db/Sql.ts DatabaseLive) provides the SQL
+ * client only together with it, so nothing in the areas can query a schema that is not there yet.
+ */
+export class Migrated extends Context.Tag("lore/Migrated")<Migrated, { readonly level: number }>() {}
+
+export const MigratedLive = Layer.effect(
+  Migrated,
+  run({ loader: Migrator.fromRecord(migrations), table: "lore_migrations" }).pipe(
+    Effect.tap((applied) =>
+      applied.length > 0 ? Effect.logInfo("migrations applied").pipe(Effect.annotateLogs("applied", applied.map(([id, name]) => `${id}_${name}`))) : Effect.void
+    ),
+    Effect.zipRight(migrationLevel),
+    Effect.map((level) => ({ level })),
+    Effect.orDie
+  )
+)

@@ -6,7 +6,7 @@ import { AuditApi } from "../platform/AuditApi"
 import { KnowledgeApi, SourcesApi } from "../knowledge/Api"
 import { MeApi, SessionApi } from "../identity/Api"
 import { PlatformApi } from "../platform/Api"
-import { InternalError, PayloadTooLarge, Problem } from "./Problem"
+import { InternalError, MalformedBody, PayloadTooLarge, Problem, ValidationFailed } from "../domain/Errors"
 import { problemDocument } from "./OpenApiDocument"
 
 /** The whole contract: every area's group under /api. */
@@ -21,11 +21,10 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AuditApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
-  .addError(PayloadTooLarge)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(OpenApi.Description, "Permission-aware knowledge assistant and governed AI asset registry")
-  .annotate(HttpApi.AdditionalSchemas, [Problem])
+  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge])
   .annotate(OpenApi.Transform, problemDocument) {}

@@ -1,5 +1,9 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeFileSystem, NodeHttpServerRequest, NodePath } from "@effect/platform-node"
+import { Cause, Effect, Layer, Option } from "effect"
+
+/** After the last byte of a multipart body, parsing must end this soon, or the body was not closed properly. */
+const PARSE_GRACE_MS = 2_000
 
 /**
  * The platform reports a body over the size limit as a read error (400) or a multipart error; Lore
@@ -16,11 +20,79 @@ const isBodyTooLarge = (error: unknown): boolean => {
   return e?._tag === "RequestError" && e.cause instanceof Error && e.cause.message === "maxBytes exceeded"
 }
 
-export const BodyLimitsLive = HttpApiBuilder.middleware((app) =>
-  Effect.catchAllCause(app, (cause) =>
-    // The platform reads bodies with orDie, so the error arrives as a defect.
-    Option.exists(Cause.failureOption(cause as Cause.Cause<unknown>), isBodyTooLarge) || Option.exists(Cause.dieOption(cause), isBodyTooLarge)
-      ? Effect.succeed(HttpServerResponse.empty({ status: 413 }))
-      : Effect.failCause(cause)
+const isMultipart = (request: HttpServerRequest.HttpServerRequest) => (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
+const hasBoundary = (request: HttpServerRequest.HttpServerRequest) => /;\s*boundary=("?)[^";]+\1/i.test(request.headers["content-type"] ?? "")
+
+/** Where the parse writes uploaded files (stateless services, built once). */
+const fileSystem = Effect.runSync(Effect.scoped(Layer.build(Layer.merge(NodeFileSystem.layer, NodePath.layer))))
+
+/** 400 with no body: the problem layer answers MALFORMED_BODY. The connection closes: its unread bytes are garbage. */
+const malformed = HttpServerResponse.empty({ status: 400, headers: { connection: "close" } })
+
+/**
+ * Resolves when the client stops sending before the body's end, or when a body that did end is still
+ * not parsed after a grace period (a multipart body without its closing boundary). Both are the
+ * caller's fault, answered promptly instead of holding the request open forever.
+ */
+const stalled = (request: HttpServerRequest.HttpServerRequest, bodyStallMs: number) =>
+  Effect.async<void>((resume) => {
+    const message = NodeHttpServerRequest.toIncomingMessage(request)
+    let grace: NodeJS.Timeout | undefined
+    const stop = () => {
+      clearTimeout(grace)
+      message.off("end", afterEnd)
+      message.off("timeout", onTimeout)
+      message.setTimeout(0)
+    }
+    const answer = () => {
+      stop()
+      resume(Effect.void)
+    }
+    const afterEnd = () => {
+      // Node destroys an idle socket whose request is complete unless the server answers; only the grace applies now.
+      message.setTimeout(0)
+      grace = setTimeout(answer, PARSE_GRACE_MS)
+    }
+    // A 'timeout' listener on the request keeps Node from destroying the socket, so the answer can be sent.
+    const onTimeout = () => {
+      if (!message.complete) answer()
+    }
+    message.setTimeout(bodyStallMs, onTimeout)
+    if (message.complete) afterEnd()
+    else message.once("end", afterEnd)
+    return Effect.sync(stop)
+  })
+
+/**
+ * Reads a multipart body before the endpoint does (the platform caches the parse, so the endpoint gets the
+ * same result), bounded: no boundary, a body cut short, a stalled client or an unclosed body is a 400, a
+ * body over the limit a 413, never a 500 or a hang.
+ */
+const guardMultipart = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, bodyStallMs: number) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    if (!isMultipart(request) || request.method === "GET" || request.method === "HEAD") return app
+    if (!hasBoundary(request)) return Effect.succeed(malformed)
+    // Upload routes run uninterruptibly; each side must still stop when the other wins.
+    return Effect.raceFirst(
+      Effect.interruptible(Effect.either(Effect.provide(request.multipart, fileSystem))),
+      Effect.as(Effect.interruptible(stalled(request, bodyStallMs)), undefined)
+    ).pipe(
+      Effect.flatMap((parsed) => {
+        if (parsed === undefined) return Effect.succeed(malformed)
+        if (parsed._tag === "Left") return Effect.succeed(isBodyTooLarge(parsed.left) ? HttpServerResponse.empty({ status: 413 }) : malformed)
+        return app
+      })
+    )
+  })
+
+/** `bodyStallMs`: how long a request body may stop arriving before the request is answered 400 and closed. */
+export const bodyLimits = (bodyStallMs: number) => HttpApiBuilder.middleware((app) =>
+  guardMultipart(app, bodyStallMs).pipe(
+    Effect.catchAllCause((cause) =>
+      // The platform reads bodies with orDie, so the error arrives as a defect.
+      Option.exists(Cause.failureOption(cause as Cause.Cause<unknown>), isBodyTooLarge) || Option.exists(Cause.dieOption(cause), isBodyTooLarge)
+        ? Effect.succeed(HttpServerResponse.empty({ status: 413 }))
+        : Effect.failCause(cause)
+    )
   )
 )

@@ -1,44 +1,36 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { AccessAdminHttp } from "../access/AdminHttp"
-import { KnowledgeSpacesHttp } from "../access/Http"
-import { InvitationsHttp, UsersAdminHttp } from "../identity/AdminHttp"
-import { AuditHttp } from "../platform/AuditHttp"
-import { KnowledgeHttp, SourcesHttp } from "../knowledge/Http"
 import { Settings } from "../Config"
-import { AuthenticationLive } from "../identity/AuthenticationLive"
-import { MeHttp, SessionHttp } from "../identity/Http"
-import { PlatformHttp } from "../platform/Http"
+import { EndpointAccessTable } from "../domain/Security"
+import { endpointAccessTable } from "./Access"
 import { LoreApi } from "./Api"
-import { BodyLimitsLive } from "./BodyLimits"
+import { bodyLimits } from "./BodyLimits"
 import { problemJson } from "./ProblemJson"
 import { routeTable } from "./RouteTable"
 
-/** Every group's handlers, and the middleware they declare. */
-export const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, SessionHttp, MeHttp, KnowledgeSpacesHttp, InvitationsHttp, UsersAdminHttp, AccessAdminHttp, AuditHttp, SourcesHttp, KnowledgeHttp]),
-  Layer.provide(AuthenticationLive),
-  Layer.provide(BodyLimitsLive)
-)
-
 const routes = routeTable(LoreApi)
 
+/** What every endpoint requires of its caller, for the authorization middleware. */
+export const EndpointAccessLive = Layer.succeed(EndpointAccessTable, endpointAccessTable(LoreApi))
+
 /**
- * The HTTP server. Its socket opens only once the API (and so the database and migrations below it)
- * is ready: requests that arrived during migration would otherwise hang.
+ * The HTTP server over the API's handlers (assembled by the app from each area's Http.ts). Its socket
+ * opens only once the API (and so the database and migrations below it) is ready: requests that arrived
+ * during migration would otherwise hang.
  */
-export const HttpLive = Layer.unwrapEffect(
-  Effect.map(Settings, (settings) =>
-    HttpApiBuilder.serve(problemJson({ routes, maxJsonBytes: settings.maxJsonBytes, maxUploadBytes: settings.maxUploadBytes })).pipe(
-      Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
-      Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
-      Layer.provide(ApiLive)
+export const serveApi = <E, R>(handlers: Layer.Layer<HttpApi.Api, E, R>) =>
+  Layer.unwrapEffect(
+    Effect.map(Settings, (settings) =>
+      HttpApiBuilder.serve(problemJson({ routes, maxJsonBytes: settings.maxJsonBytes, maxUploadBytes: settings.maxUploadBytes })).pipe(
+        Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+        Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
+        Layer.provide(Layer.provide(handlers, bodyLimits(settings.bodyStallMs)))
+      )
     )
   )
-)
 
 export const serverUrl = Effect.map(HttpServer.HttpServer, (server) =>
   server.address._tag === "TcpAddress"

@@ -7,9 +7,13 @@ import {
   Multipart
 } from "@effect/platform"
 import { Cause, Effect, FiberRef, LogLevel, Option } from "effect"
-import { defaultCodes, type Problem, problemType, titles } from "./Problem"
-import { CurrentRequestId, requestIdFrom } from "./RequestId"
+import {
+  defaultCodes, type FieldError, InternalError, MalformedBody, MethodNotAllowed, PayloadTooLarge, type Problem, problemRegistry,
+  problemType, RouteNotFound, ServiceUnavailable, titles, Unauthenticated, ValidationFailed
+} from "../domain/Errors"
+import { CurrentRequestId, requestIdFrom } from "../domain/RequestId"
 import type { RouteTable } from "./RouteTable"
+import { describeIssues, summarize } from "./ValidationMessages"
 
 export interface ProblemOptions {
   readonly routes: RouteTable
@@ -17,12 +21,7 @@ export interface ProblemOptions {
   readonly maxUploadBytes: number
 }
 
-const problemTags = new Set([
-  "BadRequest", "Unauthorized", "Forbidden", "NotFound", "Conflict", "PayloadTooLarge",
-  "UnsupportedMediaType", "Unprocessable", "TooManyRequests", "ServiceUnavailable", "InternalError"
-])
-
-type Issue = { readonly path?: ReadonlyArray<PropertyKey>; readonly message?: string }
+type Described = Omit<Problem, "type" | "title" | "requestId"> & { readonly allow?: string }
 
 const readJson = (response: HttpServerResponse.HttpServerResponse): Record<string, any> | undefined => {
   if (response.body._tag !== "Uint8Array") return undefined
@@ -34,67 +33,71 @@ const readJson = (response: HttpServerResponse.HttpServerResponse): Record<strin
   }
 }
 
+const of = (error: { readonly status: number; readonly code: string; readonly detail: string; readonly errors?: ReadonlyArray<FieldError> | undefined }): Described => ({
+  status: error.status,
+  code: error.code,
+  detail: error.detail,
+  ...(error.errors && error.errors.length > 0 ? { errors: error.errors } : {})
+})
+
+const bytes = (n: number) =>
+  n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB (${n} bytes)`
+    : n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB (${n} bytes)`
+    : `${n} bytes`
+
 /** What an error response said, in Lore's terms; the platform's own bodies are translated. */
 const describe = (
   response: HttpServerResponse.HttpServerResponse,
   request: HttpServerRequest.HttpServerRequest,
-  routes: RouteTable
-): Omit<Problem, "type" | "title" | "requestId"> & { readonly allow?: string } => {
+  options: ProblemOptions
+): Described => {
   const status = response.status
   const body = readJson(response)
-  if (body && problemTags.has(body._tag) && typeof body.code === "string") {
-    return { status, code: body.code, detail: String(body.detail ?? ""), ...(body.errors ? { errors: body.errors } : {}) }
-  }
+  // An error class of Lore's: its encoded form is already the problem body.
+  if (body && problemRegistry.has(body._tag)) return of(body as any)
   if (body?._tag === "HttpApiDecodeError") {
-    const issues: ReadonlyArray<Issue> = Array.isArray(body.issues) ? body.issues : []
-    return {
-      status: 400,
-      code: "VALIDATION_FAILED",
-      detail: "The request does not match the expected shape: " + String(body.message ?? "").split("\n")[0],
-      errors: issues.map((issue) => ({
-        path: (issue.path ?? []).map(String).join("."),
-        message: issue.message ?? "is invalid"
-      }))
-    }
+    const fields = describeIssues(Array.isArray(body.issues) ? body.issues : [])
+    return of(new ValidationFailed({ detail: summarize(fields), errors: fields }))
   }
   if (status === 400 && response.body._tag === "Empty") {
-    return { status, code: "MALFORMED_BODY", detail: "The request body could not be read as the declared content type (is it valid JSON?)" }
+    return of(new MalformedBody({ detail: "The request body could not be read as the declared content type (is it valid JSON?)" }))
   }
   if (status === 404) {
     const url = new URL(request.url, "http://lore")
-    const allowed = routes.methodsFor(url.pathname)
+    const allowed = options.routes.methodsFor(url.pathname)
     if (allowed.length > 0 && !allowed.includes(request.method)) {
-      return {
-        status: 405,
-        code: "METHOD_NOT_ALLOWED",
-        detail: `${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}`,
-        allow: allowed.join(", ")
-      }
+      return { ...of(new MethodNotAllowed({ detail: `${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}` })), allow: allowed.join(", ") }
     }
-    if (allowed.length === 0) {
-      return { status, code: "ROUTE_NOT_FOUND", detail: `No endpoint at ${request.method} ${url.pathname}` }
-    }
+    if (allowed.length === 0) return of(new RouteNotFound({ detail: `No endpoint at ${request.method} ${url.pathname}` }))
   }
-  const detail: Record<number, string> = {
-    401: "Authentication is required: send Authorization: Bearer <token> or sign in for a session cookie",
-    413: "The request body is larger than this server accepts",
-    500: "An unexpected error occurred; quote the request id when reporting it",
-    503: "The service is shutting down or not ready; retry shortly"
+  switch (status) {
+    case 401:
+      return of(new Unauthenticated({ detail: "Authentication is required: send Authorization: Bearer <token> or sign in for a session cookie" }))
+    case 413:
+      return of(new PayloadTooLarge({
+        detail: isMultipart(request)
+          ? `The upload is larger than this server accepts: at most ${bytes(options.maxUploadBytes)} (LORE_MAX_UPLOAD_BYTES)`
+          : `The request body is larger than this server accepts: at most ${bytes(options.maxJsonBytes)} of JSON (LORE_MAX_JSON_BYTES)`
+      }))
+    case 500:
+      return of(new InternalError({ detail: "An unexpected error occurred; quote the request id when reporting it" }))
+    case 503:
+      return of(new ServiceUnavailable({ detail: "The service is shutting down or not ready; retry shortly" }))
   }
   return {
     status,
     code: defaultCodes[status] ?? `HTTP_${status}`,
-    detail: typeof body?.message === "string" && status < 500 ? body.message : detail[status] ?? titles[status] ?? "Error"
+    detail: typeof body?.message === "string" && status < 500 ? body.message : titles[status] ?? "Error"
   }
 }
 
 export const toProblemResponse = (
   response: HttpServerResponse.HttpServerResponse,
   request: HttpServerRequest.HttpServerRequest,
-  routes: RouteTable,
+  options: ProblemOptions,
   requestId: string
 ): HttpServerResponse.HttpServerResponse => {
-  const { allow, ...problem } = describe(response, request, routes)
+  const { allow, ...problem } = describe(response, request, options)
   const body: Problem = {
     type: problemType(problem.code),
     title: titles[problem.status] ?? "Error",
@@ -114,6 +117,10 @@ export const toProblemResponse = (
     contentType: "application/problem+json"
   })
 }
+
+/** A Lore error as a response the problem layer then writes out (for answers given before the API runs). */
+const problemResponse = (error: { readonly _tag: string; readonly status: number; readonly code: string; readonly detail: string }) =>
+  HttpServerResponse.unsafeJson({ _tag: error._tag, status: error.status, code: error.code, detail: error.detail }, { status: error.status })
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined
@@ -137,7 +144,7 @@ export const problemJson = (options: ProblemOptions) =>
       // The access log is debug-level; skip building it on the hot path when nobody reads it.
       const accessLog = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
-        const answered = response.status >= 400 ? toProblemResponse(response, request, options.routes, requestId) : response
+        const answered = response.status >= 400 ? toProblemResponse(response, request, options, requestId) : response
         const stamped = HttpServerResponse.setHeader(answered, "x-request-id", requestId)
         return accessLog
           ? Effect.as(
@@ -151,6 +158,10 @@ export const problemJson = (options: ProblemOptions) =>
 
       if (Number(request.headers["content-length"] ?? "0") > limit) {
         return yield* finish(HttpServerResponse.empty({ status: 413 }))
+      }
+      // PostgreSQL cannot store NUL in text: refuse it in any path or query parameter before it reaches SQL.
+      if (/%00/.test(request.url)) {
+        return yield* finish(problemResponse(new ValidationFailed({ detail: "The request is invalid: parameters must not contain the NUL character (%00)" })))
       }
       yield* HttpApp.appendPreResponseHandler((_request, response) => finish(response))
       const bounded = hasBody(request)

@@ -1,13 +1,15 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Clearance, PlatformRole, UserRole } from "../access/Model"
-import { RequiredPermission } from "../access/Permissions"
-import { BadRequest, Conflict, Forbidden, NotFound } from "../http/Problem"
-import { Body } from "../http/Schemas"
-import { Authentication } from "../http/Security"
+import { AccessState, Classification, Clearance, PlatformRole, UserRole } from "../domain/Model"
+import { DepartmentNotFound, UserNotFound } from "../domain/Errors"
+import { Body, Timestamp } from "../domain/Schemas"
+import { isPublic, requires } from "../domain/Security"
+import {
+  DepartmentExists, InvitationAccepted, InvitationExpired, InvitationNotFound, InvitationPending, InvitationRevoked,
+  LastAdministrator, ManagerNotFound, RoleMemberNotFound, RoleNotFound, UserExists, SelfAdministration, ClearanceAboveOwn
+} from "./Errors"
 import { IssuedAccessToken } from "./Api"
 
-export const AccessState = Schema.Literal("ALLOWED", "DENIED")
 
 export const AdminUser = Schema.Struct({
   id: Schema.UUID,
@@ -20,7 +22,7 @@ export const AdminUser = Schema.Struct({
   signInLinked: Schema.Boolean.annotations({ description: "The user holds a live token or session" }),
   mappedPrincipalCount: Schema.Int,
   platformRoles: Schema.Array(PlatformRole),
-  createdAt: Schema.Date
+  createdAt: Timestamp
 }).annotations({ identifier: "AdminUser" })
 
 export const UpdateUser = Body({
@@ -34,7 +36,7 @@ export const UpdateUser = Body({
 export const UserPermissions = Schema.Struct({
   userId: Schema.UUID,
   permissions: Schema.Record({ key: Schema.String, value: AccessState }),
-  evaluatedAt: Schema.Date
+  evaluatedAt: Timestamp
 }).annotations({ identifier: "UserPermissions" })
 
 export const RoleList = Schema.Struct({
@@ -51,14 +53,14 @@ export const Department = Schema.Struct({
   name: Schema.String,
   managerUserIds: Schema.Array(Schema.UUID),
   memberCount: Schema.Int,
-  createdAt: Schema.Date
+  createdAt: Timestamp
 }).annotations({ identifier: "Department" })
 
 const DepartmentName = Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200))
 export const CreateDepartment = Body({ name: DepartmentName }).annotations({ identifier: "CreateDepartment" })
 export const RenameDepartment = Body({ name: DepartmentName }).annotations({ identifier: "RenameDepartment" })
 
-export const InvitationStatus = Schema.Literal("PENDING", "ACCEPTED", "REVOKED", "EXPIRED")
+export const InvitationStatus = Schema.Literal("PENDING", "ACCEPTED", "REVOKED", "EXPIRED").annotations({ identifier: "InvitationStatus" })
 export const Invitation = Schema.Struct({
   id: Schema.UUID,
   email: Schema.String,
@@ -66,15 +68,25 @@ export const Invitation = Schema.Struct({
   clearance: Clearance,
   departmentId: Schema.UUID,
   status: InvitationStatus,
-  invitedAt: Schema.Date,
-  expiresAt: Schema.Date,
-  acceptedAt: Schema.NullOr(Schema.Date),
+  invitedAt: Timestamp,
+  expiresAt: Timestamp,
+  acceptedAt: Schema.NullOr(Timestamp),
   acceptedAppUserId: Schema.NullOr(Schema.UUID)
 }).annotations({ identifier: "Invitation" })
 
+/** What a person will be able to read, so an administrator sees the effect of a clearance before it surprises anyone. */
+export const Readability = Schema.Struct({
+  classifications: Schema.Array(Classification).annotations({ description: "The classifications their clearance reads" }),
+  knowledgeSpaces: Schema.Array(Schema.Struct({ id: Schema.UUID, key: Schema.String, name: Schema.String })).annotations({
+    description: "The knowledge spaces their department and role give them viewer access to on acceptance"
+  }),
+  summary: Schema.String.annotations({ description: "The same in one sentence, for a person" })
+}).annotations({ identifier: "Readability" })
+
 export const IssuedInvitation = Schema.Struct({
   ...Invitation.fields,
-  invitationCode: Schema.String.annotations({ description: "Give this to the invitee; shown only in this response" })
+  invitationCode: Schema.String.annotations({ description: "Give this to the invitee; shown only in this response" }),
+  canRead: Readability
 }).annotations({ identifier: "IssuedInvitation" })
 
 export const CreateInvitation = Body({
@@ -97,94 +109,105 @@ export const AcceptedInvitation = Schema.Struct({
 }).annotations({ identifier: "AcceptedInvitation" })
 
 const UserPath = Schema.Struct({ userId: Schema.UUID })
-const needs = RequiredPermission
+const RolePath = Schema.Struct({ role: Schema.String })
+const DepartmentPath = Schema.Struct({ departmentId: Schema.UUID })
 
 export class UsersAdminApi extends HttpApiGroup.make("adminUsers")
-  .add(HttpApiEndpoint.get("listUsers", "/admin/users").addSuccess(Schema.Array(AdminUser)).annotate(needs, "users.read"))
+  .add(HttpApiEndpoint.get("listUsers", "/admin/users").addSuccess(Schema.Array(AdminUser)).pipe(requires("users.read")))
   .add(
     HttpApiEndpoint.patch("updateUser", "/admin/users/:userId")
       .setPath(UserPath)
       .setPayload(UpdateUser)
       .addSuccess(AdminUser)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotate(needs, "users.manage")
+      .addError(UserNotFound)
+      .addError(DepartmentNotFound)
+      .addError(LastAdministrator)
+      .addError(SelfAdministration)
+      .addError(ClearanceAboveOwn)
+      .pipe(requires("users.manage"))
   )
   .add(
     HttpApiEndpoint.get("getUserPermissions", "/admin/users/:userId/permissions")
       .setPath(UserPath)
       .addSuccess(UserPermissions)
-      .addError(NotFound)
-      .annotate(needs, "users.read")
+      .addError(UserNotFound)
+      .pipe(requires("users.read"))
   )
-  .add(HttpApiEndpoint.get("listRoles", "/admin/roles").addSuccess(RoleList).annotate(needs, "users.read"))
+  .add(HttpApiEndpoint.get("listRoles", "/admin/roles").addSuccess(RoleList).pipe(requires("users.read")))
   .add(
     HttpApiEndpoint.post("addRoleMember", "/admin/roles/:role/members")
-      .setPath(Schema.Struct({ role: Schema.String }))
+      .setPath(RolePath)
       .setPayload(RoleMember)
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotate(needs, "roles.manage")
+      .addError(RoleNotFound)
+      .addError(UserNotFound)
+      .addError(SelfAdministration)
+      .pipe(requires("roles.manage"))
   )
   .add(
     HttpApiEndpoint.del("removeRoleMember", "/admin/roles/:role/members/:userId")
-      .setPath(Schema.Struct({ role: Schema.String, userId: Schema.UUID }))
+      .setPath(Schema.Struct({ ...RolePath.fields, ...UserPath.fields }))
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotate(needs, "roles.manage")
+      .addError(RoleNotFound)
+      .addError(UserNotFound)
+      .addError(RoleMemberNotFound)
+      .addError(LastAdministrator)
+      .addError(SelfAdministration)
+      .pipe(requires("roles.manage"))
   )
-  .add(HttpApiEndpoint.get("listDepartments", "/admin/departments").addSuccess(Schema.Array(Department)).annotate(needs, "users.read"))
+  .add(HttpApiEndpoint.get("listDepartments", "/admin/departments").addSuccess(Schema.Array(Department)).pipe(requires("users.read")))
   .add(
     HttpApiEndpoint.post("createDepartment", "/admin/departments")
       .setPayload(CreateDepartment)
       .addSuccess(Department, { status: 201 })
-      .addError(Conflict)
-      .annotate(needs, "departments.manage")
+      .addError(DepartmentExists)
+      .pipe(requires("departments.manage"))
   )
   .add(
     HttpApiEndpoint.patch("renameDepartment", "/admin/departments/:departmentId")
-      .setPath(Schema.Struct({ departmentId: Schema.UUID }))
+      .setPath(DepartmentPath)
       .setPayload(RenameDepartment)
       .addSuccess(Department)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotate(needs, "departments.manage")
+      .addError(DepartmentNotFound)
+      .addError(DepartmentExists)
+      .pipe(requires("departments.manage"))
   )
   .add(
     HttpApiEndpoint.post("addDepartmentManager", "/admin/departments/:departmentId/managers")
-      .setPath(Schema.Struct({ departmentId: Schema.UUID }))
+      .setPath(DepartmentPath)
       .setPayload(RoleMember)
       .addSuccess(Department)
-      .addError(NotFound)
-      .annotate(needs, "departments.manage")
+      .addError(DepartmentNotFound)
+      .addError(UserNotFound)
+      .pipe(requires("departments.manage"))
   )
   .add(
     HttpApiEndpoint.del("removeDepartmentManager", "/admin/departments/:departmentId/managers/:userId")
-      .setPath(Schema.Struct({ departmentId: Schema.UUID, userId: Schema.UUID }))
+      .setPath(Schema.Struct({ ...DepartmentPath.fields, ...UserPath.fields }))
       .addSuccess(Department)
-      .addError(NotFound)
-      .annotate(needs, "departments.manage")
+      .addError(DepartmentNotFound)
+      .addError(UserNotFound)
+      .addError(ManagerNotFound)
+      .pipe(requires("departments.manage"))
   )
-  .add(HttpApiEndpoint.get("listInvitations", "/admin/invitations").addSuccess(Schema.Array(Invitation)).annotate(needs, "invitations.manage"))
+  .add(HttpApiEndpoint.get("listInvitations", "/admin/invitations").addSuccess(Schema.Array(Invitation)).pipe(requires("invitations.manage")))
   .add(
     HttpApiEndpoint.post("createInvitation", "/admin/invitations")
       .setPayload(CreateInvitation)
       .addSuccess(IssuedInvitation, { status: 201 })
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotate(needs, "invitations.manage")
+      .addError(DepartmentNotFound)
+      .addError(UserExists)
+      .addError(InvitationPending)
+      .addError(ClearanceAboveOwn)
+      .pipe(requires("invitations.manage"))
   )
   .add(
     HttpApiEndpoint.del("deleteInvitation", "/admin/invitations/:invitationId")
       .setPath(Schema.Struct({ invitationId: Schema.UUID }))
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
-      .annotate(needs, "invitations.manage")
+      .addError(InvitationNotFound)
+      .pipe(requires("invitations.manage"))
   )
-  .addError(BadRequest)
-  .addError(Forbidden)
-  .middleware(Authentication)
   .annotate(OpenApi.Title, "Administration: people")
   .annotate(OpenApi.Description, "Users, departments, platform roles and invitations") {}
 
@@ -193,8 +216,12 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
     HttpApiEndpoint.post("acceptInvitation", "/invitations/accept")
       .setPayload(AcceptInvitation)
       .addSuccess(AcceptedInvitation, { status: 201 })
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(InvitationNotFound)
+      .addError(InvitationAccepted)
+      .addError(InvitationRevoked)
+      .addError(InvitationExpired)
+      .addError(UserExists)
+      .pipe(isPublic)
   )
   .annotate(OpenApi.Title, "Invitations")
   .annotate(OpenApi.Description, "Accepting an invitation creates the user and a personal access token, shown once") {}

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { Clearance, PlatformRole, UserRole } from "../access/Model"
+import type { Clearance, PlatformRole, UserRole } from "../domain/Model"
 
 export interface AdminUserRow {
   readonly id: string

@@ -1,9 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Clearance, PlatformRole, UserRole } from "../access/Model"
-import { BadRequest, NotFound, Unauthorized } from "../http/Problem"
-import { Authentication } from "../http/Security"
-import { Body } from "../http/Schemas"
+import { Clearance, PlatformRole, UserRole } from "../domain/Model"
+import { InvalidToken, UserDeactivated } from "../domain/Errors"
+import { authenticated, isPublic, optionallyAuthenticated } from "../domain/Security"
+import { Body, Timestamp } from "../domain/Schemas"
+import { TokenNotFound } from "./Errors"
 
 export const Session = Schema.Struct({
   authenticated: Schema.Boolean,
@@ -59,11 +60,11 @@ export const AccessToken = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
   tokenPrefix: Schema.String.annotations({ description: "The first characters of the token, to recognize it" }),
-  status: Schema.Literal("ACTIVE", "EXPIRED", "REVOKED"),
-  createdAt: Schema.Date,
-  expiresAt: Schema.NullOr(Schema.Date),
-  lastUsedAt: Schema.NullOr(Schema.Date),
-  revokedAt: Schema.NullOr(Schema.Date)
+  status: Schema.Literal("ACTIVE", "EXPIRED", "REVOKED").annotations({ identifier: "AccessTokenStatus" }),
+  createdAt: Timestamp,
+  expiresAt: Schema.NullOr(Timestamp),
+  lastUsedAt: Schema.NullOr(Timestamp),
+  revokedAt: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "AccessToken" })
 
 export const IssuedAccessToken = Schema.Struct({
@@ -85,30 +86,31 @@ export const SignIn = Body({
 }).annotations({ identifier: "SignIn" })
 
 export class SessionApi extends HttpApiGroup.make("session")
-  .add(HttpApiEndpoint.get("getSession", "/session").addSuccess(Session))
+  .add(HttpApiEndpoint.get("getSession", "/session").addSuccess(Session).pipe(optionallyAuthenticated))
   .add(
     HttpApiEndpoint.post("signIn", "/session")
       .setPayload(SignIn)
       .addSuccess(Session, { status: 201 })
-      .addError(Unauthorized)
+      .addError(InvalidToken)
+      .addError(UserDeactivated)
+      .pipe(isPublic)
   )
-  .add(HttpApiEndpoint.del("signOut", "/session").addSuccess(HttpApiSchema.NoContent).middleware(Authentication))
-  .add(HttpApiEndpoint.get("getCsrfToken", "/session/csrf").addSuccess(CsrfToken))
+  .add(HttpApiEndpoint.del("signOut", "/session").addSuccess(HttpApiSchema.NoContent).pipe(authenticated))
+  .add(HttpApiEndpoint.get("getCsrfToken", "/session/csrf").addSuccess(CsrfToken).pipe(optionallyAuthenticated))
   .annotate(OpenApi.Title, "Session")
   .annotate(OpenApi.Description, "Browser sessions (cookie) and their CSRF token") {}
 
 export class MeApi extends HttpApiGroup.make("me")
-  .add(HttpApiEndpoint.get("getMe", "/me").addSuccess(Me))
-  .add(HttpApiEndpoint.get("listTokens", "/me/tokens").addSuccess(Schema.Array(AccessToken)))
-  .add(HttpApiEndpoint.post("createToken", "/me/tokens").setPayload(CreateAccessToken).addSuccess(IssuedAccessToken, { status: 201 }))
+  .add(HttpApiEndpoint.get("getMe", "/me").addSuccess(Me).pipe(authenticated))
+  .add(HttpApiEndpoint.get("listTokens", "/me/tokens").addSuccess(Schema.Array(AccessToken)).pipe(authenticated))
+  .add(HttpApiEndpoint.post("createToken", "/me/tokens").setPayload(CreateAccessToken).addSuccess(IssuedAccessToken, { status: 201 }).pipe(authenticated))
   .add(
     HttpApiEndpoint.del("revokeToken", "/me/tokens/:tokenId")
       .setPath(Schema.Struct({ tokenId: Schema.UUID }))
       .addSuccess(HttpApiSchema.NoContent)
-      .addError(NotFound)
+      .addError(TokenNotFound)
+      .pipe(authenticated)
   )
-  .add(HttpApiEndpoint.get("getOrganizationContext", "/organization/context").addSuccess(OrganizationContext))
-  .addError(BadRequest)
-  .middleware(Authentication)
+  .add(HttpApiEndpoint.get("getOrganizationContext", "/organization/context").addSuccess(OrganizationContext).pipe(authenticated))
   .annotate(OpenApi.Title, "Me")
   .annotate(OpenApi.Description, "The caller, their personal access tokens and their organization") {}

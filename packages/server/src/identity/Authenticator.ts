@@ -1,14 +1,11 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { Forbidden, Unauthorized } from "../http/Problem"
+import { type AuthenticationFailure, CsrfTokenInvalid, InvalidToken, MalformedAuthorization, SessionExpired, Unauthenticated, UserDeactivated } from "../domain/Errors"
+import { CSRF_HEADER, SESSION_COOKIE } from "../domain/Security"
 import { hashSecret, SecretBox } from "../platform/SecretBox"
-import type { Principal } from "./CurrentUser"
+import type { Principal } from "../domain/Principal"
 import { IdentityRepo, type PrincipalRow } from "./Repo"
 
-export const SESSION_COOKIE = "lore_session"
-export const CSRF_HEADER = "X-CSRF-Token"
-export const CSRF_PARAMETER = "_csrf"
-export const TOKEN_PREFIX = "lore_pat_"
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"])
 /** last_used_at is written at most this often per token, so reads stay reads. */
@@ -28,8 +25,6 @@ export const toPrincipal = (row: PrincipalRow, kind: "token" | "session"): Princ
   credential: { kind, id: row.credentialId }
 })
 
-const unauthenticated = (code: string, detail: string) => new Unauthorized({ code, detail })
-
 /**
  * Who is calling: a bearer personal access token, else the session cookie. A cookie-authenticated
  * request that changes state must also carry the CSRF token of its session.
@@ -45,8 +40,8 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
     const fromToken = (token: string) =>
       Effect.gen(function* () {
         const row = yield* repo.principalByTokenHash(hashSecret(token))
-        if (!row) return yield* unauthenticated("INVALID_TOKEN", "The access token is unknown, expired or revoked")
-        if (!row.active) return yield* unauthenticated("USER_DEACTIVATED", "This user has been deactivated")
+        if (!row) return yield* new InvalidToken({ detail: "The access token is unknown, expired or revoked" })
+        if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
         const now = Date.now()
         const touched = lastTouched.get(row.credentialId) ?? row.lastUsedAt?.getTime() ?? 0
         if (now - touched > TOUCH_INTERVAL_MS) {
@@ -59,13 +54,12 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
     const fromSession = (secret: string, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
         const row = yield* repo.principalBySessionHash(hashSecret(secret))
-        if (!row) return yield* unauthenticated("SESSION_EXPIRED", "The session is unknown, expired or signed out")
-        if (!row.active) return yield* unauthenticated("USER_DEACTIVATED", "This user has been deactivated")
+        if (!row) return yield* new SessionExpired({ detail: "The session is unknown, expired or signed out" })
+        if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
         if (!safeMethods.has(request.method)) {
           const given = request.headers[CSRF_HEADER.toLowerCase()] ?? ""
           if (!box.verify("csrf", row.credentialId, given)) {
-            return yield* new Forbidden({
-              code: "CSRF_TOKEN_INVALID",
+            return yield* new CsrfTokenInvalid({
               detail: `Cookie-authenticated ${request.method} requests need the ${CSRF_HEADER} header from GET /api/session/csrf`
             })
           }
@@ -73,19 +67,20 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
         return toPrincipal(row, "session")
       })
 
-    /** The caller, or an Unauthorized/Forbidden failure. */
-    const authenticate = (request: HttpServerRequest.HttpServerRequest) => {
+    /** The caller, or an authentication failure. */
+    const authenticate = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Principal, AuthenticationFailure> => {
       const authorization = request.headers.authorization
       if (authorization !== undefined) {
         const match = /^Bearer\s+(\S+)$/i.exec(authorization)
-        if (!match) return Effect.fail(unauthenticated("MALFORMED_AUTHORIZATION", "Use Authorization: Bearer <token>"))
+        if (!match) return Effect.fail(new MalformedAuthorization({ detail: "Use Authorization: Bearer <token>" }))
         return fromToken(match[1]!)
       }
       const cookie = request.cookies[SESSION_COOKIE]
       if (cookie) return fromSession(cookie, request)
-      return Effect.fail(unauthenticated("UNAUTHENTICATED", "Authentication is required: send Authorization: Bearer <token> or sign in for a session cookie"))
+      return Effect.fail(new Unauthenticated({ detail: "Authentication is required: send Authorization: Bearer <token> or sign in for a session cookie" }))
     }
 
     return { authenticate, csrfTokenFor, fromToken }
-  })
+  }),
+  dependencies: [IdentityRepo.Default, SecretBox.Default]
 }) {}

@@ -2,11 +2,16 @@ import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "
 import { Effect, Option } from "effect"
 import { Settings } from "../Config"
 import { LoreApi } from "../http/Api"
-import { Authenticator, CSRF_HEADER, CSRF_PARAMETER, SESSION_COOKIE } from "./Authenticator"
-import { CurrentUser, type Principal } from "./CurrentUser"
-import { IdentityRepo } from "./Repo"
-import { Sessions, SESSION_HOURS } from "./Sessions"
+import { CSRF_HEADER, CSRF_PARAMETER, SESSION_COOKIE } from "../domain/Security"
+import { Authenticator } from "./Authenticator"
+import { asCaller, CurrentUser, type Principal } from "../domain/Principal"
+import { Directory } from "./Directory"
+import { SESSION_HOURS, Sessions } from "./Sessions"
 import { Tokens } from "./Tokens"
+import { Departments } from "./Departments"
+import { Invitations } from "./Invitations"
+import { Roles } from "./Roles"
+import { Users } from "./Users"
 
 const canManageMembers = (principal: Principal) =>
   principal.role === "ADMIN" || principal.platformRoles.includes("ORG_ADMIN")
@@ -78,7 +83,7 @@ export const SessionHttp = HttpApiBuilder.group(LoreApi, "session", (handlers) =
 
 export const MeHttp = HttpApiBuilder.group(LoreApi, "me", (handlers) =>
   Effect.gen(function* () {
-    const repo = yield* IdentityRepo
+    const directory = yield* Directory
     const tokens = yield* Tokens
     return handlers
       .handle("getMe", () =>
@@ -108,9 +113,38 @@ export const MeHttp = HttpApiBuilder.group(LoreApi, "me", (handlers) =>
       .handle("getOrganizationContext", () =>
         Effect.gen(function* () {
           const me = yield* CurrentUser
-          const [departments, users] = yield* Effect.all([repo.departments(me.organizationId), repo.activeUsers(me.organizationId)])
-          return { organizationId: me.organizationId, departments, users }
+          return yield* directory.organizationContext(me)
         })
       )
   })
+)
+
+export const UsersAdminHttp = HttpApiBuilder.group(LoreApi, "adminUsers", (handlers) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const roles = yield* Roles
+    const departments = yield* Departments
+    const invitations = yield* Invitations
+    return handlers
+      .handle("listUsers", () => asCaller(users.list))
+      .handle("updateUser", ({ path, payload }) => asCaller((me) => users.update(me, path.userId, payload)))
+      .handle("getUserPermissions", ({ path }) => asCaller((me) => users.permissions(me, path.userId)))
+      .handle("listRoles", () => asCaller(roles.list))
+      .handle("addRoleMember", ({ path, payload }) => asCaller((me) => roles.addMember(me, path.role, payload.userId)))
+      .handle("removeRoleMember", ({ path }) => asCaller((me) => roles.removeMember(me, path.role, path.userId)))
+      .handle("listDepartments", () => asCaller(departments.list))
+      .handle("createDepartment", ({ payload }) => asCaller((me) => departments.create(me, payload.name)))
+      .handle("renameDepartment", ({ path, payload }) => asCaller((me) => departments.rename(me, path.departmentId, payload.name)))
+      .handle("addDepartmentManager", ({ path, payload }) => asCaller((me) => departments.addManager(me, path.departmentId, payload.userId)))
+      .handle("removeDepartmentManager", ({ path }) => asCaller((me) => departments.removeManager(me, path.departmentId, path.userId)))
+      .handle("listInvitations", () => asCaller(invitations.list))
+      .handle("createInvitation", ({ payload }) => asCaller((me) => invitations.invite(me, payload)))
+      .handle("deleteInvitation", ({ path }) => asCaller((me) => invitations.revoke(me, path.invitationId)))
+  })
+)
+
+export const InvitationsHttp = HttpApiBuilder.group(LoreApi, "invitations", (handlers) =>
+  Effect.map(Invitations, (invitations) =>
+    handlers.handle("acceptInvitation", ({ payload }) => invitations.accept(payload.code, payload.name))
+  )
 )

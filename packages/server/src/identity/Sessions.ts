@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { hashSecret, randomSecret } from "../platform/SecretBox"
 import { Authenticator } from "./Authenticator"
-import type { Principal } from "./CurrentUser"
+import type { Principal } from "../domain/Principal"
 import { IdentityRepo } from "./Repo"
 
 export const SESSION_HOURS = 12
@@ -24,5 +24,6 @@ export class Sessions extends Effect.Service<Sessions>()("lore/Sessions", {
       signOut: (principal: Principal) =>
         principal.credential.kind === "session" ? repo.revokeSession(principal.credential.id) : Effect.void
     }
-  })
+  }),
+  dependencies: [IdentityRepo.Default, Authenticator.Default]
 }) {}

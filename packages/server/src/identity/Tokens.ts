@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { NotFound } from "../http/Problem"
+import { TokenNotFound } from "./Errors"
 import { hashSecret, randomSecret } from "../platform/SecretBox"
-import { TOKEN_PREFIX } from "./Authenticator"
+import { TOKEN_PREFIX } from "../domain/Security"
 import { IdentityRepo, type TokenRow } from "./Repo"
 
 export const DEFAULT_TOKEN_DAYS = 90
@@ -36,8 +36,9 @@ export class Tokens extends Effect.Service<Tokens>()("lore/Tokens", {
       list: (userId: string) => Effect.map(repo.listTokens(userId), (rows) => rows.map(describeToken)),
       revoke: (userId: string, tokenId: string) =>
         Effect.flatMap(repo.revokeToken(userId, tokenId), (row) =>
-          row ? Effect.void : Effect.fail(new NotFound({ code: "TOKEN_NOT_FOUND", detail: "You have no token with this id" }))
+          row ? Effect.void : Effect.fail(new TokenNotFound({ detail: "You have no token with this id" }))
         )
     }
-  })
+  }),
+  dependencies: [IdentityRepo.Default]
 }) {}

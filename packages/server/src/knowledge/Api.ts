@@ -1,10 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Classification } from "../access/Model"
-import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unprocessable, UnsupportedMediaType } from "../http/Problem"
-import { Authentication } from "../http/Security"
+import { IntegerParam, Query, Timestamp } from "../domain/Schemas"
+import { Classification } from "../domain/Model"
+import { KnowledgeSpaceNotFound } from "../access/Errors"
+import { InvalidCursor, PayloadTooLarge } from "../domain/Errors"
+import { authenticated } from "../domain/Security"
+import { CitationNotFound, ClassificationAboveClearance, EmptyFile, NotAContributor, SourceNotFound, UnsupportedMediaType } from "./Errors"
 
-export const SourceStatus = Schema.Literal("PROCESSING", "READY", "ATTENTION")
+export const SourceStatus = Schema.Literal("PROCESSING", "READY", "ATTENTION").annotations({ identifier: "SourceStatus" })
 
 export const Source = Schema.Struct({
   id: Schema.UUID,
@@ -36,8 +39,8 @@ export const Source = Schema.Struct({
   embeddingProvider: Schema.NullOr(Schema.String),
   embeddingModel: Schema.NullOr(Schema.String),
   embeddingDimensions: Schema.NullOr(Schema.Int),
-  createdAt: Schema.Date,
-  updatedAt: Schema.Date
+  createdAt: Timestamp,
+  updatedAt: Timestamp
 }).annotations({ identifier: "Source" })
 
 export const SourcePage = Schema.Struct({
@@ -54,19 +57,19 @@ export const SourceDeletion = Schema.Struct({
   normalizedRecordId: Schema.UUID,
   rawSourceObjectId: Schema.UUID,
   sourceAclSnapshotId: Schema.NullOr(Schema.UUID),
-  status: Schema.Literal("PENDING", "COMPLETED")
+  status: Schema.Literal("PENDING", "COMPLETED").annotations({ identifier: "SourceDeletionStatus" })
 }).annotations({ identifier: "SourceDeletion" })
 
-export const SourceQuery = Schema.Struct({
+export const SourceQuery = Query({
   knowledgeSpaceId: Schema.optional(Schema.UUID),
   classification: Schema.optional(Classification),
   status: Schema.optional(SourceStatus),
   q: Schema.optional(Schema.String),
   cursor: Schema.optional(Schema.String),
-  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200)))
+  pageSize: Schema.optional(IntegerParam(1, 200))
 })
 
-export const UploadQuery = Schema.Struct({
+export const UploadQuery = Query({
   knowledgeSpaceId: Schema.UUID,
   classification: Schema.optionalWith(Classification, { default: () => "CONFIDENTIAL" as const }),
   title: Schema.optional(Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(300)))
@@ -95,15 +98,15 @@ export const Evidence = Schema.Struct({
 
 export const SearchResult = Schema.Struct({
   requestId: Schema.String,
-  mode: Schema.Literal("lexical", "hybrid").annotations({ description: "hybrid when an embedding model is configured" }),
+  mode: Schema.Literal("lexical", "hybrid").annotations({ identifier: "SearchMode", description: "hybrid when an embedding model is configured" }),
   evidence: Schema.Array(Evidence)
 }).annotations({ identifier: "SearchResult" })
 
-export const SearchQuery = Schema.Struct({
+export const SearchQuery = Query({
   q: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(1000)),
   knowledgeSpaceId: Schema.optional(Schema.UUID),
   classification: Schema.optional(Classification),
-  limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 50)))
+  limit: Schema.optional(IntegerParam(1, 50))
 })
 
 export const CatalogEntry = Schema.Struct({
@@ -116,10 +119,10 @@ export const CatalogEntry = Schema.Struct({
   classification: Classification,
   contentDigest: Schema.String,
   mediaType: Schema.String,
-  updatedAt: Schema.Date
+  updatedAt: Timestamp
 }).annotations({ identifier: "CatalogEntry" })
 
-export const CatalogQuery = Schema.Struct({
+export const CatalogQuery = Query({
   knowledgeSpaceId: Schema.optional(Schema.UUID),
   classification: Schema.optional(Classification)
 })
@@ -132,7 +135,7 @@ export const CitationExcerpt = Schema.Struct({
   endPage: Schema.NullOr(Schema.Int),
   excerpt: Schema.String,
   truncated: Schema.Boolean,
-  presentationKind: Schema.Literal("PDF", "DOCUMENT", "HTML", "MARKDOWN", "TEXT")
+  presentationKind: Schema.Literal("PDF", "DOCUMENT", "HTML", "MARKDOWN", "TEXT").annotations({ identifier: "PresentationKind" })
 }).annotations({ identifier: "CitationExcerpt" })
 
 const SourcePath = Schema.Struct({ sourceId: Schema.UUID })
@@ -140,43 +143,57 @@ const CitationPath = Schema.Struct({ citationId: Schema.UUID })
 const Content = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array", contentType: "application/octet-stream" })
 
 export class SourcesApi extends HttpApiGroup.make("sources")
-  .add(HttpApiEndpoint.get("listSources", "/sources").setUrlParams(SourceQuery).addSuccess(SourcePage))
+  .add(HttpApiEndpoint.get("listSources", "/sources").setUrlParams(SourceQuery).addSuccess(SourcePage).addError(InvalidCursor).pipe(authenticated))
   .add(
     HttpApiEndpoint.post("uploadSource", "/sources")
       .setUrlParams(UploadQuery)
       .setPayload(Upload)
       .addSuccess(Source, { status: 201 })
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(PayloadTooLarge)
+      .addError(KnowledgeSpaceNotFound)
+      .addError(NotAContributor)
+      .addError(ClassificationAboveClearance)
       .addError(UnsupportedMediaType)
-      .addError(Unprocessable)
+      .addError(EmptyFile)
+      .addError(PayloadTooLarge)
+      .addError(SourceNotFound)
+      .pipe(authenticated)
   )
-  .add(HttpApiEndpoint.get("getSource", "/sources/:sourceId").setPath(SourcePath).addSuccess(Source).addError(NotFound))
+  .add(HttpApiEndpoint.get("getSource", "/sources/:sourceId").setPath(SourcePath).addSuccess(Source).addError(SourceNotFound).pipe(authenticated))
   .add(
     HttpApiEndpoint.get("getSourceContent", "/sources/:sourceId/content")
       .setPath(SourcePath)
       .addSuccess(Content.annotations({ description: "The original bytes, with their media type" }))
-      .addError(NotFound)
+      .addError(SourceNotFound)
+      .pipe(authenticated)
   )
-  .add(HttpApiEndpoint.del("deleteSource", "/sources/:sourceId").setPath(SourcePath).addSuccess(SourceDeletion).addError(NotFound))
-  .addError(BadRequest)
-  .addError(Forbidden)
-  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.del("deleteSource", "/sources/:sourceId")
+      .setPath(SourcePath)
+      .addSuccess(SourceDeletion)
+      .addError(SourceNotFound)
+      .addError(NotAContributor)
+      .addError(KnowledgeSpaceNotFound)
+      .pipe(authenticated)
+  )
   .annotate(OpenApi.Title, "Sources")
   .annotate(OpenApi.Description, "Uploaded documents: durable ingestion into permission-filtered knowledge") {}
 
 export class KnowledgeApi extends HttpApiGroup.make("knowledge")
-  .add(HttpApiEndpoint.get("search", "/knowledge/search").setUrlParams(SearchQuery).addSuccess(SearchResult))
-  .add(HttpApiEndpoint.get("catalog", "/knowledge/catalog").setUrlParams(CatalogQuery).addSuccess(Schema.Array(CatalogEntry)))
-  .add(HttpApiEndpoint.get("getCitationExcerpt", "/citations/:citationId/excerpt").setPath(CitationPath).addSuccess(CitationExcerpt).addError(NotFound))
+  .add(HttpApiEndpoint.get("search", "/knowledge/search").setUrlParams(SearchQuery).addSuccess(SearchResult).pipe(authenticated))
+  .add(HttpApiEndpoint.get("catalog", "/knowledge/catalog").setUrlParams(CatalogQuery).addSuccess(Schema.Array(CatalogEntry)).pipe(authenticated))
+  .add(
+    HttpApiEndpoint.get("getCitationExcerpt", "/citations/:citationId/excerpt")
+      .setPath(CitationPath)
+      .addSuccess(CitationExcerpt)
+      .addError(CitationNotFound)
+      .pipe(authenticated)
+  )
   .add(
     HttpApiEndpoint.get("getCitationContent", "/citations/:citationId/content")
       .setPath(CitationPath)
       .addSuccess(Content.annotations({ description: "The cited document's original bytes; X-Lore-Start-Page tells where the passage begins" }))
-      .addError(NotFound)
+      .addError(CitationNotFound)
+      .pipe(authenticated)
   )
-  .addError(BadRequest)
-  .middleware(Authentication)
   .annotate(OpenApi.Title, "Knowledge")
   .annotate(OpenApi.Description, "Search, catalog and citations, filtered to what the caller may read") {}

@@ -1,8 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { ResourceResolvers } from "../access/Resources"
 import { LoreApi } from "../http/Api"
-import { asCaller } from "../identity/CurrentUser"
+import { asCaller } from "../domain/Principal"
 import { KnowledgeSearch } from "./Search"
 import { Sources } from "./Sources"
 
@@ -24,9 +23,6 @@ const fileResponse = (bytes: Uint8Array, mediaType: string, fileName: string, he
 export const SourcesHttp = HttpApiBuilder.group(LoreApi, "sources", (handlers) =>
   Effect.gen(function* () {
     const sources = yield* Sources
-    const resolvers = yield* ResourceResolvers
-    yield* resolvers.register("SOURCE", sources.resolveForAccess("SOURCE"))
-    yield* resolvers.register("KNOWLEDGE_ASSET", sources.resolveForAccess("KNOWLEDGE_ASSET"))
     return handlers
       .handle("listSources", ({ urlParams }) => asCaller((me) => sources.list(me, urlParams)))
       .handle("uploadSource", ({ payload, urlParams }) =>

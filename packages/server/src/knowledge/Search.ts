@@ -2,10 +2,10 @@ import { type Statement, SqlClient } from "@effect/sql"
 import { Effect, FiberRef, Option } from "effect"
 import { EmbeddingModel } from "../ai/EmbeddingModel"
 import { AccessEvaluator } from "../access/Evaluator"
-import { type Classification, classificationRank } from "../access/Model"
-import { NotFound } from "../http/Problem"
-import { CurrentRequestId } from "../http/RequestId"
-import type { Principal } from "../identity/CurrentUser"
+import { type Classification, classificationRank } from "../domain/Model"
+import { CitationNotFound } from "./Errors"
+import { CurrentRequestId } from "../domain/RequestId"
+import type { Principal } from "../domain/Principal"
 import { type ChunkDetail, SearchIndex } from "./SearchIndex"
 import { SourcesRepo } from "./SourcesRepo"
 
@@ -154,7 +154,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
       Effect.gen(function* () {
         const scope = yield* evaluator.readScope(caller)
         const [chunk] = yield* index.details(caller.organizationId, [citationId], evaluator.visibleTo(scope, "c"))
-        if (!chunk) return yield* new NotFound({ code: "CITATION_NOT_FOUND", detail: "No citation with this id that you may see" })
+        if (!chunk) return yield* new CitationNotFound({ detail: "No citation with this id that you may see" })
         return chunk
       })
 
@@ -185,10 +185,11 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const chunk = yield* citation(caller, citationId)
         const source = yield* sources.load(chunk.sourceId)
         const bytes = source ? yield* sources.blob(source.contentDigest) : undefined
-        if (!source || !bytes) return yield* new NotFound({ code: "CITATION_NOT_FOUND", detail: "The cited document is no longer stored" })
+        if (!source || !bytes) return yield* new CitationNotFound({ detail: "The cited document is no longer stored" })
         return { source, bytes, startPage: chunk.startPage }
       })
 
     return { search, catalog, excerpt, citationContent }
-  })
+  }),
+  dependencies: [SearchIndex.Default, SourcesRepo.Default, AccessEvaluator.Default, EmbeddingModel.Default]
 }) {}

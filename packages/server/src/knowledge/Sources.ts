@@ -3,10 +3,12 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { AccessEvaluator } from "../access/Evaluator"
-import { type Classification, classificationRank, clearanceCeiling } from "../access/Model"
+import { type Classification, classificationRank, clearanceCeiling } from "../domain/Model"
 import { transactional } from "../db/Sql"
-import { BadRequest, Forbidden, NotFound, PayloadTooLarge, Unprocessable, UnsupportedMediaType } from "../http/Problem"
-import type { Principal } from "../identity/CurrentUser"
+import { InvalidCursor, PayloadTooLarge } from "../domain/Errors"
+import { KnowledgeSpaceNotFound } from "../access/Errors"
+import { ClassificationAboveClearance, EmptyFile, NotAContributor, SourceNotFound, UnsupportedMediaType } from "./Errors"
+import type { Principal } from "../domain/Principal"
 import { JobQueue } from "../jobs/JobQueue"
 import { Audit } from "../platform/Audit"
 import { Settings } from "../Config"
@@ -21,7 +23,7 @@ export interface UploadedFile {
   readonly contentType: string
 }
 
-const sourceNotFound = new NotFound({ code: "SOURCE_NOT_FOUND", detail: "No source with this id that you may see" })
+const sourceNotFound = new SourceNotFound({ detail: "No source with this id that you may see" })
 
 // The cursor carries created_at to the microsecond (cursorAt, from SQL): a JS Date keeps milliseconds only,
 // and rows created in the same millisecond as a page's last row would be skipped.
@@ -99,27 +101,26 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
         if ((yield* contributorSpaces(caller)).has(knowledgeSpaceId)) return
         const viewable = yield* evaluator.spacesWith(caller, "viewer")
         if (viewable.some((space) => space.id === knowledgeSpaceId)) {
-          return yield* new Forbidden({ code: "NOT_A_CONTRIBUTOR", detail: "You may read this knowledge space but not add to it" })
+          return yield* new NotAContributor({ detail: "You may read this knowledge space but not add to it" })
         }
-        return yield* new NotFound({ code: "KNOWLEDGE_SPACE_NOT_FOUND", detail: "No knowledge space with this id that you may see" })
+        return yield* new KnowledgeSpaceNotFound({ detail: "No knowledge space with this id that you may see" })
       })
 
     const upload = (caller: Principal, input: { knowledgeSpaceId: string; classification: Classification; title?: string | undefined }, file: UploadedFile) =>
       Effect.gen(function* () {
         yield* requireContributor(caller, input.knowledgeSpaceId)
         if (classificationRank[input.classification] > classificationRank[clearanceCeiling[caller.clearance]]) {
-          return yield* new Forbidden({
-            code: "CLASSIFICATION_ABOVE_CLEARANCE",
+          return yield* new ClassificationAboveClearance({
             detail: `You cannot classify content ${input.classification}: your clearance reaches ${clearanceCeiling[caller.clearance]}`
           })
         }
         const bytes = new Uint8Array(yield* Effect.orDie(Effect.promise(() => readFile(file.path))))
         if (bytes.byteLength > settings.maxUploadBytes) {
-          return yield* new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: `Uploads are limited to ${settings.maxUploadBytes} bytes` })
+          return yield* new PayloadTooLarge({ detail: `Uploads are limited to ${settings.maxUploadBytes} bytes` })
         }
         const detected = detectMediaType(bytes, file.name, file.contentType)
-        if (detected._tag === "Empty") return yield* new Unprocessable({ code: detected.code, detail: detected.detail })
-        if (detected._tag === "Unsupported") return yield* new UnsupportedMediaType({ code: detected.code, detail: detected.detail })
+        if (detected._tag === "Empty") return yield* new EmptyFile({ detail: detected.detail })
+        if (detected._tag === "Unsupported") return yield* new UnsupportedMediaType({ detail: detected.detail })
         const digest = createHash("sha256").update(bytes).digest("hex")
         const title = input.title ?? titleFromFileName(file.name)
 
@@ -176,7 +177,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
       Effect.gen(function* () {
         const pageSize = filter.pageSize ?? 25
         const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor)
-        if (filter.cursor !== undefined && !after) return yield* new BadRequest({ code: "INVALID_CURSOR", detail: "The cursor is not one this server issued" })
+        if (filter.cursor !== undefined && !after) return yield* new InvalidCursor({ detail: "The cursor is not one this server issued" })
         const visible = yield* visibleTo(caller)
         const [rows, counts, contributorOf] = yield* Effect.all([
           repo.page(caller.organizationId, visible, filter, after, pageSize + 1),
@@ -257,5 +258,6 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
       })
 
     return { upload, list, get, content, remove, resolveForAccess }
-  })
+  }),
+  dependencies: [SourcesRepo.Default, SearchIndex.Default, AccessEvaluator.Default, Audit.Default]
 }) {}

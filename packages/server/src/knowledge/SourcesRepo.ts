@@ -1,6 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
-import type { Classification } from "../access/Model"
+import type { Classification } from "../domain/Model"
 
 export interface SourceRow {
   readonly id: string

@@ -1,11 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { isPublic } from "../domain/Security"
 
 export const Health = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
   identifier: "Health",
-  description: "status, database (embedded|postgresql), databaseVersion, vectorSearch, migrationLevel, version"
+  description: "status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds"
 })
 
 export class PlatformApi extends HttpApiGroup.make("platform")
-  .add(HttpApiEndpoint.get("getHealth", "/health").addSuccess(Health))
+  .add(HttpApiEndpoint.get("getHealth", "/health").addSuccess(Health).pipe(isPublic))
   .annotate(OpenApi.Title, "Platform") {}

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, FiberRef } from "effect"
-import { BadRequest } from "../http/Problem"
-import { CurrentRequestId } from "../http/RequestId"
-import type { Principal } from "../identity/CurrentUser"
+import { InvalidCursor } from "../domain/Errors"
+import { CurrentRequestId } from "../domain/RequestId"
+import type { Principal } from "../domain/Principal"
 
 export interface AuditEntry {
   readonly action: string
@@ -60,7 +60,7 @@ export class Audit extends Effect.Service<Audit>()("lore/Audit", {
           const pageSize = Math.min(Math.max(query.pageSize ?? 50, 1), 200)
           const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
           if (query.cursor !== undefined && after === undefined) {
-            return yield* new BadRequest({ code: "INVALID_CURSOR", detail: "The cursor is not one this server issued" })
+            return yield* new InvalidCursor({ detail: "The cursor is not one this server issued" })
           }
           const rows = yield* sql<AuditRow>`
             SELECT e.id, e.actor_user_id, u.email AS actor_email, e.action, e.resource_type, e.resource_id,

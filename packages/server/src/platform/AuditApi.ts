@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { RequiredPermission } from "../access/Permissions"
-import { BadRequest, Forbidden } from "../http/Problem"
-import { Authentication } from "../http/Security"
+import { IntegerParam, Query, Timestamp } from "../domain/Schemas"
+import { InvalidCursor } from "../domain/Errors"
+import { requires } from "../domain/Security"
 
 export const AuditEvent = Schema.Struct({
   id: Schema.UUID,
@@ -13,7 +13,7 @@ export const AuditEvent = Schema.Struct({
   resourceId: Schema.NullOr(Schema.String),
   requestId: Schema.NullOr(Schema.String),
   details: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  occurredAt: Schema.Date
+  occurredAt: Timestamp
 }).annotations({ identifier: "AuditEvent" })
 
 export const AuditPage = Schema.Struct({
@@ -21,20 +21,23 @@ export const AuditPage = Schema.Struct({
   nextCursor: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "AuditPage" })
 
-export const AuditQuery = Schema.Struct({
+export const AuditQuery = Query({
   actorUserId: Schema.optional(Schema.UUID),
   resourceType: Schema.optional(Schema.String),
   resourceId: Schema.optional(Schema.String),
-  since: Schema.optional(Schema.Date),
-  until: Schema.optional(Schema.Date),
+  since: Schema.optional(Timestamp),
+  until: Schema.optional(Timestamp),
   cursor: Schema.optional(Schema.String),
-  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 200)))
+  pageSize: Schema.optional(IntegerParam(1, 200))
 })
 
 export class AuditApi extends HttpApiGroup.make("adminAudit")
-  .add(HttpApiEndpoint.get("listAuditEvents", "/admin/audit").setUrlParams(AuditQuery).addSuccess(AuditPage).annotate(RequiredPermission, "audit.read"))
-  .addError(BadRequest)
-  .addError(Forbidden)
-  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.get("listAuditEvents", "/admin/audit")
+      .setUrlParams(AuditQuery)
+      .addSuccess(AuditPage)
+      .addError(InvalidCursor)
+      .pipe(requires("audit.read"))
+  )
   .annotate(OpenApi.Title, "Administration: audit")
   .annotate(OpenApi.Description, "Who did what, when, to which resource, with the request id; newest first, cursor paged") {}

@@ -1,24 +1,38 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { EmbeddingModel } from "../ai/EmbeddingModel"
 import { Database } from "../db/Sql"
-import { migrationLevel } from "../db/Migrations"
+import { Migrated } from "../db/Migrations"
 import { LoreApi } from "../http/Api"
 import { LORE_VERSION } from "./Version"
+import { CurrentUser } from "../domain/Principal"
+import { Audit } from "./Audit"
 
 export const PlatformHttp = HttpApiBuilder.group(LoreApi, "platform", (handlers) =>
   Effect.gen(function* () {
     const database = yield* Database
+    const { level } = yield* Migrated
+    const embeddings = yield* EmbeddingModel
     const startedAt = Date.now()
     return handlers.handle("getHealth", () =>
-      Effect.map(Effect.orDie(migrationLevel), (level) => ({
+      Effect.sync(() => ({
         status: "ok",
         version: LORE_VERSION,
         database: database.kind,
         databaseVersion: database.serverVersion,
-        vectorSearch: database.vector ? "pgvector" : "exact-cosine",
+        // Vector search runs only with an embedding model; the store says how it would run.
+        vectorSearch: Option.isSome(embeddings.info) ? (database.vector ? "pgvector" : "exact-cosine") : "off",
+        vectorStore: database.vector ? "pgvector" : "exact-cosine",
+        embeddingModel: Option.match(embeddings.info, { onNone: () => "none", onSome: (info) => `${info.model} (${info.dimensions} dimensions)` }),
         migrationLevel: String(level),
         uptimeSeconds: String(Math.floor((Date.now() - startedAt) / 1000))
       }))
     )
   })
+)
+
+export const AuditHttp = HttpApiBuilder.group(LoreApi, "adminAudit", (handlers) =>
+  Effect.map(Audit, (audit) =>
+    handlers.handle("listAuditEvents", ({ urlParams }) => Effect.flatMap(CurrentUser, (me) => audit.list(me.organizationId, urlParams)))
+  )
 )

@@ -110,14 +110,25 @@ describe("grants and visibility", () => {
     expect((await bob.call("GET", "/api/me")).status).toBe(200)
   })
 
-  it("refuses to remove the last administrator", async () => {
+  it("keeps at least one effective manager grant on a space (access/Policy.ts)", async () => {
     const me = (await admin("GET", "/api/me")).body
-    const reply = await admin("PATCH", `/api/admin/users/${me.userId}`, { role: "EMPLOYEE" })
-    // The bootstrap admin also holds ORG_ADMIN, so demoting the user role alone keeps an administrator.
-    expect(reply.status).toBe(200)
-    const last = await admin("DELETE", `/api/admin/roles/ORG_ADMIN/members/${me.userId}`)
-    expect(last.status).toBe(409)
-    expect(last.body.code).toBe("LAST_ADMINISTRATOR")
-    await admin("PATCH", `/api/admin/users/${me.userId}`, { role: "ADMIN" })
+    const owned = (await admin("POST", "/api/admin/knowledge-spaces", { key: "owned", name: "Owned" })).body.id
+    const removeCreator = () => admin("DELETE", `/api/admin/knowledge-spaces/${owned}/grants?relation=manager&kind=USER&subjectId=${me.userId}`)
+    const refused = await removeCreator()
+    expect(refused.status).toBe(409)
+    expect(refused.body.code).toBe("LAST_SPACE_MANAGER")
+    expect((await admin("POST", `/api/admin/knowledge-spaces/${owned}/grants`, { relation: "manager", kind: "USER", subjectId: ann.id })).status).toBe(204)
+    expect((await removeCreator()).status).toBe(204)
+  })
+
+  it("refuses an administrator's change to their own role or platform roles (so the last one cannot leave either)", async () => {
+    const me = (await admin("GET", "/api/me")).body
+    const demote = await admin("PATCH", `/api/admin/users/${me.userId}`, { role: "EMPLOYEE" })
+    expect(demote.status).toBe(403)
+    expect(demote.body.code).toBe("SELF_ADMINISTRATION")
+    const leave = await admin("DELETE", `/api/admin/roles/ORG_ADMIN/members/${me.userId}`)
+    expect(leave.status).toBe(403)
+    expect(leave.body.code).toBe("SELF_ADMINISTRATION")
+    expect((await admin("GET", "/api/me")).body).toMatchObject({ role: "ADMIN", platformRoles: ["ORG_ADMIN"] })
   })
 })

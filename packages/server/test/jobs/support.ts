@@ -4,8 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { Settings, type LoreSettings } from "../../src/Config"
-import { MigrationsLive } from "../../src/db/Migrations"
-import { SqlLive } from "../../src/db/Sql"
+import { DatabaseLive } from "../../src/db/Layer"
 import { JobQueueConfig } from "../../src/jobs/Model"
 import { JobsLive, JobWorkers, type JobWorkersOptions } from "../../src/jobs/Worker"
 
@@ -60,8 +59,7 @@ export const testQueueConfig = { backoffBaseMs: 50, backoffMaxMs: 2_000, default
 export const processLayer = (settings: LoreSettings) =>
   JobsLive.pipe(
     Layer.provide(Layer.succeed(JobQueueConfig, testQueueConfig)),
-    Layer.provideMerge(MigrationsLive),
-    Layer.provideMerge(SqlLive),
+    Layer.provideMerge(DatabaseLive),
     Layer.provide(process.env.LORE_TEST_LOGS ? Logger.minimumLogLevel(LogLevel.Debug) : Logger.minimumLogLevel(LogLevel.None)),
     Layer.provide(Layer.succeed(Settings, settings))
   )

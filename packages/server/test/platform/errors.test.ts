@@ -49,7 +49,8 @@ describe("request bodies", () => {
 
   it("a JSON body over the limit is 413 problem+json", async () => {
     const body = JSON.stringify({ name: "x".repeat(MAX_JSON_BYTES * 2) })
-    await expectProblem(await postTokens(body), 413, "PAYLOAD_TOO_LARGE")
+    const problem = await expectProblem(await postTokens(body), 413, "PAYLOAD_TOO_LARGE")
+    expect(problem.detail).toContain("at most 4 KiB (4096 bytes) of JSON (LORE_MAX_JSON_BYTES)")
   })
 
   // Known server bug: without Content-Length the limit trips while reading, and the platform's
@@ -63,6 +64,47 @@ describe("request bodies", () => {
       }
     })
     await expectProblem(await postTokens(stream, { duplex: "half" } as RequestInit), 413, "PAYLOAD_TOO_LARGE")
+  })
+})
+
+describe("validation messages", () => {
+  it("say in words what a field must be, without the schema's internals or the optional field's undefined", async () => {
+    const problem = await expectProblem(await postTokens(JSON.stringify({ name: "ok", expiresInDays: "500" })), 400, "VALIDATION_FAILED")
+    expect(problem.errors).toEqual([{ path: "expiresInDays", message: "must be a number or null" }])
+    expect(problem.detail).toBe("The request is invalid: expiresInDays must be a number or null")
+    expect(JSON.stringify(problem)).not.toMatch(/undefined|readonly|Expected|actual/)
+  })
+
+  it("name the range and the accepted values of query parameters", async () => {
+    const response = await fetch(`${server.url}/api/knowledge/search?q=%20&limit=500&classification=SECRET`, {
+      headers: { authorization: `Bearer ${server.adminToken}` }
+    })
+    const problem = await expectProblem(response, 400, "VALIDATION_FAILED")
+    expect(problem.errors).toEqual(expect.arrayContaining([
+      { path: "limit", message: "must be a number from 1 to 50" },
+      { path: "classification", message: "must be one of PUBLIC, INTERNAL, CONFIDENTIAL, RESTRICTED" }
+    ]))
+  })
+
+  it("never echo a submitted value: not a long field, not a secret in a wrong-shaped body", async () => {
+    const long = "y".repeat(3000)
+    const secret = "lore_pat_" + "S3cr3t".repeat(10)
+    const tooLong = await expectProblem(await postTokens(JSON.stringify({ name: long })), 400, "VALIDATION_FAILED")
+    expect(tooLong.errors).toEqual([{ path: "name", message: "must be at most 100 characters" }])
+    expect(JSON.stringify(tooLong)).not.toContain("yyyyyyyy")
+    const wrongShape = await expectProblem(await postTokens(JSON.stringify({ name: 7, apiKey: secret })), 400, "VALIDATION_FAILED")
+    expect(JSON.stringify(wrongShape)).not.toContain("S3cr3t")
+    expect(wrongShape.errors).toEqual(expect.arrayContaining([
+      { path: "name", message: "must be text" },
+      { path: "apiKey", message: "is not accepted here; the accepted fields are name, expiresInDays" }
+    ]))
+  })
+})
+
+describe("the NUL character, which PostgreSQL cannot store", () => {
+  it("in a JSON body is 400 VALIDATION_FAILED, not a 500 from the database", async () => {
+    const problem = await expectProblem(await postTokens(JSON.stringify({ name: "a\u0000b" })), 400, "VALIDATION_FAILED")
+    expect(problem.errors?.[0]?.message).toContain("NUL")
   })
 })
 

@@ -13,9 +13,12 @@ describe("platform", () => {
     const health = await createLoreClient({ baseUrl: server.url }).platform.health()
     expect(health.status).toBe("ok")
     expect(health.database).toBe(process.env.DATABASE_URL ? "postgresql" : "embedded")
-    expect(["pgvector", "exact-cosine"]).toContain(health.vectorSearch)
+    expect(["pgvector", "exact-cosine"]).toContain(health.vectorStore)
+    // Without an embedding model there is no vector search, whatever the store could do.
+    expect(health.vectorSearch).toBe("off")
+    expect(health.embeddingModel).toBe("none")
     // PGlite always ships pgvector
-    if (!process.env.DATABASE_URL) expect(health.vectorSearch).toBe("pgvector")
+    if (!process.env.DATABASE_URL) expect(health.vectorStore).toBe("pgvector")
     expect(Number(health.migrationLevel)).toBeGreaterThanOrEqual(1)
     expect(health.version).toMatch(/^\d+\.\d+\.\d+/)
     for (const value of Object.values(health)) expect(typeof value).toBe("string")

@@ -1,5 +1,5 @@
 import { Context, Effect } from "effect"
-import type { Clearance, PlatformRole, UserRole } from "../access/Model"
+import type { Clearance, PlatformRole, UserRole } from "./Model"
 
 export interface Principal {
   readonly userId: string

@@ -1,5 +1,5 @@
 import { Context } from "effect"
-import type { Principal } from "../identity/CurrentUser"
+import type { Principal } from "./Principal"
 import type { PlatformRole } from "./Model"
 
 /** Capabilities over Lore itself. Endpoints name the one they need; roles grant sets of them. */

@@ -1,0 +1,25 @@
+import { Effect, Layer } from "effect"
+import { ResourceResolvers } from "../access/Resources"
+import { EmbeddingModel } from "../ai/EmbeddingModel"
+import { IngestionLive } from "./Ingestion"
+import { KnowledgeSearch } from "./Search"
+import { SearchIndex } from "./SearchIndex"
+import { Sources } from "./Sources"
+import { SourcesRepo } from "./SourcesRepo"
+
+/** The explanation finds sources and knowledge assets through this area's resolvers. */
+const SourceResolversLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const sources = yield* Sources
+    const resolvers = yield* ResourceResolvers
+    yield* resolvers.register("SOURCE", sources.resolveForAccess("SOURCE"))
+    yield* resolvers.register("KNOWLEDGE_ASSET", sources.resolveForAccess("KNOWLEDGE_ASSET"))
+  })
+)
+
+/** The knowledge area: uploads and their ingestion jobs, search, catalog and citations. */
+export const KnowledgeLive = Layer.mergeAll(SourceResolversLive, IngestionLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default)),
+  // Job handlers run with the services they were registered with.
+  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndex.Default, EmbeddingModel.Default))
+)
