@@ -1,7 +1,8 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
+import { AccessRepo, type MatchedGrant } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
-import { type Classification, classificationRank, clearanceCeiling, type GrantKind, relationRank, type SpaceRelation } from "../domain/Model"
+import { type Classification, classificationRank, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
 
 /**
  * The caller's access keys: every grant subject they match. A grant matches when its subject_key is
@@ -16,23 +17,10 @@ export const accessKeys = (principal: Pick<Principal, "userId" | "departmentId" 
   `USER:${principal.userId}`
 ]
 
+export type { MatchedGrant, SpaceRow } from "./AccessRepo"
+
 export const relationsAtLeast = (relation: SpaceRelation) =>
   (Object.keys(relationRank) as Array<SpaceRelation>).filter((r) => relationRank[r] >= relationRank[relation])
-
-export interface SpaceRow {
-  readonly id: string
-  readonly key: string
-  readonly name: string
-  readonly departmentId: string | null
-}
-
-export interface MatchedGrant {
-  readonly relation: SpaceRelation
-  readonly kind: GrantKind
-  readonly subjectId: string | null
-  readonly role: string | null
-  readonly subjectKey: string
-}
 
 /**
  * What a caller may read, resolved once per request and handed to SQL as parameters: the spaces they
@@ -90,28 +78,14 @@ export const decide = (facts: AccessFacts, relation: SpaceRelation = "viewer"): 
 export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/AccessEvaluator", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const repo = yield* AccessRepo
 
     const keysFor = (principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">) =>
-      Effect.map(
-        sql<{ departmentId: string }>`SELECT department_id FROM department_managers WHERE user_id = ${principal.userId}`,
-        (rows) => accessKeys(principal, rows.map((row) => row.departmentId))
-      ).pipe(Effect.orDie)
+      Effect.map(repo.managedDepartments(principal.userId), (rows) => accessKeys(principal, rows.map((row) => row.departmentId)))
 
     /** Active spaces of the caller's organization on which they hold at least `relation`. */
     const spacesWith = (principal: Principal, relation: SpaceRelation) =>
-      Effect.flatMap(keysFor(principal), (keys) =>
-        sql<SpaceRow>`
-          SELECT ks.id, ks.key, ks.name, ks.department_id
-          FROM knowledge_spaces ks
-          WHERE ks.organization_id = ${principal.organizationId} AND ks.active
-            AND EXISTS (
-              SELECT 1 FROM space_grants g
-              WHERE g.knowledge_space_id = ks.id AND g.subject_key = ANY(${keys})
-                AND g.relation IN ${sql.in(relationsAtLeast(relation))}
-            )
-          ORDER BY ks.name, ks.key
-        `.pipe(Effect.orDie)
-      )
+      Effect.flatMap(keysFor(principal), (keys) => repo.spacesWith(principal.organizationId, keys, relationsAtLeast(relation)))
 
     /** The caller's read scope, for filtering inside SQL. */
     const readScope = (principal: Principal) =>
@@ -142,13 +116,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
       return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[]) AND ${a}.classification_rank <= ${scope.maxClassificationRank})`
     }
 
-    /** The grants on one space that match a user, for the explanation. */
-    const matchingGrants = (spaceId: string, keys: ReadonlyArray<string>) =>
-      sql<MatchedGrant>`
-        SELECT relation, kind, subject_id, role, subject_key FROM space_grants
-        WHERE knowledge_space_id = ${spaceId} AND subject_key = ANY(${keys})
-      `.pipe(Effect.orDie)
-
-    return { keysFor, spacesWith, readScope, visibleTo, grantAndClearance, matchingGrants }
-  })
+    return { keysFor, spacesWith, readScope, visibleTo, grantAndClearance, matchingGrants: repo.matchingGrants }
+  }),
+  dependencies: [AccessRepo.Default]
 }) {}

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { UserNotFound } from "../domain/Errors"
 import { ResourceNotFound } from "./Errors"
-import { AdminRepo } from "../identity/AdminRepo"
+import { AccessRepo } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
 import { SpacesRepo } from "./SpacesRepo"
 import { AccessEvaluator, decide, type AccessFacts } from "./Evaluator"
@@ -23,14 +23,14 @@ export interface ExplainInput {
 export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/AccessExplainer", {
   effect: Effect.gen(function* () {
     const evaluator = yield* AccessEvaluator
-    const people = yield* AdminRepo
+    const repo = yield* AccessRepo
     const spaces = yield* SpacesRepo
     const resolvers = yield* ResourceResolvers
     const generation = yield* AuthorizationGeneration
 
     const explain = (actor: Principal, input: ExplainInput) =>
       Effect.gen(function* () {
-        const user = yield* people.user(actor.organizationId, input.userId)
+        const user = yield* repo.subject(actor.organizationId, input.userId)
         if (!user) return yield* new UserNotFound({ detail: "No user with this id in your organization" })
         const resource = yield* resolvers.resolve(input.resourceType, actor.organizationId, input.resourceId)
         if (!resource) return yield* new ResourceNotFound({ detail: `No ${input.resourceType} with this id in your organization` })
@@ -94,5 +94,5 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
 
     return { explain }
   }),
-  dependencies: [AccessEvaluator.Default, AdminRepo.Default, SpacesRepo.Default, ResourceResolvers.Default, AuthorizationGeneration.Default]
+  dependencies: [AccessEvaluator.Default, AccessRepo.Default, SpacesRepo.Default, ResourceResolvers.Default, AuthorizationGeneration.Default]
 }) {}

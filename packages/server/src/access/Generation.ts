@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { AccessRepo } from "./AccessRepo"
 
 /**
  * authorizationGeneration: one counter per organization that rises with every change to grants, roles,
@@ -8,19 +8,13 @@ import { Effect } from "effect"
  */
 export class AuthorizationGeneration extends Effect.Service<AuthorizationGeneration>()("lore/AuthorizationGeneration", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* AccessRepo
     return {
-      bump: (organizationId: string) =>
-        sql<{ generation: number }>`
-          UPDATE organizations SET authorization_generation = authorization_generation + 1
-          WHERE id = ${organizationId} RETURNING authorization_generation::int AS generation
-        `.pipe(Effect.map((rows) => rows[0]?.generation ?? 0), Effect.orDie),
-      current: (organizationId: string) =>
-        sql<{ generation: number }>`
-          SELECT authorization_generation::int AS generation FROM organizations WHERE id = ${organizationId}
-        `.pipe(Effect.map((rows) => rows[0]?.generation ?? 0), Effect.orDie)
+      bump: (organizationId: string) => Effect.map(repo.bumpGeneration(organizationId), (found) => found?.generation ?? 0),
+      current: (organizationId: string) => Effect.map(repo.generation(organizationId), (found) => found?.generation ?? 0)
     }
-  })
+  }),
+  dependencies: [AccessRepo.Default]
 }) {}
 
 /** A policy version string clients can compare: the model's version and the generation it reflects. */

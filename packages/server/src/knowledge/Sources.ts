@@ -5,7 +5,8 @@ import { readFile } from "node:fs/promises"
 import { AccessEvaluator } from "../access/Evaluator"
 import { type Classification, classificationRank, clearanceCeiling } from "../domain/Model"
 import { transactional } from "../db/Sql"
-import { InvalidCursor, PayloadTooLarge } from "../domain/Errors"
+import { PayloadTooLarge } from "../domain/Errors"
+import { decodeCursor, page } from "../db/Cursor"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import { ClassificationAboveClearance, EmptyFile, NotAContributor, SourceNotFound, UnsupportedMediaType } from "./Errors"
 import type { Principal } from "../domain/Principal"
@@ -25,16 +26,6 @@ export interface UploadedFile {
 
 const sourceNotFound = new SourceNotFound({ detail: "No source with this id that you may see" })
 
-// The cursor carries created_at to the microsecond (cursorAt, from SQL): a JS Date keeps milliseconds only,
-// and rows created in the same millisecond as a page's last row would be skipped.
-const encodeCursor = (row: SourceRow) => Buffer.from(`${row.cursorAt}|${row.id}`).toString("base64url")
-const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const decodeCursor = (cursor: string) => {
-  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
-  const valid = rest.length === 0 && at !== undefined && CURSOR_AT.test(at) && !Number.isNaN(new Date(at).getTime()) && id !== undefined && UUID.test(id)
-  return valid ? { createdAt: at, id } : undefined
-}
 
 const titleFromFileName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "").replace(/[_]+/g, " ").trim() || name
 
@@ -176,20 +167,19 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
     const list = (caller: Principal, filter: SourceFilter & { cursor?: string | undefined; pageSize?: number | undefined }) =>
       Effect.gen(function* () {
         const pageSize = filter.pageSize ?? 25
-        const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor)
-        if (filter.cursor !== undefined && !after) return yield* new InvalidCursor({ detail: "The cursor is not one this server issued" })
+        const after = yield* decodeCursor(filter.cursor)
         const visible = yield* visibleTo(caller)
         const [rows, counts, contributorOf] = yield* Effect.all([
           repo.page(caller.organizationId, visible, filter, after, pageSize + 1),
           repo.counts(caller.organizationId, visible, filter),
           contributorSpaces(caller)
         ])
-        const items = rows.slice(0, pageSize)
+        const { items, nextCursor } = page(rows, pageSize, (row) => ({ at: row.cursorAt, id: row.id }))
         const count = (status: string) => counts.find((c) => c.status === status)?.count ?? 0
         const statusCounts = { processing: count("PROCESSING"), ready: count("READY"), attention: count("ATTENTION") }
         return {
           items: items.map((row) => describe(row, contributorOf)),
-          nextCursor: rows.length > pageSize ? encodeCursor(items[items.length - 1]!) : null,
+          nextCursor,
           pageSize,
           total: filter.status ? count(filter.status) : counts.reduce((sum, c) => sum + c.count, 0),
           statusCounts

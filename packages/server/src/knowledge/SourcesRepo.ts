@@ -1,6 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import type { Classification } from "../domain/Model"
+import { MICROSECOND_TEXT, type CursorPosition } from "../db/Cursor"
 
 export interface SourceRow {
   readonly id: string
@@ -68,7 +69,7 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
         s.acl_authority, s.status, s.classification, s.file_name, s.media_type, s.content_length::int AS content_length,
         s.content_digest, s.language, s.page_count, s.chunk_count, s.failure_code, s.failure_message, s.embedding_profile_key,
         s.embedding_provider, s.embedding_model, s.embedding_dimensions, s.created_at, s.updated_at, s.deleted_at,
-        to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+        to_char(s.created_at AT TIME ZONE 'UTC', ${MICROSECOND_TEXT}) AS cursor_at,
         ks.key AS knowledge_space_key, ks.name AS knowledge_space_name, d.name AS owning_department_name, u.name AS uploaded_by_name
       FROM sources s
       JOIN knowledge_spaces ks ON ks.id = s.knowledge_space_id
@@ -84,10 +85,10 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
 
     return {
       /** A page, newest first, after the keyset cursor; `visible` is the access predicate on alias s. */
-      page: (organizationId: string, visible: Statement.Fragment, filter: SourceFilter, after: { createdAt: string; id: string } | undefined, limit: number) =>
+      page: (organizationId: string, visible: Statement.Fragment, filter: SourceFilter, after: CursorPosition | undefined, limit: number) =>
         sql<SourceRow>`
           ${select} WHERE ${filtered(organizationId, visible, filter)}
-          ${after ? sql`AND (s.created_at, s.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : sql``}
+          ${after ? sql`AND (s.created_at, s.id) < (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
           ORDER BY s.created_at DESC, s.id DESC LIMIT ${limit}`.pipe(Effect.orDie),
       counts: (organizationId: string, visible: Statement.Fragment, filter: SourceFilter) =>
         sql<{ status: string; count: number }>`

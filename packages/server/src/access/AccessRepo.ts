@@ -1,0 +1,76 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { row, rows } from "../db/Rows"
+import { Clearance, GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
+
+export const SpaceRow = Schema.Struct({
+  id: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
+  departmentId: Schema.NullOr(Schema.String)
+})
+export type SpaceRow = typeof SpaceRow.Type
+
+export const MatchedGrant = Schema.Struct({
+  relation: SpaceRelation,
+  kind: GrantKind,
+  subjectId: Schema.NullOr(Schema.String),
+  role: Schema.NullOr(Schema.String),
+  subjectKey: Schema.String
+})
+export type MatchedGrant = typeof MatchedGrant.Type
+
+/** What the access model knows of a user: enough to compute their keys and clearance. */
+export const SubjectRow = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  departmentId: Schema.String,
+  role: UserRole,
+  clearance: Clearance,
+  active: Schema.Boolean,
+  platformRoles: Schema.Array(PlatformRole)
+})
+export type SubjectRow = typeof SubjectRow.Type
+
+const Generation = Schema.Struct({ generation: Schema.Number })
+const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
+
+/** SQL of the access model: subjects, matching grants, visible spaces, and the authorization generation. */
+export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      subject: row("access.subject", SubjectRow, (organizationId: string, userId: string) => sql`
+        SELECT u.id, u.organization_id, u.department_id, u.role, u.clearance, u.active,
+          coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
+        FROM users u WHERE u.organization_id = ${organizationId} AND u.id = ${userId}`),
+
+      managedDepartments: rows("access.managedDepartments", ManagedDepartment, (userId: string) =>
+        sql`SELECT department_id FROM department_managers WHERE user_id = ${userId}`),
+
+      /** Active spaces of the organization with a grant on one of `keys` at one of `relations`. */
+      spacesWith: rows("access.spacesWith", SpaceRow, (organizationId: string, keys: ReadonlyArray<string>, relations: ReadonlyArray<string>) => sql`
+        SELECT ks.id, ks.key, ks.name, ks.department_id
+        FROM knowledge_spaces ks
+        WHERE ks.organization_id = ${organizationId} AND ks.active
+          AND EXISTS (
+            SELECT 1 FROM space_grants g
+            WHERE g.knowledge_space_id = ks.id AND g.subject_key = ANY(${keys})
+              AND g.relation IN ${sql.in(relations)}
+          )
+        ORDER BY ks.name, ks.key`),
+
+      matchingGrants: rows("access.matchingGrants", MatchedGrant, (spaceId: string, keys: ReadonlyArray<string>) => sql`
+        SELECT relation, kind, subject_id, role, subject_key FROM space_grants
+        WHERE knowledge_space_id = ${spaceId} AND subject_key = ANY(${keys})`),
+
+      /** Raises the generation under the organization's row lock, so concurrent changes each get their own. */
+      bumpGeneration: row("access.bumpGeneration", Generation, (organizationId: string) => sql`
+        UPDATE organizations SET authorization_generation = authorization_generation + 1
+        WHERE id = ${organizationId} RETURNING authorization_generation::int AS generation`),
+
+      generation: row("access.generation", Generation, (organizationId: string) =>
+        sql`SELECT authorization_generation::int AS generation FROM organizations WHERE id = ${organizationId}`)
+    }
+  })
+}) {}

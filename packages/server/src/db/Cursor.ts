@@ -1,0 +1,41 @@
+import { Effect } from "effect"
+import { InvalidCursor } from "../domain/Errors"
+
+/**
+ * The one keyset cursor of every paged list: the last row's timestamp as ISO 8601 UTC to the microsecond
+ * (read from SQL with `MICROSECOND_TEXT`, since a JS Date keeps milliseconds only and rows stamped within
+ * the same millisecond would be skipped) and its uuid, base64url-encoded. Lists order by (timestamp, id).
+ */
+export interface CursorPosition {
+  /** Microsecond ISO text, as the statement returned it; compare in SQL as `${at}::timestamptz`. */
+  readonly at: string
+  readonly id: string
+}
+
+/** to_char pattern giving `2026-11-25T04:26:34.123456Z` for a timestamptz read `AT TIME ZONE 'UTC'`. */
+export const MICROSECOND_TEXT = `YYYY-MM-DD"T"HH24:MI:SS.US"Z"`
+
+const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export const encodeCursor = (position: CursorPosition) => Buffer.from(`${position.at}|${position.id}`).toString("base64url")
+
+const parse = (cursor: string): CursorPosition | undefined => {
+  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
+  const valid = rest.length === 0 && at !== undefined && AT.test(at) && !Number.isNaN(new Date(at).getTime()) &&
+    id !== undefined && UUID.test(id)
+  return valid ? { at, id } : undefined
+}
+
+/** The position after which the next page starts; undefined for the first page; 400 INVALID_CURSOR if forged. */
+export const decodeCursor = (cursor: string | undefined): Effect.Effect<CursorPosition | undefined, InvalidCursor> => {
+  if (cursor === undefined) return Effect.succeed(undefined)
+  const position = parse(cursor)
+  return position ? Effect.succeed(position) : Effect.fail(new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" }))
+}
+
+/** One page of `pageSize` from rows fetched with LIMIT pageSize + 1, and the cursor of the next page. */
+export const page = <Row>(rows: ReadonlyArray<Row>, pageSize: number, position: (row: Row) => CursorPosition) => {
+  const items = rows.slice(0, pageSize)
+  return { items, nextCursor: rows.length > pageSize ? encodeCursor(position(items[items.length - 1]!)) : null }
+}
