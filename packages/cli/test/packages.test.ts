@@ -69,6 +69,12 @@ describe("the published packages", () => {
     expect(Object.keys(sdk.exports)).toEqual([".", "./node", "./package.json"])
   })
 
+  it("link `lore` on a fresh clone: the bin is a committed file, not a build output npm ci cannot see", () => {
+    const bin = JSON.parse(readFileSync(join(cliDir, "package.json"), "utf8")).bin.lore as string
+    expect(bin).toBe("./bin/lore.js")
+    expect(execFileSync("git", ["ls-files", "packages/cli/bin/lore.js"], { cwd: repoRoot, encoding: "utf8" }).trim()).toBe("packages/cli/bin/lore.js")
+  })
+
   it("install without the server, its database or its parsers", () => {
     expect(existsSync(installed("@lore/cli/dist/lore.js"))).toBe(true)
     expect(existsSync(installed("@lore/sdk/dist/index.js"))).toBe(true)
