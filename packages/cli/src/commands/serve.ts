@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from "commander"
 import { resolve } from "node:path"
 import { type CommandModule, handler } from "../command"
 import type { Runtime } from "../context"
+import { CliError, ExitCode } from "../errors"
 
 export interface ServeOptions {
   readonly host?: string
@@ -22,6 +23,38 @@ const untilSignal = () =>
     process.once("SIGTERM", () => done("SIGTERM"))
   })
 
+const SERVER_PACKAGE = "@lore/server"
+
+/**
+ * The server is an optional peer of the CLI: an installed `@lore/cli` brings neither the server nor its
+ * database and parsers, so `lore serve` loads it here, and says how to get it when it is not there.
+ */
+const loadServer = async (): Promise<typeof import("@lore/server")> => {
+  try {
+    return await import("@lore/server")
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" ? String((error as Error).message) : ""
+    // Node names the package when it is absent, and the file when the package is there but unbuilt.
+    if (missing.includes(`'${SERVER_PACKAGE}'`)) {
+      throw new CliError(
+        ExitCode.unexpected,
+        "SERVER_NOT_INSTALLED",
+        `lore serve needs the Lore server (${SERVER_PACKAGE}), which is not installed beside this CLI: ` +
+          "run the server from a clone of the Lore repository (npm ci && npm start), " +
+          `or install ${SERVER_PACKAGE} next to @lore/cli`
+      )
+    }
+    if (missing.includes("/server/dist/")) {
+      throw new CliError(
+        ExitCode.unexpected,
+        "SERVER_NOT_BUILT",
+        `lore serve found the Lore server (${SERVER_PACKAGE}) but not its build: run npm run build (or npm start) at the repository root`
+      )
+    }
+    throw error
+  }
+}
+
 /**
  * Runs the Lore server in this process until SIGINT/SIGTERM, then stops it gracefully (in-flight requests
  * finish, the database closes). The server is loaded only here, so other commands never load it.
@@ -30,7 +63,7 @@ export const serve = async (runtime: Runtime, options: ServeOptions) => {
   const json = runtime.output === "json"
   // The server logs JSON lines through console.log; with --json stdout carries only the ready line.
   if (json) console.log = (...args: unknown[]) => console.error(...args)
-  const { startServerFromEnv } = await import("@lore/server")
+  const { startServerFromEnv } = await loadServer()
   const overrides = serverOverrides(options)
   const server = await startServerFromEnv(overrides)
   if (json) {
