@@ -98,6 +98,6 @@ const checkedBaseUrl = (value: unknown): string => {
   }
   // Not echoed whole: a URL may carry credentials (user:password@host).
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalidBaseUrl(`baseUrl has the scheme '${url.protocol}', not http: or https:; ${example}`)
-  if (url.search || url.hash) throw invalidBaseUrl("baseUrl must not have a query or fragment: give the server's root")
+  if (url.search || url.hash) throw invalidBaseUrl(`baseUrl must not have a query or fragment: ${example}`)
   return value.trim().replace(/\/+$/, "")
 }
