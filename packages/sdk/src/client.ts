@@ -1,4 +1,4 @@
-import createClient, { type Client } from "openapi-fetch"
+import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
@@ -10,16 +10,20 @@ import { SourcesArea } from "./areas/sources"
 import { TokensArea } from "./areas/tokens"
 import { CookieJar } from "./cookies"
 import { type AuthMode, withCredentials } from "./credentials"
+import { LoreApiError } from "./errors"
+import type { LoreFetchClient } from "./fetchClient"
 import type { paths } from "./generated/openapi"
 import { type FetchLike, type RetryOptions, withRetry } from "./retry"
 import { isBrowser } from "./runtime"
 import { SDK_VERSION } from "./version"
 
-/** The openapi-fetch client every area shares; also `lore.raw` for endpoints no area wraps yet. */
-export type LoreFetchClient = Client<paths, "application/json">
+export type { LoreFetchClient } from "./fetchClient"
 
 export interface LoreClientOptions {
-  /** The server's root, e.g. `http://127.0.0.1:8787` (paths already start with /api). */
+  /**
+   * The server's root, e.g. `http://127.0.0.1:8787` (paths already start with /api): an absolute http(s)
+   * URL without query or fragment, else createLoreClient throws a LoreApiError of code INVALID_BASE_URL.
+   */
   readonly baseUrl: string
   /** A personal access token (`lore_pat_...`), sent as a bearer token in "token" mode. */
   readonly token?: string | undefined
@@ -42,7 +46,7 @@ export interface LoreClientOptions {
  * response body or throws a LoreApiError. Adding an area: a class in src/areas/ and one line below.
  */
 export const createLoreClient = (options: LoreClientOptions) => {
-  const baseUrl = options.baseUrl.replace(/\/+$/, "")
+  const baseUrl = checkedBaseUrl(options.baseUrl)
   const auth = options.auth ?? "token"
   const browser = isBrowser()
   const jar = auth === "cookie" && (options.cookieJar ?? !browser) ? new CookieJar() : undefined
@@ -51,7 +55,7 @@ export const createLoreClient = (options: LoreClientOptions) => {
   const baseFetch: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request))
   const fetch = withCredentials(withRetry(baseFetch, options.retry ?? {}), { baseUrl, auth, token: options.token, jar })
 
-  const raw: LoreFetchClient = createClient<paths, "application/json">({
+  const raw: LoreFetchClient = createClient<paths>({
     baseUrl,
     fetch,
     headers: { accept: "application/json, application/problem+json", ...(userAgent ? { "user-agent": userAgent } : {}), ...options.headers },
@@ -75,3 +79,25 @@ export const createLoreClient = (options: LoreClientOptions) => {
 }
 
 export type LoreClient = ReturnType<typeof createLoreClient>
+
+const invalidBaseUrl = (detail: string) => LoreApiError.client("INVALID_BASE_URL", "Invalid Base URL", detail)
+
+/**
+ * Refuses at construction what would otherwise fail on the first request as a confusing NETWORK_ERROR
+ * (`localhost:8787`, which parses as the scheme `localhost:`) or silently build wrong URLs (a query or
+ * fragment, which the /api paths would be appended to). Answers the URL without trailing slashes.
+ */
+const checkedBaseUrl = (value: unknown): string => {
+  const example = "give the server's root with its scheme, e.g. http://127.0.0.1:8787"
+  if (typeof value !== "string" || value.trim() === "") throw invalidBaseUrl(`baseUrl is required: ${example}`)
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw invalidBaseUrl(`baseUrl is not an absolute URL: ${example}`)
+  }
+  // Not echoed whole: a URL may carry credentials (user:password@host).
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalidBaseUrl(`baseUrl has the scheme '${url.protocol}', not http: or https:; ${example}`)
+  if (url.search || url.hash) throw invalidBaseUrl(`baseUrl must not have a query or fragment: ${example}`)
+  return value.trim().replace(/\/+$/, "")
+}

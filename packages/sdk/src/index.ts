@@ -1,20 +1,23 @@
 export { createLoreClient, type LoreClient, type LoreClientOptions, type LoreFetchClient } from "./client"
-export { LoreApiError } from "./errors"
+export { LoreApiError, isLoreError, type ClientErrorCode, type LoreErrorCode, type ProblemWithCode } from "./errors"
+export type { ErrorCode, OperationName, Operation, QueryOf, ServerErrorCode } from "./operations"
 export { paginate, type Page } from "./paginate"
 export { unwrap, unwrapEmpty, type FetchResult } from "./response"
 export { withRetry, retryAfterMs, type RetryOptions, type FetchLike } from "./retry"
 export { CookieJar } from "./cookies"
 export type { AuthMode } from "./credentials"
-export type * from "./types"
-export type { paths, components, operations } from "./generated/openapi"
+// Every schema of the document as a named type (Source, Classification, ...), `paths`/`components`/
+// `operations`, and each enumeration's values as an array (classificationValues, clearanceValues, ...).
+export * from "./generated/openapi"
+export type { WithDates } from "./query"
 export { PlatformArea } from "./areas/platform"
 export { SessionArea } from "./areas/session"
 export { MeArea } from "./areas/me"
 export { TokensArea } from "./areas/tokens"
 export { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
 export { InvitationsArea } from "./areas/invitations"
-export { SourcesArea, type UploadOptions, type WaitOptions } from "./areas/sources"
-export { KnowledgeArea, CitationsArea, type CitedFile } from "./areas/knowledge"
+export { SourcesArea, type SourceQuery, type UploadOptions, type WaitOptions } from "./areas/sources"
+export { KnowledgeArea, CitationsArea, type CatalogQuery, type CitedFile, type SearchQuery } from "./areas/knowledge"
 export { multipartBody, mediaTypeFor, type MultipartBody, type MultipartFile, type UploadProgress, type UploadSource } from "./multipart"
 export { fileNameFrom, type DownloadedFile } from "./download"
 export {
@@ -25,6 +28,7 @@ export {
   AdminInvitationsArea,
   AdminSpacesArea,
   AdminAccessArea,
-  AdminAuditArea
+  AdminAuditArea,
+  type AuditQuery
 } from "./areas/admin"
 export { SDK_VERSION } from "./version"

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises"
 import { basename } from "node:path"
 import { Readable } from "node:stream"
 import type { UploadOptions } from "./areas/sources"
-import type { Source } from "./types"
+import type { Source } from "./generated/openapi"
 
 /** `@lore/sdk/node`: helpers that need Node's file system (the main entry runs in browsers too). */
 

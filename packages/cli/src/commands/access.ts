@@ -1,4 +1,4 @@
-import type { AccessExplanation, AdminUser, ExplainRequest, GrantRelation, ResourceType } from "@lore/sdk"
+import type { AccessExplanation, AdminUser, ExplainRequest, ResourceType, SpaceRelation as GrantRelation } from "@lore/sdk"
 import type { Command } from "commander"
 import { type CommandModule, handler } from "../command"
 import { usageError } from "../errors"

@@ -1,4 +1,13 @@
-import type { AdminKnowledgeSpace, AdminUser, Clearance, Department, GrantKind, GrantRelation, PlatformRole, UserRole } from "@lore/sdk"
+import {
+  type AdminKnowledgeSpace,
+  type AdminUser,
+  clearanceValues,
+  type Department,
+  grantKindValues,
+  platformRoleValues,
+  spaceRelationValues,
+  userRoleValues
+} from "@lore/sdk"
 import { InvalidArgumentError } from "commander"
 import type { LoreClient } from "../context"
 import { CliError, ExitCode, usageError } from "../errors"
@@ -13,11 +22,12 @@ import { type Cell, styled } from "../output/view"
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isUuid = (value: string) => UUID.test(value)
 
-export const USER_ROLES: ReadonlyArray<UserRole> = ["EMPLOYEE", "MANAGER", "ADMIN"]
-export const CLEARANCES: ReadonlyArray<Clearance> = ["PUBLIC", "STANDARD", "CONFIDENTIAL", "RESTRICTED"]
-export const PLATFORM_ROLES: ReadonlyArray<PlatformRole> = ["ORG_ADMIN", "KNOWLEDGE_ADMIN", "ASSET_REVIEWER", "CONNECTOR_ADMIN", "AUDITOR"]
-export const RELATIONS: ReadonlyArray<GrantRelation> = ["viewer", "contributor", "curator", "manager"]
-export const GRANT_KINDS: ReadonlyArray<GrantKind> = ["ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER"]
+// The choices come from the SDK's generated values, so a value the API adds needs no edit here.
+export const USER_ROLES = userRoleValues
+export const CLEARANCES = clearanceValues
+export const PLATFORM_ROLES = platformRoleValues
+export const RELATIONS = spaceRelationValues
+export const GRANT_KINDS = grantKindValues
 
 /**
  * A commander argument parser for an enumeration; case-insensitive (`--role admin`), and dashes may stand

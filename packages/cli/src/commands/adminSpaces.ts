@@ -1,4 +1,4 @@
-import type { AdminKnowledgeSpace, Grant, GrantKind, GrantRelation, SpaceGrant } from "@lore/sdk"
+import type { AddGrant as Grant, AdminKnowledgeSpace, GrantKind, SpaceGrant, SpaceRelation as GrantRelation } from "@lore/sdk"
 import type { Command } from "commander"
 import { handler } from "../command"
 import type { Runtime } from "../context"

@@ -1,4 +1,4 @@
-import { type Classification, type KnowledgeSpaceRef, LoreApiError, type Source, type SourceDeletion, type SourcePage, type SourceQuery } from "@lore/sdk"
+import { type Classification, classificationValues, type KnowledgeSpaceRef, LoreApiError, sourceStatusValues, type Source, type SourceDeletion, type SourcePage, type SourceQuery } from "@lore/sdk"
 import { uploadFile } from "@lore/sdk/node"
 import { type Command, InvalidArgumentError } from "commander"
 import { type CommandModule, handler } from "../command"
@@ -12,7 +12,7 @@ import { type Cell, formatDate, formatTime, styled, type Tone, type View } from 
 
 // ---- options shared by the knowledge commands (sources, search, catalog, cite) ----
 
-export const CLASSIFICATIONS = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"] as const
+export const CLASSIFICATIONS = classificationValues
 
 export const parseClassification = (value: string): Classification => {
   const upper = value.toUpperCase()
@@ -404,9 +404,9 @@ export const sourcesCommand: CommandModule = {
       .command("list")
       .description("list the sources you can see, newest first")
       .option("--space <key|id>", "only this knowledge space")
-      .option("--status <status>", "PROCESSING, READY or ATTENTION", (value: string) => {
+      .option("--status <status>", sourceStatusValues.join(", "), (value: string) => {
         const upper = value.toUpperCase()
-        if (!["PROCESSING", "READY", "ATTENTION"].includes(upper)) throw new InvalidArgumentError("one of PROCESSING, READY, ATTENTION")
+        if (!(sourceStatusValues as ReadonlyArray<string>).includes(upper)) throw new InvalidArgumentError(`one of ${sourceStatusValues.join(", ")}`)
         return upper
       })
       .option("--classification <level>", "only this classification", parseClassification)

@@ -1,6 +1,6 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
-import type { AcceptInvitation, AcceptedInvitation } from "../types"
+import type { AcceptInvitation, AcceptedInvitation } from "../generated/openapi"
 
 /** The invitee's side of an invitation; needs no credentials. */
 export class InvitationsArea {

@@ -1,20 +1,25 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { download, type DownloadedFile } from "../download"
 import { toQuery } from "../query"
 import { unwrap } from "../response"
-import type { CatalogEntry, CatalogQuery, CitationExcerpt, SearchQuery, SearchResult } from "../types"
+import type { CatalogEntry, CitationExcerpt, SearchResult } from "../generated/openapi"
+import type { QueryOf } from "../operations"
+
+/** `q` (1..1000 characters), and optionally `knowledgeSpaceId`, `classification`, `limit` (1..50). */
+export type SearchQuery = QueryOf<"search">
+export type CatalogQuery = QueryOf<"catalog">
 
 /** Search and catalog, filtered by the server to what the caller may read. */
 export class KnowledgeArea {
   constructor(private readonly client: LoreFetchClient) {}
 
   /** Ranked passages (evidence) with citation ids; `mode` says lexical or hybrid. */
-  search(query: SearchQuery): Promise<SearchResult> {
+  async search(query: SearchQuery): Promise<SearchResult> {
     return unwrap(this.client.GET("/api/knowledge/search", { params: { query: { ...toQuery(query), q: query.q } } }))
   }
 
   /** The latest visible version of each knowledge asset. */
-  catalog(query: CatalogQuery = {}): Promise<Array<CatalogEntry>> {
+  async catalog(query: CatalogQuery = {}): Promise<Array<CatalogEntry>> {
     return unwrap(this.client.GET("/api/knowledge/catalog", { params: { query: toQuery(query) } }))
   }
 }

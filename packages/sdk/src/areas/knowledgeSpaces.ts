@@ -1,6 +1,6 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
-import type { KnowledgeSpaceRef } from "../types"
+import type { KnowledgeSpaceRef } from "../generated/openapi"
 
 /** Knowledge spaces as the caller sees them. */
 export class KnowledgeSpacesArea {

@@ -1,6 +1,6 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
-import type { Me, OrganizationContext } from "../types"
+import type { Me, OrganizationContext } from "../generated/openapi"
 
 /** The caller and their organization. */
 export class MeArea {

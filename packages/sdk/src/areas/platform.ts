@@ -1,6 +1,6 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
-import type { Health } from "../types"
+import type { Health } from "../generated/openapi"
 
 /** Server status; needs no credentials. */
 export class PlatformArea {

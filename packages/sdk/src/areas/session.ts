@@ -1,6 +1,6 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { unwrap, unwrapEmpty } from "../response"
-import type { CsrfToken, Session } from "../types"
+import type { CsrfToken, Session } from "../generated/openapi"
 
 /** Cookie sessions (browsers, or `auth: "cookie"` in Node, where the client keeps the cookie). */
 export class SessionArea {

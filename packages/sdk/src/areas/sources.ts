@@ -1,15 +1,15 @@
 import type { Middleware } from "openapi-fetch"
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { streamedBodies } from "../credentials"
 import { download, type DownloadedFile } from "../download"
 import { LoreApiError } from "../errors"
-import type { operations } from "../generated/openapi"
 import { multipartBody, type UploadProgress, type UploadSource } from "../multipart"
 import { paginate } from "../paginate"
 import { toQuery } from "../query"
 import { unwrap } from "../response"
 import { isBrowser, sleep } from "../runtime"
-import type { Classification, Source, SourceDeletion, SourcePage, SourceQuery } from "../types"
+import type { Classification, Source, SourceDeletion, SourcePage } from "../generated/openapi"
+import type { Operation, QueryOf } from "../operations"
 
 export interface UploadOptions {
   /** The space to add the document to; the caller needs contributor access to it. */
@@ -39,7 +39,10 @@ export interface WaitOptions {
   readonly onStatus?: ((source: Source) => void) | undefined
 }
 
-type UploadPayload = operations["sources.uploadSource"]["requestBody"]["content"]["multipart/form-data"]
+/** Filters of `lore.sources.list`: space, classification, status, `q` (titles and file names), cursor, pageSize 1..200 (default 25). */
+export type SourceQuery = QueryOf<"listSources">
+
+type UploadPayload = NonNullable<Operation<"uploadSource">["requestBody"]>["content"]["multipart/form-data"]
 
 const settled = (status: string) => status !== "PROCESSING"
 
@@ -54,7 +57,7 @@ export class SourcesArea {
   constructor(private readonly client: LoreFetchClient) {}
 
   /** One page of the sources the caller may see, newest first, with `total` and `statusCounts`. */
-  list(query: SourceQuery = {}): Promise<SourcePage> {
+  async list(query: SourceQuery = {}): Promise<SourcePage> {
     return unwrap(this.client.GET("/api/sources", { params: { query: toQuery(query) } }))
   }
 
@@ -88,7 +91,7 @@ export class SourcesArea {
    */
   async upload(options: UploadOptions): Promise<Source> {
     const fileName = options.fileName ?? (typeof File !== "undefined" && options.file instanceof File ? options.file.name : undefined)
-    if (!fileName) throw new TypeError("lore.sources.upload: `fileName` is required unless `file` is a File")
+    if (!fileName) throw LoreApiError.invalidArgument("lore.sources.upload: `fileName` is required unless `file` is a File")
     const streaming = !isBrowser()
     const { body, contentType, total } = await multipartBody({
       field: "file",
@@ -140,11 +143,4 @@ export class SourcesArea {
 }
 
 const timeout = (sourceId: string, status: string, timeoutMs: number) =>
-  new LoreApiError({
-    type: "about:blank",
-    title: "Timeout",
-    status: 0,
-    code: "WAIT_TIMEOUT",
-    detail: `Source ${sourceId} was still ${status} after ${timeoutMs} ms`,
-    requestId: ""
-  })
+  LoreApiError.client("WAIT_TIMEOUT", "Timeout", `Source ${sourceId} was still ${status} after ${timeoutMs} ms`)

@@ -1,6 +1,6 @@
-import type { LoreFetchClient } from "../client"
+import type { LoreFetchClient } from "../fetchClient"
 import { unwrap, unwrapEmpty } from "../response"
-import type { AccessToken, CreateAccessToken, IssuedAccessToken } from "../types"
+import type { AccessToken, CreateAccessToken, IssuedAccessToken } from "../generated/openapi"
 
 /** The caller's personal access tokens. */
 export class TokensArea {

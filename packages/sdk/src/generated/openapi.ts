@@ -810,6 +810,19 @@ export interface components {
             /** @description Days until the token expires (default 90); null for a token that never expires */
             expiresInDays?: components["schemas"]["Int"] | null;
         };
+        IssuedAccessToken: {
+            id: components["schemas"]["UUID"];
+            name: string;
+            /** @description The first characters of the token, to recognize it */
+            tokenPrefix: string;
+            status: components["schemas"]["AccessTokenStatus"];
+            createdAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"] | null;
+            lastUsedAt: components["schemas"]["Timestamp"] | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            /** @description The secret token; shown only in this response */
+            token: string;
+        };
         /** @description The caller has no access token with this id */
         TokenNotFound: {
             /** @enum {string} */
@@ -859,6 +872,10 @@ export interface components {
              */
             name?: string;
         };
+        AcceptedInvitation: {
+            user: components["schemas"]["AdminUser"];
+            token: components["schemas"]["IssuedAccessToken"];
+        };
         AdminUser: {
             id: components["schemas"]["UUID"];
             name: string;
@@ -872,19 +889,6 @@ export interface components {
             mappedPrincipalCount: components["schemas"]["Int"];
             platformRoles: components["schemas"]["PlatformRole"][];
             createdAt: components["schemas"]["Timestamp"];
-        };
-        IssuedAccessToken: {
-            id: components["schemas"]["UUID"];
-            name: string;
-            /** @description The first characters of the token, to recognize it */
-            tokenPrefix: string;
-            status: components["schemas"]["AccessTokenStatus"];
-            createdAt: components["schemas"]["Timestamp"];
-            expiresAt: components["schemas"]["Timestamp"] | null;
-            lastUsedAt: components["schemas"]["Timestamp"] | null;
-            revokedAt: components["schemas"]["Timestamp"] | null;
-            /** @description The secret token; shown only in this response */
-            token: string;
         };
         /** @description No invitation with this id or code */
         InvitationNotFound: {
@@ -1182,6 +1186,21 @@ export interface components {
              * @description a number between 1 and 90
              */
             expiresInDays?: components["schemas"]["Int"];
+        };
+        IssuedInvitation: {
+            id: components["schemas"]["UUID"];
+            email: string;
+            role: components["schemas"]["UserRole"];
+            clearance: components["schemas"]["Clearance"];
+            departmentId: components["schemas"]["UUID"];
+            status: components["schemas"]["InvitationStatus"];
+            invitedAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"];
+            acceptedAt: components["schemas"]["Timestamp"] | null;
+            acceptedAppUserId: components["schemas"]["UUID"] | null;
+            /** @description Give this to the invitee; shown only in this response */
+            invitationCode: string;
+            canRead: components["schemas"]["Readability"];
         };
         Readability: {
             /** @description The classifications their clearance reads */
@@ -1627,6 +1646,107 @@ export interface components {
     headers: never;
     pathItems: never;
 }
+export type Problem = components['schemas']['Problem'];
+export type Int = components['schemas']['Int'];
+export type FieldError = components['schemas']['FieldError'];
+export type ValidationFailed = components['schemas']['ValidationFailed'];
+export type MalformedBody = components['schemas']['MalformedBody'];
+export type PayloadTooLarge = components['schemas']['PayloadTooLarge'];
+export type Health = components['schemas']['Health'];
+export type InternalError = components['schemas']['InternalError'];
+export type Session = components['schemas']['Session'];
+export type Uuid = components['schemas']['UUID'];
+export type UserRole = components['schemas']['UserRole'];
+export type Clearance = components['schemas']['Clearance'];
+export type PlatformRole = components['schemas']['PlatformRole'];
+export type SignIn = components['schemas']['SignIn'];
+export type InvalidToken = components['schemas']['InvalidToken'];
+export type UserDeactivated = components['schemas']['UserDeactivated'];
+export type Unauthenticated = components['schemas']['Unauthenticated'];
+export type MalformedAuthorization = components['schemas']['MalformedAuthorization'];
+export type SessionExpired = components['schemas']['SessionExpired'];
+export type CsrfTokenInvalid = components['schemas']['CsrfTokenInvalid'];
+export type CsrfToken = components['schemas']['CsrfToken'];
+export type Me = components['schemas']['Me'];
+export type AccessToken = components['schemas']['AccessToken'];
+export type AccessTokenStatus = components['schemas']['AccessTokenStatus'];
+export type Timestamp = components['schemas']['Timestamp'];
+export type CreateAccessToken = components['schemas']['CreateAccessToken'];
+export type IssuedAccessToken = components['schemas']['IssuedAccessToken'];
+export type TokenNotFound = components['schemas']['TokenNotFound'];
+export type OrganizationContext = components['schemas']['OrganizationContext'];
+export type KnowledgeSpaceRef = components['schemas']['KnowledgeSpaceRef'];
+export type AcceptInvitation = components['schemas']['AcceptInvitation'];
+export type AcceptedInvitation = components['schemas']['AcceptedInvitation'];
+export type AdminUser = components['schemas']['AdminUser'];
+export type InvitationNotFound = components['schemas']['InvitationNotFound'];
+export type InvitationAccepted = components['schemas']['InvitationAccepted'];
+export type InvitationRevoked = components['schemas']['InvitationRevoked'];
+export type InvitationExpired = components['schemas']['InvitationExpired'];
+export type UserExists = components['schemas']['UserExists'];
+export type PermissionDenied = components['schemas']['PermissionDenied'];
+export type UpdateUser = components['schemas']['UpdateUser'];
+export type UserNotFound = components['schemas']['UserNotFound'];
+export type DepartmentNotFound = components['schemas']['DepartmentNotFound'];
+export type LastAdministrator = components['schemas']['LastAdministrator'];
+export type SelfAdministration = components['schemas']['SelfAdministration'];
+export type ClearanceAboveOwn = components['schemas']['ClearanceAboveOwn'];
+export type UserPermissions = components['schemas']['UserPermissions'];
+export type AccessState = components['schemas']['AccessState'];
+export type RoleList = components['schemas']['RoleList'];
+export type RoleMember = components['schemas']['RoleMember'];
+export type RoleNotFound = components['schemas']['RoleNotFound'];
+export type RoleMemberNotFound = components['schemas']['RoleMemberNotFound'];
+export type Department = components['schemas']['Department'];
+export type CreateDepartment = components['schemas']['CreateDepartment'];
+export type DepartmentExists = components['schemas']['DepartmentExists'];
+export type RenameDepartment = components['schemas']['RenameDepartment'];
+export type ManagerNotFound = components['schemas']['ManagerNotFound'];
+export type Invitation = components['schemas']['Invitation'];
+export type InvitationStatus = components['schemas']['InvitationStatus'];
+export type CreateInvitation = components['schemas']['CreateInvitation'];
+export type IssuedInvitation = components['schemas']['IssuedInvitation'];
+export type Readability = components['schemas']['Readability'];
+export type Classification = components['schemas']['Classification'];
+export type InvitationPending = components['schemas']['InvitationPending'];
+export type AdminKnowledgeSpace = components['schemas']['AdminKnowledgeSpace'];
+export type AudienceMode = components['schemas']['AudienceMode'];
+export type SpaceGrant = components['schemas']['SpaceGrant'];
+export type SpaceRelation = components['schemas']['SpaceRelation'];
+export type GrantKind = components['schemas']['GrantKind'];
+export type CreateKnowledgeSpace = components['schemas']['CreateKnowledgeSpace'];
+export type KnowledgeSpaceKeyTaken = components['schemas']['KnowledgeSpaceKeyTaken'];
+export type KnowledgeSpaceNotFound = components['schemas']['KnowledgeSpaceNotFound'];
+export type GrantOption = components['schemas']['GrantOption'];
+export type AddGrant = components['schemas']['AddGrant'];
+export type InvalidGrant = components['schemas']['InvalidGrant'];
+export type GrantNotFound = components['schemas']['GrantNotFound'];
+export type LastSpaceManager = components['schemas']['LastSpaceManager'];
+export type ExplainRequest = components['schemas']['ExplainRequest'];
+export type ResourceType = components['schemas']['ResourceType'];
+export type AccessExplanation = components['schemas']['AccessExplanation'];
+export type ResourceNotFound = components['schemas']['ResourceNotFound'];
+export type AuditPage = components['schemas']['AuditPage'];
+export type AuditEvent = components['schemas']['AuditEvent'];
+export type InvalidCursor = components['schemas']['InvalidCursor'];
+export type SourceStatus = components['schemas']['SourceStatus'];
+export type SourcePage = components['schemas']['SourcePage'];
+export type Source = components['schemas']['Source'];
+export type PersistedFile = components['schemas']['PersistedFile'];
+export type SourceNotFound = components['schemas']['SourceNotFound'];
+export type NotAContributor = components['schemas']['NotAContributor'];
+export type ClassificationAboveClearance = components['schemas']['ClassificationAboveClearance'];
+export type UnsupportedMediaType = components['schemas']['UnsupportedMediaType'];
+export type EmptyFile = components['schemas']['EmptyFile'];
+export type SourceDeletion = components['schemas']['SourceDeletion'];
+export type SourceDeletionStatus = components['schemas']['SourceDeletionStatus'];
+export type SearchResult = components['schemas']['SearchResult'];
+export type SearchMode = components['schemas']['SearchMode'];
+export type Evidence = components['schemas']['Evidence'];
+export type CatalogEntry = components['schemas']['CatalogEntry'];
+export type CitationExcerpt = components['schemas']['CitationExcerpt'];
+export type PresentationKind = components['schemas']['PresentationKind'];
+export type CitationNotFound = components['schemas']['CitationNotFound'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -1718,24 +1838,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Session */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        authenticated: boolean;
-                        name?: string;
-                        email?: string;
-                        userId?: components["schemas"]["UUID"];
-                        organizationId?: components["schemas"]["UUID"];
-                        departmentId?: components["schemas"]["UUID"];
-                        role?: components["schemas"]["UserRole"];
-                        clearance?: components["schemas"]["Clearance"];
-                        platformRoles?: components["schemas"]["PlatformRole"][];
-                        canManageMembers?: boolean;
-                    };
+                    "application/json": components["schemas"]["Session"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -1975,25 +2084,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description IssuedAccessToken */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: components["schemas"]["UUID"];
-                        name: string;
-                        /** @description The first characters of the token, to recognize it */
-                        tokenPrefix: string;
-                        status: components["schemas"]["AccessTokenStatus"];
-                        createdAt: components["schemas"]["Timestamp"];
-                        expiresAt: components["schemas"]["Timestamp"] | null;
-                        lastUsedAt: components["schemas"]["Timestamp"] | null;
-                        revokedAt: components["schemas"]["Timestamp"] | null;
-                        /** @description The secret token; shown only in this response */
-                        token: string;
-                    };
+                    "application/json": components["schemas"]["IssuedAccessToken"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -2262,16 +2359,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description AcceptedInvitation */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        user: components["schemas"]["AdminUser"];
-                        token: components["schemas"]["IssuedAccessToken"];
-                    };
+                    "application/json": components["schemas"]["AcceptedInvitation"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -2811,20 +2905,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Department */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: components["schemas"]["UUID"];
-                        organizationId: components["schemas"]["UUID"];
-                        name: string;
-                        managerUserIds: components["schemas"]["UUID"][];
-                        memberCount: components["schemas"]["Int"];
-                        createdAt: components["schemas"]["Timestamp"];
-                    };
+                    "application/json": components["schemas"]["Department"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -3189,27 +3276,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description IssuedInvitation */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: components["schemas"]["UUID"];
-                        email: string;
-                        role: components["schemas"]["UserRole"];
-                        clearance: components["schemas"]["Clearance"];
-                        departmentId: components["schemas"]["UUID"];
-                        status: components["schemas"]["InvitationStatus"];
-                        invitedAt: components["schemas"]["Timestamp"];
-                        expiresAt: components["schemas"]["Timestamp"];
-                        acceptedAt: components["schemas"]["Timestamp"] | null;
-                        acceptedAppUserId: components["schemas"]["UUID"] | null;
-                        /** @description Give this to the invitee; shown only in this response */
-                        invitationCode: string;
-                        canRead: components["schemas"]["Readability"];
-                    };
+                    "application/json": components["schemas"]["IssuedInvitation"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -3411,24 +3484,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description AdminKnowledgeSpace */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: components["schemas"]["UUID"];
-                        key: string;
-                        name: string;
-                        audienceMode: components["schemas"]["AudienceMode"];
-                        audienceVersion: components["schemas"]["Int"];
-                        departmentId: components["schemas"]["UUID"] | null;
-                        active: boolean;
-                        grants: components["schemas"]["SpaceGrant"][];
-                        grantsComplete: boolean;
-                        policyVersion: string;
-                    };
+                    "application/json": components["schemas"]["AdminKnowledgeSpace"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -3994,46 +4056,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Source */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: components["schemas"]["UUID"];
-                        title: string;
-                        sourceSystem: string;
-                        aclAuthority: string;
-                        /** @description PROCESSING, READY or ATTENTION (DELETING while a deletion is purged) */
-                        status: string;
-                        classification: components["schemas"]["Classification"];
-                        fileName: string;
-                        mediaType: string;
-                        contentLength: components["schemas"]["Int"];
-                        failureCode: string | null;
-                        failureMessage: string | null;
-                        knowledgeAssetId: components["schemas"]["UUID"];
-                        knowledgeAssetVersionId: components["schemas"]["UUID"];
-                        versionNumber: components["schemas"]["Int"];
-                        contentDigest: string;
-                        knowledgeSpaceId: components["schemas"]["UUID"];
-                        knowledgeSpaceKey: string;
-                        knowledgeSpaceName: string;
-                        owningDepartmentName: string | null;
-                        uploadedByName: string | null;
-                        publicationComplete: boolean;
-                        contentAvailable: boolean;
-                        deletionAllowed: boolean;
-                        pageCount: components["schemas"]["Int"] | null;
-                        chunkCount: components["schemas"]["Int"] | null;
-                        embeddingProfileKey: string | null;
-                        embeddingProvider: string | null;
-                        embeddingModel: string | null;
-                        embeddingDimensions: components["schemas"]["Int"] | null;
-                        createdAt: components["schemas"]["Timestamp"];
-                        updatedAt: components["schemas"]["Timestamp"];
-                    };
+                    "application/json": components["schemas"]["Source"];
                 };
             };
             /** @description VALIDATION_FAILED, MALFORMED_BODY */
@@ -4513,3 +4542,143 @@ export interface operations {
         };
     };
 }
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const validationFailedTypeValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["type"]> = ["https://lore.dev/problems/validation-failed"];
+export const validationFailedStatusValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["status"]> = [400];
+export const validationFailedCodeValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["code"]> = ["VALIDATION_FAILED"];
+export const malformedBodyTypeValues: ReadonlyArray<components["schemas"]["MalformedBody"]["type"]> = ["https://lore.dev/problems/malformed-body"];
+export const malformedBodyStatusValues: ReadonlyArray<components["schemas"]["MalformedBody"]["status"]> = [400];
+export const malformedBodyCodeValues: ReadonlyArray<components["schemas"]["MalformedBody"]["code"]> = ["MALFORMED_BODY"];
+export const payloadTooLargeTypeValues: ReadonlyArray<components["schemas"]["PayloadTooLarge"]["type"]> = ["https://lore.dev/problems/payload-too-large"];
+export const payloadTooLargeStatusValues: ReadonlyArray<components["schemas"]["PayloadTooLarge"]["status"]> = [413];
+export const payloadTooLargeCodeValues: ReadonlyArray<components["schemas"]["PayloadTooLarge"]["code"]> = ["PAYLOAD_TOO_LARGE"];
+export const internalErrorTypeValues: ReadonlyArray<components["schemas"]["InternalError"]["type"]> = ["https://lore.dev/problems/internal-error"];
+export const internalErrorStatusValues: ReadonlyArray<components["schemas"]["InternalError"]["status"]> = [500];
+export const internalErrorCodeValues: ReadonlyArray<components["schemas"]["InternalError"]["code"]> = ["INTERNAL_ERROR"];
+export const userRoleValues: ReadonlyArray<components["schemas"]["UserRole"]> = ["EMPLOYEE", "MANAGER", "ADMIN"];
+export const clearanceValues: ReadonlyArray<components["schemas"]["Clearance"]> = ["PUBLIC", "STANDARD", "CONFIDENTIAL", "RESTRICTED"];
+export const platformRoleValues: ReadonlyArray<components["schemas"]["PlatformRole"]> = ["ORG_ADMIN", "KNOWLEDGE_ADMIN", "ASSET_REVIEWER", "CONNECTOR_ADMIN", "AUDITOR"];
+export const invalidTokenTypeValues: ReadonlyArray<components["schemas"]["InvalidToken"]["type"]> = ["https://lore.dev/problems/invalid-token"];
+export const invalidTokenStatusValues: ReadonlyArray<components["schemas"]["InvalidToken"]["status"]> = [401];
+export const invalidTokenCodeValues: ReadonlyArray<components["schemas"]["InvalidToken"]["code"]> = ["INVALID_TOKEN"];
+export const userDeactivatedTypeValues: ReadonlyArray<components["schemas"]["UserDeactivated"]["type"]> = ["https://lore.dev/problems/user-deactivated"];
+export const userDeactivatedStatusValues: ReadonlyArray<components["schemas"]["UserDeactivated"]["status"]> = [401];
+export const userDeactivatedCodeValues: ReadonlyArray<components["schemas"]["UserDeactivated"]["code"]> = ["USER_DEACTIVATED"];
+export const unauthenticatedTypeValues: ReadonlyArray<components["schemas"]["Unauthenticated"]["type"]> = ["https://lore.dev/problems/unauthenticated"];
+export const unauthenticatedStatusValues: ReadonlyArray<components["schemas"]["Unauthenticated"]["status"]> = [401];
+export const unauthenticatedCodeValues: ReadonlyArray<components["schemas"]["Unauthenticated"]["code"]> = ["UNAUTHENTICATED"];
+export const malformedAuthorizationTypeValues: ReadonlyArray<components["schemas"]["MalformedAuthorization"]["type"]> = ["https://lore.dev/problems/malformed-authorization"];
+export const malformedAuthorizationStatusValues: ReadonlyArray<components["schemas"]["MalformedAuthorization"]["status"]> = [401];
+export const malformedAuthorizationCodeValues: ReadonlyArray<components["schemas"]["MalformedAuthorization"]["code"]> = ["MALFORMED_AUTHORIZATION"];
+export const sessionExpiredTypeValues: ReadonlyArray<components["schemas"]["SessionExpired"]["type"]> = ["https://lore.dev/problems/session-expired"];
+export const sessionExpiredStatusValues: ReadonlyArray<components["schemas"]["SessionExpired"]["status"]> = [401];
+export const sessionExpiredCodeValues: ReadonlyArray<components["schemas"]["SessionExpired"]["code"]> = ["SESSION_EXPIRED"];
+export const csrfTokenInvalidTypeValues: ReadonlyArray<components["schemas"]["CsrfTokenInvalid"]["type"]> = ["https://lore.dev/problems/csrf-token-invalid"];
+export const csrfTokenInvalidStatusValues: ReadonlyArray<components["schemas"]["CsrfTokenInvalid"]["status"]> = [403];
+export const csrfTokenInvalidCodeValues: ReadonlyArray<components["schemas"]["CsrfTokenInvalid"]["code"]> = ["CSRF_TOKEN_INVALID"];
+export const accessTokenStatusValues: ReadonlyArray<components["schemas"]["AccessTokenStatus"]> = ["ACTIVE", "EXPIRED", "REVOKED"];
+export const tokenNotFoundTypeValues: ReadonlyArray<components["schemas"]["TokenNotFound"]["type"]> = ["https://lore.dev/problems/token-not-found"];
+export const tokenNotFoundStatusValues: ReadonlyArray<components["schemas"]["TokenNotFound"]["status"]> = [404];
+export const tokenNotFoundCodeValues: ReadonlyArray<components["schemas"]["TokenNotFound"]["code"]> = ["TOKEN_NOT_FOUND"];
+export const invitationNotFoundTypeValues: ReadonlyArray<components["schemas"]["InvitationNotFound"]["type"]> = ["https://lore.dev/problems/invitation-not-found"];
+export const invitationNotFoundStatusValues: ReadonlyArray<components["schemas"]["InvitationNotFound"]["status"]> = [404];
+export const invitationNotFoundCodeValues: ReadonlyArray<components["schemas"]["InvitationNotFound"]["code"]> = ["INVITATION_NOT_FOUND"];
+export const invitationAcceptedTypeValues: ReadonlyArray<components["schemas"]["InvitationAccepted"]["type"]> = ["https://lore.dev/problems/invitation-accepted"];
+export const invitationAcceptedStatusValues: ReadonlyArray<components["schemas"]["InvitationAccepted"]["status"]> = [409];
+export const invitationAcceptedCodeValues: ReadonlyArray<components["schemas"]["InvitationAccepted"]["code"]> = ["INVITATION_ACCEPTED"];
+export const invitationRevokedTypeValues: ReadonlyArray<components["schemas"]["InvitationRevoked"]["type"]> = ["https://lore.dev/problems/invitation-revoked"];
+export const invitationRevokedStatusValues: ReadonlyArray<components["schemas"]["InvitationRevoked"]["status"]> = [409];
+export const invitationRevokedCodeValues: ReadonlyArray<components["schemas"]["InvitationRevoked"]["code"]> = ["INVITATION_REVOKED"];
+export const invitationExpiredTypeValues: ReadonlyArray<components["schemas"]["InvitationExpired"]["type"]> = ["https://lore.dev/problems/invitation-expired"];
+export const invitationExpiredStatusValues: ReadonlyArray<components["schemas"]["InvitationExpired"]["status"]> = [409];
+export const invitationExpiredCodeValues: ReadonlyArray<components["schemas"]["InvitationExpired"]["code"]> = ["INVITATION_EXPIRED"];
+export const userExistsTypeValues: ReadonlyArray<components["schemas"]["UserExists"]["type"]> = ["https://lore.dev/problems/user-exists"];
+export const userExistsStatusValues: ReadonlyArray<components["schemas"]["UserExists"]["status"]> = [409];
+export const userExistsCodeValues: ReadonlyArray<components["schemas"]["UserExists"]["code"]> = ["USER_EXISTS"];
+export const permissionDeniedTypeValues: ReadonlyArray<components["schemas"]["PermissionDenied"]["type"]> = ["https://lore.dev/problems/permission-denied"];
+export const permissionDeniedStatusValues: ReadonlyArray<components["schemas"]["PermissionDenied"]["status"]> = [403];
+export const permissionDeniedCodeValues: ReadonlyArray<components["schemas"]["PermissionDenied"]["code"]> = ["PERMISSION_DENIED"];
+export const userNotFoundTypeValues: ReadonlyArray<components["schemas"]["UserNotFound"]["type"]> = ["https://lore.dev/problems/user-not-found"];
+export const userNotFoundStatusValues: ReadonlyArray<components["schemas"]["UserNotFound"]["status"]> = [404];
+export const userNotFoundCodeValues: ReadonlyArray<components["schemas"]["UserNotFound"]["code"]> = ["USER_NOT_FOUND"];
+export const departmentNotFoundTypeValues: ReadonlyArray<components["schemas"]["DepartmentNotFound"]["type"]> = ["https://lore.dev/problems/department-not-found"];
+export const departmentNotFoundStatusValues: ReadonlyArray<components["schemas"]["DepartmentNotFound"]["status"]> = [404];
+export const departmentNotFoundCodeValues: ReadonlyArray<components["schemas"]["DepartmentNotFound"]["code"]> = ["DEPARTMENT_NOT_FOUND"];
+export const lastAdministratorTypeValues: ReadonlyArray<components["schemas"]["LastAdministrator"]["type"]> = ["https://lore.dev/problems/last-administrator"];
+export const lastAdministratorStatusValues: ReadonlyArray<components["schemas"]["LastAdministrator"]["status"]> = [409];
+export const lastAdministratorCodeValues: ReadonlyArray<components["schemas"]["LastAdministrator"]["code"]> = ["LAST_ADMINISTRATOR"];
+export const selfAdministrationTypeValues: ReadonlyArray<components["schemas"]["SelfAdministration"]["type"]> = ["https://lore.dev/problems/self-administration"];
+export const selfAdministrationStatusValues: ReadonlyArray<components["schemas"]["SelfAdministration"]["status"]> = [403];
+export const selfAdministrationCodeValues: ReadonlyArray<components["schemas"]["SelfAdministration"]["code"]> = ["SELF_ADMINISTRATION"];
+export const clearanceAboveOwnTypeValues: ReadonlyArray<components["schemas"]["ClearanceAboveOwn"]["type"]> = ["https://lore.dev/problems/clearance-above-own"];
+export const clearanceAboveOwnStatusValues: ReadonlyArray<components["schemas"]["ClearanceAboveOwn"]["status"]> = [403];
+export const clearanceAboveOwnCodeValues: ReadonlyArray<components["schemas"]["ClearanceAboveOwn"]["code"]> = ["CLEARANCE_ABOVE_OWN"];
+export const accessStateValues: ReadonlyArray<components["schemas"]["AccessState"]> = ["ALLOWED", "DENIED"];
+export const roleNotFoundTypeValues: ReadonlyArray<components["schemas"]["RoleNotFound"]["type"]> = ["https://lore.dev/problems/role-not-found"];
+export const roleNotFoundStatusValues: ReadonlyArray<components["schemas"]["RoleNotFound"]["status"]> = [404];
+export const roleNotFoundCodeValues: ReadonlyArray<components["schemas"]["RoleNotFound"]["code"]> = ["ROLE_NOT_FOUND"];
+export const roleMemberNotFoundTypeValues: ReadonlyArray<components["schemas"]["RoleMemberNotFound"]["type"]> = ["https://lore.dev/problems/role-member-not-found"];
+export const roleMemberNotFoundStatusValues: ReadonlyArray<components["schemas"]["RoleMemberNotFound"]["status"]> = [404];
+export const roleMemberNotFoundCodeValues: ReadonlyArray<components["schemas"]["RoleMemberNotFound"]["code"]> = ["ROLE_MEMBER_NOT_FOUND"];
+export const departmentExistsTypeValues: ReadonlyArray<components["schemas"]["DepartmentExists"]["type"]> = ["https://lore.dev/problems/department-exists"];
+export const departmentExistsStatusValues: ReadonlyArray<components["schemas"]["DepartmentExists"]["status"]> = [409];
+export const departmentExistsCodeValues: ReadonlyArray<components["schemas"]["DepartmentExists"]["code"]> = ["DEPARTMENT_EXISTS"];
+export const managerNotFoundTypeValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["type"]> = ["https://lore.dev/problems/manager-not-found"];
+export const managerNotFoundStatusValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["status"]> = [404];
+export const managerNotFoundCodeValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["code"]> = ["MANAGER_NOT_FOUND"];
+export const invitationStatusValues: ReadonlyArray<components["schemas"]["InvitationStatus"]> = ["PENDING", "ACCEPTED", "REVOKED", "EXPIRED"];
+export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
+export const invitationPendingTypeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["type"]> = ["https://lore.dev/problems/invitation-pending"];
+export const invitationPendingStatusValues: ReadonlyArray<components["schemas"]["InvitationPending"]["status"]> = [409];
+export const invitationPendingCodeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["code"]> = ["INVITATION_PENDING"];
+export const audienceModeValues: ReadonlyArray<components["schemas"]["AudienceMode"]> = ["ORGANIZATION", "DEPARTMENT", "RESTRICTED", "NONE"];
+export const spaceRelationValues: ReadonlyArray<components["schemas"]["SpaceRelation"]> = ["viewer", "contributor", "curator", "manager"];
+export const grantKindValues: ReadonlyArray<components["schemas"]["GrantKind"]> = ["ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER"];
+export const knowledgeSpaceKeyTakenTypeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["type"]> = ["https://lore.dev/problems/knowledge-space-key-taken"];
+export const knowledgeSpaceKeyTakenStatusValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["status"]> = [409];
+export const knowledgeSpaceKeyTakenCodeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["code"]> = ["KNOWLEDGE_SPACE_KEY_TAKEN"];
+export const knowledgeSpaceNotFoundTypeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceNotFound"]["type"]> = ["https://lore.dev/problems/knowledge-space-not-found"];
+export const knowledgeSpaceNotFoundStatusValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceNotFound"]["status"]> = [404];
+export const knowledgeSpaceNotFoundCodeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceNotFound"]["code"]> = ["KNOWLEDGE_SPACE_NOT_FOUND"];
+export const invalidGrantTypeValues: ReadonlyArray<components["schemas"]["InvalidGrant"]["type"]> = ["https://lore.dev/problems/invalid-grant"];
+export const invalidGrantStatusValues: ReadonlyArray<components["schemas"]["InvalidGrant"]["status"]> = [400];
+export const invalidGrantCodeValues: ReadonlyArray<components["schemas"]["InvalidGrant"]["code"]> = ["INVALID_GRANT"];
+export const grantNotFoundTypeValues: ReadonlyArray<components["schemas"]["GrantNotFound"]["type"]> = ["https://lore.dev/problems/grant-not-found"];
+export const grantNotFoundStatusValues: ReadonlyArray<components["schemas"]["GrantNotFound"]["status"]> = [404];
+export const grantNotFoundCodeValues: ReadonlyArray<components["schemas"]["GrantNotFound"]["code"]> = ["GRANT_NOT_FOUND"];
+export const lastSpaceManagerTypeValues: ReadonlyArray<components["schemas"]["LastSpaceManager"]["type"]> = ["https://lore.dev/problems/last-space-manager"];
+export const lastSpaceManagerStatusValues: ReadonlyArray<components["schemas"]["LastSpaceManager"]["status"]> = [409];
+export const lastSpaceManagerCodeValues: ReadonlyArray<components["schemas"]["LastSpaceManager"]["code"]> = ["LAST_SPACE_MANAGER"];
+export const resourceTypeValues: ReadonlyArray<components["schemas"]["ResourceType"]> = ["KNOWLEDGE_SPACE", "KNOWLEDGE_ASSET", "SOURCE", "ASSET"];
+export const resourceNotFoundTypeValues: ReadonlyArray<components["schemas"]["ResourceNotFound"]["type"]> = ["https://lore.dev/problems/resource-not-found"];
+export const resourceNotFoundStatusValues: ReadonlyArray<components["schemas"]["ResourceNotFound"]["status"]> = [404];
+export const resourceNotFoundCodeValues: ReadonlyArray<components["schemas"]["ResourceNotFound"]["code"]> = ["RESOURCE_NOT_FOUND"];
+export const invalidCursorTypeValues: ReadonlyArray<components["schemas"]["InvalidCursor"]["type"]> = ["https://lore.dev/problems/invalid-cursor"];
+export const invalidCursorStatusValues: ReadonlyArray<components["schemas"]["InvalidCursor"]["status"]> = [400];
+export const invalidCursorCodeValues: ReadonlyArray<components["schemas"]["InvalidCursor"]["code"]> = ["INVALID_CURSOR"];
+export const sourceStatusValues: ReadonlyArray<components["schemas"]["SourceStatus"]> = ["PROCESSING", "READY", "ATTENTION"];
+export const sourceNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["type"]> = ["https://lore.dev/problems/source-not-found"];
+export const sourceNotFoundStatusValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["status"]> = [404];
+export const sourceNotFoundCodeValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["code"]> = ["SOURCE_NOT_FOUND"];
+export const notAContributorTypeValues: ReadonlyArray<components["schemas"]["NotAContributor"]["type"]> = ["https://lore.dev/problems/not-a-contributor"];
+export const notAContributorStatusValues: ReadonlyArray<components["schemas"]["NotAContributor"]["status"]> = [403];
+export const notAContributorCodeValues: ReadonlyArray<components["schemas"]["NotAContributor"]["code"]> = ["NOT_A_CONTRIBUTOR"];
+export const classificationAboveClearanceTypeValues: ReadonlyArray<components["schemas"]["ClassificationAboveClearance"]["type"]> = ["https://lore.dev/problems/classification-above-clearance"];
+export const classificationAboveClearanceStatusValues: ReadonlyArray<components["schemas"]["ClassificationAboveClearance"]["status"]> = [403];
+export const classificationAboveClearanceCodeValues: ReadonlyArray<components["schemas"]["ClassificationAboveClearance"]["code"]> = ["CLASSIFICATION_ABOVE_CLEARANCE"];
+export const unsupportedMediaTypeTypeValues: ReadonlyArray<components["schemas"]["UnsupportedMediaType"]["type"]> = ["https://lore.dev/problems/unsupported-media-type"];
+export const unsupportedMediaTypeStatusValues: ReadonlyArray<components["schemas"]["UnsupportedMediaType"]["status"]> = [415];
+export const unsupportedMediaTypeCodeValues: ReadonlyArray<components["schemas"]["UnsupportedMediaType"]["code"]> = ["UNSUPPORTED_MEDIA_TYPE"];
+export const emptyFileTypeValues: ReadonlyArray<components["schemas"]["EmptyFile"]["type"]> = ["https://lore.dev/problems/empty-file"];
+export const emptyFileStatusValues: ReadonlyArray<components["schemas"]["EmptyFile"]["status"]> = [422];
+export const emptyFileCodeValues: ReadonlyArray<components["schemas"]["EmptyFile"]["code"]> = ["EMPTY_FILE"];
+export const sourceDeletionStatusValues: ReadonlyArray<components["schemas"]["SourceDeletionStatus"]> = ["PENDING", "COMPLETED"];
+export const searchModeValues: ReadonlyArray<components["schemas"]["SearchMode"]> = ["lexical", "hybrid"];
+export const presentationKindValues: ReadonlyArray<components["schemas"]["PresentationKind"]> = ["PDF", "DOCUMENT", "HTML", "MARKDOWN", "TEXT"];
+export const citationNotFoundTypeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["type"]> = ["https://lore.dev/problems/citation-not-found"];
+export const citationNotFoundStatusValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["status"]> = [404];
+export const citationNotFoundCodeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["code"]> = ["CITATION_NOT_FOUND"];

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { DepartmentNotFound, UserNotFound } from "../domain/Errors"
 import { AccessState, Classification, GrantKind, SpaceRelation } from "../domain/Model"
-import { Body, Query, Timestamp } from "../domain/Schemas"
+import { Body, created, Query, Timestamp } from "../domain/Schemas"
 import { requires } from "../domain/Security"
 import { GrantNotFound, InvalidGrant, KnowledgeSpaceKeyTaken, KnowledgeSpaceNotFound, LastSpaceManager, ResourceNotFound } from "./Errors"
 
@@ -104,7 +104,7 @@ export class AccessAdminApi extends HttpApiGroup.make("adminAccess")
   .add(
     HttpApiEndpoint.post("createKnowledgeSpace", "/admin/knowledge-spaces")
       .setPayload(CreateKnowledgeSpace)
-      .addSuccess(AdminKnowledgeSpace, { status: 201 })
+      .addSuccess(created(AdminKnowledgeSpace))
       .addError(KnowledgeSpaceKeyTaken)
       .addError(DepartmentNotFound)
       .pipe(requires("spaces.manage"))

@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { HttpApiSchema } from "@effect/platform"
+import { Option, Schema, SchemaAST } from "effect"
 
 /** Whether any text in a decoded value holds a NUL character, which PostgreSQL cannot store in text. */
 const holdsNul = (value: unknown): boolean =>
@@ -28,3 +29,13 @@ export const IntegerParam = (minimum: number, maximum: number) =>
   Schema.NumberFromString.pipe(Schema.int(), Schema.between(minimum, maximum)).annotations({
     jsonSchema: { type: "integer", minimum, maximum }
   })
+
+/**
+ * A 201 answer: `.addSuccess(created(Source))`. `addSuccess(Source, { status: 201 })` re-annotates the schema,
+ * and Effect drops the identifier of a re-annotated schema, so the document would inline the body and the
+ * generated SDK would have no named type for it; this keeps the identifier beside the status.
+ */
+export const created = <S extends Schema.Schema.Any>(schema: S): S => {
+  const identifier = Option.getOrUndefined(SchemaAST.getIdentifierAnnotation(schema.ast))
+  return schema.annotations(HttpApiSchema.annotations({ status: 201, ...(identifier ? { identifier } : {}) })) as S
+}

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { AccessState, Classification, Clearance, PlatformRole, UserRole } from "../domain/Model"
 import { DepartmentNotFound, UserNotFound } from "../domain/Errors"
-import { Body, Timestamp } from "../domain/Schemas"
+import { Body, created, Timestamp } from "../domain/Schemas"
 import { isPublic, requires } from "../domain/Security"
 import {
   DepartmentExists, InvitationAccepted, InvitationExpired, InvitationNotFound, InvitationPending, InvitationRevoked,
@@ -159,7 +159,7 @@ export class UsersAdminApi extends HttpApiGroup.make("adminUsers")
   .add(
     HttpApiEndpoint.post("createDepartment", "/admin/departments")
       .setPayload(CreateDepartment)
-      .addSuccess(Department, { status: 201 })
+      .addSuccess(created(Department))
       .addError(DepartmentExists)
       .pipe(requires("departments.manage"))
   )
@@ -194,7 +194,7 @@ export class UsersAdminApi extends HttpApiGroup.make("adminUsers")
   .add(
     HttpApiEndpoint.post("createInvitation", "/admin/invitations")
       .setPayload(CreateInvitation)
-      .addSuccess(IssuedInvitation, { status: 201 })
+      .addSuccess(created(IssuedInvitation))
       .addError(DepartmentNotFound)
       .addError(UserExists)
       .addError(InvitationPending)
@@ -215,7 +215,7 @@ export class InvitationsApi extends HttpApiGroup.make("invitations")
   .add(
     HttpApiEndpoint.post("acceptInvitation", "/invitations/accept")
       .setPayload(AcceptInvitation)
-      .addSuccess(AcceptedInvitation, { status: 201 })
+      .addSuccess(created(AcceptedInvitation))
       .addError(InvitationNotFound)
       .addError(InvitationAccepted)
       .addError(InvitationRevoked)

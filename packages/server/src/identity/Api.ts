@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { Clearance, PlatformRole, UserRole } from "../domain/Model"
 import { InvalidToken, UserDeactivated } from "../domain/Errors"
 import { authenticated, isPublic, optionallyAuthenticated } from "../domain/Security"
-import { Body, Timestamp } from "../domain/Schemas"
+import { Body, created, Timestamp } from "../domain/Schemas"
 import { TokenNotFound } from "./Errors"
 
 export const Session = Schema.Struct({
@@ -90,7 +90,7 @@ export class SessionApi extends HttpApiGroup.make("session")
   .add(
     HttpApiEndpoint.post("signIn", "/session")
       .setPayload(SignIn)
-      .addSuccess(Session, { status: 201 })
+      .addSuccess(created(Session))
       .addError(InvalidToken)
       .addError(UserDeactivated)
       .pipe(isPublic)
@@ -103,7 +103,7 @@ export class SessionApi extends HttpApiGroup.make("session")
 export class MeApi extends HttpApiGroup.make("me")
   .add(HttpApiEndpoint.get("getMe", "/me").addSuccess(Me).pipe(authenticated))
   .add(HttpApiEndpoint.get("listTokens", "/me/tokens").addSuccess(Schema.Array(AccessToken)).pipe(authenticated))
-  .add(HttpApiEndpoint.post("createToken", "/me/tokens").setPayload(CreateAccessToken).addSuccess(IssuedAccessToken, { status: 201 }).pipe(authenticated))
+  .add(HttpApiEndpoint.post("createToken", "/me/tokens").setPayload(CreateAccessToken).addSuccess(created(IssuedAccessToken)).pipe(authenticated))
   .add(
     HttpApiEndpoint.del("revokeToken", "/me/tokens/:tokenId")
       .setPath(Schema.Struct({ tokenId: Schema.UUID }))

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { IntegerParam, Query, Timestamp } from "../domain/Schemas"
+import { created, IntegerParam, Query, Timestamp } from "../domain/Schemas"
 import { Classification } from "../domain/Model"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import { InvalidCursor, PayloadTooLarge } from "../domain/Errors"
@@ -148,7 +148,7 @@ export class SourcesApi extends HttpApiGroup.make("sources")
     HttpApiEndpoint.post("uploadSource", "/sources")
       .setUrlParams(UploadQuery)
       .setPayload(Upload)
-      .addSuccess(Source, { status: 201 })
+      .addSuccess(created(Source))
       .addError(KnowledgeSpaceNotFound)
       .addError(NotAContributor)
       .addError(ClassificationAboveClearance)

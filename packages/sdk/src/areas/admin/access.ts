@@ -1,18 +1,22 @@
-import type { LoreFetchClient } from "../../client"
+import type { LoreFetchClient } from "../../fetchClient"
 import { paginate } from "../../paginate"
 import { toQuery } from "../../query"
 import { unwrap, unwrapEmpty } from "../../response"
 import type {
   AccessExplanation,
+  AddGrant,
   AdminKnowledgeSpace,
   AuditEvent,
   AuditPage,
-  AuditQuery,
   CreateKnowledgeSpace,
   ExplainRequest,
-  Grant,
   GrantOption
-} from "../../types"
+} from "../../generated/openapi"
+import type { QueryOf } from "../../operations"
+import type { WithDates } from "../../query"
+
+/** Filters of the audit log; `since`/`until` are ISO 8601 strings or Dates (an invalid Date is INVALID_ARGUMENT). */
+export type AuditQuery = WithDates<QueryOf<"listAuditEvents">, "since" | "until">
 
 /** Knowledge spaces with their grants; every change bumps the organization's authorizationGeneration. */
 export class AdminSpacesArea {
@@ -37,11 +41,11 @@ export class AdminSpacesArea {
   }
 
   /** `subjectId` for DEPARTMENT, DEPARTMENT_MANAGERS and USER; `role` for ROLE; neither for ORGANIZATION. */
-  addGrant(knowledgeSpaceId: string, grant: Grant): Promise<void> {
+  addGrant(knowledgeSpaceId: string, grant: AddGrant): Promise<void> {
     return unwrapEmpty(this.client.POST("/api/admin/knowledge-spaces/{knowledgeSpaceId}/grants", { params: { path: { knowledgeSpaceId } }, body: grant }))
   }
 
-  removeGrant(knowledgeSpaceId: string, grant: Grant): Promise<void> {
+  removeGrant(knowledgeSpaceId: string, grant: AddGrant): Promise<void> {
     const query = { ...grant }
     return unwrapEmpty(this.client.DELETE("/api/admin/knowledge-spaces/{knowledgeSpaceId}/grants", { params: { path: { knowledgeSpaceId }, query } }))
   }
@@ -61,7 +65,7 @@ export class AdminAuditArea {
   constructor(private readonly client: LoreFetchClient) {}
 
   /** One page; pass the previous page's `nextCursor` as `cursor` for the next. */
-  list(query: AuditQuery = {}): Promise<AuditPage> {
+  async list(query: AuditQuery = {}): Promise<AuditPage> {
     return unwrap(this.client.GET("/api/admin/audit", { params: { query: toQuery(query) } }))
   }
 

@@ -1,8 +1,8 @@
-import type { LoreFetchClient } from "../../client"
+import type { LoreFetchClient } from "../../fetchClient"
 import { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
 import { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
-export { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
+export { AdminAccessArea, AdminAuditArea, AdminSpacesArea, type AuditQuery } from "./access"
 export { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 /** Everything under /api/admin; each call needs the matching permission (403 PERMISSION_DENIED otherwise). */

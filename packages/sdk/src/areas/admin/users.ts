@@ -1,4 +1,4 @@
-import type { LoreFetchClient } from "../../client"
+import type { LoreFetchClient } from "../../fetchClient"
 import { unwrap, unwrapEmpty } from "../../response"
 import type {
   AdminUser,
@@ -10,7 +10,7 @@ import type {
   RoleList,
   UpdateUser,
   UserPermissions
-} from "../../types"
+} from "../../generated/openapi"
 
 /** Users of the organization (`users.read` / `users.manage`). */
 export class AdminUsersArea {
