@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { holds } from "../domain/Permissions"
 import type { Principal } from "../domain/Principal"
-import { AuditLabels, type AuditedResource } from "../platform/AuditLabels"
+import { AuditLabels, type AuditedResource, type AuditedResourceView } from "../platform/AuditLabels"
 import { AccessEvaluator, admits, type ReadScope } from "./Evaluator"
 import { type GovernedResource, ResourceResolvers, type ResourceType } from "./Resources"
 
@@ -37,23 +37,32 @@ export class ResourceLabels extends Effect.Service<ResourceLabels>()("lore/Resou
         spaceNameVisible: (spaceId: string) => Effect.map(scope, (s) => spaceNameVisible(caller, s, spaceId))
       }))
 
+    /**
+     * For the audit trail. A governed resource that is gone is withheld (nobody can tell any more whether the
+     * reader could have read it), except a space's name from whoever may list every space.
+     */
     const labelsFor = (caller: Principal, resources: ReadonlyArray<AuditedResource>) =>
       Effect.gen(function* () {
         const view = yield* forCaller(caller)
-        const labelOf = (resourceType: string, resourceId: string) => {
+        const viewOf = (resourceType: string, resourceId: string): Effect.Effect<AuditedResourceView> => {
           const governed = governedAuditTypes[resourceType]
-          if (!governed) return resolvers.label(resourceType, caller, resourceId)
-          return Effect.flatMap(resolvers.resolve(governed, caller.organizationId, resourceId), (resource) =>
-            resource ? Effect.map(view.labelVisible(resource), (visible) => (visible ? resource.label : null)) : Effect.succeed(null))
+          if (!governed) return Effect.map(resolvers.label(resourceType, caller, resourceId), (label) => ({ label, withheld: false }))
+          return Effect.gen(function* () {
+            const resource = yield* resolvers.resolve(governed, caller.organizationId, resourceId)
+            const visible = resource
+              ? yield* view.labelVisible(resource)
+              : governed === "KNOWLEDGE_SPACE" && holds(caller, "spaces.read")
+            return { label: visible && resource ? resource.label : null, withheld: !visible }
+          })
         }
         // One lookup per distinct resource: a page often holds many events of one resource.
-        const distinct = new Map<string, Effect.Effect<string | null>>()
+        const distinct = new Map<string, Effect.Effect<AuditedResourceView>>()
         for (const { resourceType, resourceId } of resources) {
           const key = `${resourceType}:${resourceId}`
-          if (resourceId !== null && !distinct.has(key)) distinct.set(key, yield* Effect.cached(labelOf(resourceType, resourceId)))
+          if (resourceId !== null && !distinct.has(key)) distinct.set(key, yield* Effect.cached(viewOf(resourceType, resourceId)))
         }
         return yield* Effect.forEach(resources, ({ resourceType, resourceId }) =>
-          resourceId === null ? Effect.succeed(null) : distinct.get(`${resourceType}:${resourceId}`)!)
+          resourceId === null ? Effect.succeed({ label: null, withheld: false }) : distinct.get(`${resourceType}:${resourceId}`)!)
       })
 
     return { forCaller, labelsFor }

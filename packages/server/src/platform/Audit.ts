@@ -43,8 +43,23 @@ export class Audit extends Effect.Service<Audit>()("lore/Audit", {
 }) {}
 
 /**
- * Reading the audit trail: newest first, cursor paged, each event with its resource's label where the reader
- * may see it (AuditLabels, from the access area).
+ * Details an event keeps when its resource's content is withheld from the reader: how sensitive the resource
+ * is says nothing of what it holds, and auditing who handled RESTRICTED material needs it.
+ */
+const policyDetails = new Set(["classification"])
+
+/** An event's details as a reader who may not read its resource sees them: which keys were withheld, not their values. */
+const withholdContent = (details: Record<string, unknown>) => {
+  const kept = Object.entries(details).filter(([key]) => policyDetails.has(key))
+  const withheld = Object.keys(details).filter((key) => !policyDetails.has(key))
+  return withheld.length === 0 ? details : { ...Object.fromEntries(kept), withheld }
+}
+
+/**
+ * Reading the audit trail: newest first, cursor paged. Each event carries its resource's label where the
+ * reader may see it (AuditLabels, from the access area); for a document the reader may not read, the label is
+ * null and the event's content details (title, file name) are withheld: audit.read is not a way around the
+ * access model.
  */
 export class AuditTrail extends Effect.Service<AuditTrail>()("lore/AuditTrail", {
   effect: Effect.gen(function* () {
@@ -57,9 +72,12 @@ export class AuditTrail extends Effect.Service<AuditTrail>()("lore/AuditTrail", 
           const after = yield* decodeCursor(query.cursor)
           const found = yield* repo.page(reader.organizationId, query, after, pageSize + 1)
           const { items, nextCursor } = page(found, pageSize, (row) => ({ at: row.cursorAt, id: row.id }))
-          const resourceLabels = yield* labels.labelsFor(reader, items)
+          const views = yield* labels.labelsFor(reader, items)
           return {
-            items: items.map(({ cursorAt: _, ...event }, index) => ({ ...event, resourceLabel: resourceLabels[index] ?? null })),
+            items: items.map(({ cursorAt: _, ...event }, index) => {
+              const view = views[index] ?? { label: null, withheld: true }
+              return { ...event, details: view.withheld ? withholdContent(event.details) : event.details, resourceLabel: view.label }
+            }),
             nextCursor
           }
         })
