@@ -1391,7 +1391,10 @@ export interface components {
             resource: {
                 id: components["schemas"]["UUID"];
                 type: components["schemas"]["ResourceType"];
+                /** @description The resource's title or name, or "(hidden)" when the caller may not read the resource themselves */
                 label: string;
+                /** @description True when label is withheld because the caller may not read the resource themselves. contextLabel and the path's objectLabel are withheld likewise where the caller may not see the knowledge space */
+                labelHidden: boolean;
                 contextLabel: string;
                 classification: components["schemas"]["Classification"] | null;
             };
@@ -1423,6 +1426,8 @@ export interface components {
             action: string;
             resourceType: string;
             resourceId: string | null;
+            /** @description The resource's label (a document's title, a user's email) when the reader may see that resource; null when they may not, or it is gone */
+            resourceLabel: string | null;
             requestId: string | null;
             details: {
                 [key: string]: unknown;

@@ -1,5 +1,6 @@
 import { Migrator, SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { row } from "./Rows"
 import identity from "./migrations/0001_identity"
 import administration from "./migrations/0002_administration"
 import jobs from "./migrations/0003_jobs"
@@ -17,11 +18,13 @@ export const migrations = {
 
 const run = Migrator.make({})
 
-/** The highest migration applied. */
-export const migrationLevel = Effect.gen(function* () {
+const Level = Schema.Struct({ level: Schema.NullOr(Schema.Number) })
+
+/** The highest migration applied (read once, when the migrations have run; handlers read `Migrated`). */
+const migrationLevel = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ level: number | null }>`SELECT max(migration_id) AS level FROM lore_migrations`
-  return row?.level ?? 0
+  const found = yield* row("db.migrationLevel", Level, () => sql`SELECT max(migration_id) AS level FROM lore_migrations`)()
+  return found?.level ?? 0
 })
 
 /**
