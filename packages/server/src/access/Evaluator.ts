@@ -2,7 +2,7 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { AccessRepo, type MatchedGrant } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
-import { type Classification, classificationRank, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
+import { type Classification, classificationRank, type Clearance, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
 
 /**
  * The caller's access keys: every grant subject they match. A grant matches when its subject_key is
@@ -74,6 +74,15 @@ export const decide = (facts: AccessFacts, relation: SpaceRelation = "viewer"): 
   return { allowed: true, reasonCode: "GRANTED", grant: sufficient[0]! }
 }
 
+/** Which clearances read a classification, in words: "CONFIDENTIAL needs clearance CONFIDENTIAL or RESTRICTED". */
+export const clearanceNeeded = (classification: Classification) => {
+  const reading = (Object.keys(clearanceCeiling) as Array<Clearance>)
+    .filter((clearance) => classificationRank[clearanceCeiling[clearance]] >= classificationRank[classification])
+  return reading.length === Object.keys(clearanceCeiling).length
+    ? `${classification} is readable at every clearance`
+    : `${classification} needs clearance ${reading.join(" or ").replace(/ or (?=.* or )/g, ", ")}`
+}
+
 /** The one access evaluator: every read path asks it, as a check (facts + decide) or as SQL filtering (scope). */
 export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/AccessEvaluator", {
   effect: Effect.gen(function* () {
@@ -116,7 +125,34 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
       return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[]) AND ${a}.classification_rank <= ${scope.maxClassificationRank})`
     }
 
-    return { keysFor, spacesWith, readScope, visibleTo, grantAndClearance, matchingGrants: repo.matchingGrants }
+    /**
+     * Who may read an item of `classification` in a space, counted by the same decision function: its members
+     * (active users with at least viewer on it) and, of those, the ones whose clearance reaches the item.
+     */
+    const audience = (organizationId: string, space: { readonly id: string; readonly key: string }, classification: Classification) =>
+      Effect.gen(function* () {
+        const subjects = yield* repo.audienceSubjects(organizationId)
+        const keysOf = subjects.map((s) => accessKeys({ userId: s.id, departmentId: s.departmentId, role: s.role, platformRoles: s.platformRoles }, s.managedDepartments))
+        const grants = yield* repo.matchingGrants(space.id, [...new Set(keysOf.flat())])
+        let spaceMembers = 0
+        let readers = 0
+        subjects.forEach((subject, i) => {
+          const keys = new Set(keysOf[i])
+          const facts: AccessFacts = {
+            userActive: subject.active,
+            spaceActive: true,
+            grants: grants.filter((grant) => keys.has(grant.subjectKey)),
+            classification,
+            clearanceCeiling: clearanceCeiling[subject.clearance],
+            sourceAcl: null
+          }
+          if (decide({ ...facts, classification: null }).allowed) spaceMembers++
+          if (decide(facts).allowed) readers++
+        })
+        return { readers, spaceMembers, summary: `readable by ${readers} of ${spaceMembers} members of space ${space.key}: ${clearanceNeeded(classification)}` }
+      })
+
+    return { keysFor, spacesWith, readScope, visibleTo, grantAndClearance, matchingGrants: repo.matchingGrants, audience }
   }),
   dependencies: [AccessRepo.Default]
 }) {}

@@ -37,6 +37,8 @@ describe("source deletion", { timeout: 120_000 }, () => {
     const { actual, stored } = await indexStatistics(server)
     expect(stored.corpus).toEqual(actual.corpus)
     expect(stored.terms).toEqual(actual.terms)
+    expect(stored.partitions).toEqual(actual.partitions)
+    expect(stored.postings).toEqual(actual.postings)
   }
 
   beforeAll(async () => {
