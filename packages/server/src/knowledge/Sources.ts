@@ -144,7 +144,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
             yield* repo.lockTitle(input.knowledgeSpaceId, title)
             // A new version only of an asset whose current version the uploader may read: an asset they cannot
             // see is neither revealed nor superseded by their upload, which starts an asset of its own.
-            const existing = yield* repo.readableAssetTitled(input.knowledgeSpaceId, title, visible)
+            const existing = yield* repo.readableAssetTitled(input.knowledgeSpaceId, title, caller.userId, visible)
             const assetId = existing?.id ?? (yield* repo.insertAsset(caller.organizationId, input.knowledgeSpaceId, title))
             if (existing) {
               const latest = yield* repo.latestVersion(assetId)

@@ -176,14 +176,14 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
 
       /**
        * The live asset of this title in the space whose current version the uploader may read (`visible`),
-       * the most recently changed when several are; locked for the new version. Assets they cannot read are
-       * neither found nor touched.
+       * locked for the new version. When several are, the one whose current version they uploaded themselves,
+       * then the most recently changed. Assets they cannot read are neither found nor touched.
        */
-      readableAssetTitled: row("sources.readableAssetTitled", Id, (knowledgeSpaceId: string, title: string, visible: AccessPredicate) => sql`
+      readableAssetTitled: row("sources.readableAssetTitled", Id, (knowledgeSpaceId: string, title: string, uploaderId: string, visible: AccessPredicate) => sql`
         SELECT ka.id FROM knowledge_assets ka JOIN sources cur ON cur.id = ka.current_source_id
         WHERE ka.knowledge_space_id = ${knowledgeSpaceId} AND lower(ka.title) = lower(${title}) AND ka.deleted_at IS NULL
           AND ${visible("cur")}
-        ORDER BY cur.created_at DESC, ka.id
+        ORDER BY cur.uploaded_by IS NOT DISTINCT FROM ${uploaderId}::uuid DESC, cur.created_at DESC, ka.id
         LIMIT 1 FOR UPDATE OF ka`),
 
       insertAsset: (organizationId: string, knowledgeSpaceId: string, title: string) =>
