@@ -1470,6 +1470,22 @@ export interface components {
             embeddingDimensions: components["schemas"]["Int"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
+            audience?: components["schemas"]["SourceAudience"];
+        };
+        /** @description Who can read the document, answered on upload */
+        SourceAudience: {
+            /**
+             * int
+             * @description Members of the space whose clearance reaches the document's classification
+             */
+            readers: number;
+            /**
+             * int
+             * @description Active users with at least viewer on the knowledge space
+             */
+            spaceMembers: number;
+            /** @description In words, e.g. "readable by 1 of 3 members of space general: CONFIDENTIAL needs clearance CONFIDENTIAL or RESTRICTED" */
+            summary: string;
         };
         /** Format: binary */
         PersistedFile: string;
@@ -1553,6 +1569,20 @@ export interface components {
         };
         /** @enum {string} */
         SourceDeletionStatus: "PENDING" | "COMPLETED";
+        /** @description Only the document's uploader (while a contributor of its space) or a curator or manager of the space may delete it */
+        DeletionNotAllowed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/deletion-not-allowed";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "DELETION_NOT_ALLOWED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         SearchResult: {
             requestId: string;
             mode: components["schemas"]["SearchMode"];
@@ -1601,6 +1631,10 @@ export interface components {
             startPage: components["schemas"]["Int"] | null;
             endPage: components["schemas"]["Int"] | null;
             excerpt: string;
+            /** @description Offset (UTF-16 code units) in excerpt where the cited passage starts */
+            highlightStart?: components["schemas"]["Int"];
+            /** @description Offset in excerpt just after the cited passage (before any truncation mark) */
+            highlightEnd?: components["schemas"]["Int"];
             truncated: boolean;
             presentationKind: components["schemas"]["PresentationKind"];
         };
@@ -4033,6 +4067,7 @@ export interface operations {
                         embeddingDimensions: components["schemas"]["Int"] | null;
                         createdAt: components["schemas"]["Timestamp"];
                         updatedAt: components["schemas"]["Timestamp"];
+                        audience?: components["schemas"]["SourceAudience"];
                     };
                 };
             };
@@ -4206,22 +4241,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description NOT_A_CONTRIBUTOR, CSRF_TOKEN_INVALID */
+            /** @description DELETION_NOT_ALLOWED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["CsrfTokenInvalid"];
+                    "application/problem+json": components["schemas"]["DeletionNotAllowed"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description SOURCE_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
+            /** @description SOURCE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["SourceNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
+                    "application/problem+json": components["schemas"]["SourceNotFound"];
                 };
             };
             /** @description INTERNAL_ERROR */
