@@ -127,7 +127,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
             detail: `You cannot classify content ${input.classification}: your clearance reaches ${clearanceCeiling[caller.clearance]}`
           })
         }
-        const bytes = new Uint8Array(yield* Effect.orDie(Effect.promise(() => readFile(file.path))))
+        const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
         if (bytes.byteLength > settings.maxUploadBytes) {
           return yield* new PayloadTooLarge({ detail: `Uploads are limited to ${settings.maxUploadBytes} bytes` })
         }
