@@ -142,6 +142,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
           Effect.gen(function* () {
             // Uploads of one title wait for each other, so concurrent first uploads make one asset, not two.
             yield* repo.lockTitle(input.knowledgeSpaceId, title)
+            yield* repo.lockAssetsTitled(input.knowledgeSpaceId, title)
             // A new version only of an asset whose current version the uploader may read: an asset they cannot
             // see is neither revealed nor superseded by their upload, which starts an asset of its own.
             const existing = yield* repo.readableAssetTitled(input.knowledgeSpaceId, title, caller.userId, visible)

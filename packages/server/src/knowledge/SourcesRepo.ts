@@ -175,16 +175,27 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
         sql`SELECT pg_advisory_xact_lock(hashtextextended(${knowledgeSpaceId}::text || '/' || lower(${title}), 0))`),
 
       /**
-       * The live asset of this title in the space whose current version the uploader may read (`visible`),
-       * locked for the new version. When several are, the one whose current version they uploaded themselves,
-       * then the most recently changed. Assets they cannot read are neither found nor touched.
+       * Locks every live asset of this title in the space (in id order) until the transaction ends, so no
+       * ingestion or deletion changes which version is current while an upload decides which asset it joins.
+       * (Locking them in the lookup below instead would not do: under READ COMMITTED, a row updated while
+       * waiting is re-checked against the join as first read, and the asset would be skipped.)
+       */
+      lockAssetsTitled: exec((knowledgeSpaceId: string, title: string) => sql`
+        SELECT id FROM knowledge_assets
+        WHERE knowledge_space_id = ${knowledgeSpaceId} AND lower(title) = lower(${title}) AND deleted_at IS NULL
+        ORDER BY id FOR UPDATE`),
+
+      /**
+       * The live asset of this title in the space whose current version the uploader may read (`visible`).
+       * When several are, the one whose current version they uploaded themselves, then the most recently
+       * changed. Assets they cannot read are neither found nor touched. Run after `lockAssetsTitled`.
        */
       readableAssetTitled: row("sources.readableAssetTitled", Id, (knowledgeSpaceId: string, title: string, uploaderId: string, visible: AccessPredicate) => sql`
         SELECT ka.id FROM knowledge_assets ka JOIN sources cur ON cur.id = ka.current_source_id
         WHERE ka.knowledge_space_id = ${knowledgeSpaceId} AND lower(ka.title) = lower(${title}) AND ka.deleted_at IS NULL
           AND ${visible("cur")}
         ORDER BY cur.uploaded_by IS NOT DISTINCT FROM ${uploaderId}::uuid DESC, cur.created_at DESC, ka.id
-        LIMIT 1 FOR UPDATE OF ka`),
+        LIMIT 1`),
 
       insertAsset: (organizationId: string, knowledgeSpaceId: string, title: string) =>
         Effect.flatMap(insertAsset(organizationId, knowledgeSpaceId, title), inserted("sources.insertAsset")).pipe(Effect.map((r) => r.id)),
