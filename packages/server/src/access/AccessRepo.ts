@@ -41,6 +41,8 @@ export interface ScopeParameters {
   readonly maxClassificationRank: number
   readonly sourcePrincipalKeys: ReadonlyArray<string>
 }
+/** An active user with what their access keys need, for counting who may read something (audience). */
+export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String) })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
 
 /**
@@ -101,7 +103,14 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
         sql`SELECT active FROM knowledge_spaces WHERE id = ${spaceId}`),
 
       generation: row("access.generation", Generation, (organizationId: string) =>
-        sql`SELECT authorization_generation::int AS generation FROM organizations WHERE id = ${organizationId}`)
+        sql`SELECT authorization_generation::int AS generation FROM organizations WHERE id = ${organizationId}`),
+
+      /** Every active user of the organization with their platform roles and managed departments. */
+      audienceSubjects: rows("access.audienceSubjects", AudienceSubject, (organizationId: string) => sql`
+        SELECT u.id, u.organization_id, u.department_id, u.role, u.clearance, u.active,
+          coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles,
+          coalesce((SELECT array_agg(dm.department_id::text) FROM department_managers dm WHERE dm.user_id = u.id), '{}') AS managed_departments
+        FROM users u WHERE u.organization_id = ${organizationId} AND u.active`)
     }
   })
 }) {}

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { AccessRepo, type MatchedGrant } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
-import { type Classification, classificationRank, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
+import { type Classification, classificationRank, type Clearance, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
 
 /**
  * The caller's access keys: every grant subject they match. A grant matches when its subject_key is
@@ -83,6 +83,15 @@ export interface ResourceFacts {
 /** The user whose access is decided: the caller, or the subject of an explanation. */
 export type Subject = Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles" | "clearance"> & { readonly active: boolean }
 
+/** Which clearances read a classification, in words: "CONFIDENTIAL needs clearance CONFIDENTIAL or RESTRICTED". */
+export const clearanceNeeded = (classification: Classification) => {
+  const reading = (Object.keys(clearanceCeiling) as Array<Clearance>)
+    .filter((clearance) => classificationRank[clearanceCeiling[clearance]] >= classificationRank[classification])
+  return reading.length === Object.keys(clearanceCeiling).length
+    ? `${classification} is readable at every clearance`
+    : `${classification} needs clearance ${reading.join(" or ").replace(/ or (?=.* or )/g, ", ")}`
+}
+
 /** The one access evaluator: every read path asks it, as a check (facts + decide) or as SQL filtering (scope). */
 export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/AccessEvaluator", {
   effect: Effect.gen(function* () {
@@ -125,6 +134,33 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
         } satisfies AccessFacts
       })
 
+    /**
+     * Who may read an item of `classification` in a space, counted by the same decision function: its members
+     * (active users with at least viewer on it) and, of those, the ones whose clearance reaches the item.
+     */
+    const audience = (organizationId: string, space: { readonly id: string; readonly key: string }, classification: Classification) =>
+      Effect.gen(function* () {
+        const subjects = yield* repo.audienceSubjects(organizationId)
+        const keysOf = subjects.map((s) => accessKeys({ userId: s.id, departmentId: s.departmentId, role: s.role, platformRoles: s.platformRoles }, s.managedDepartments))
+        const grants = yield* repo.matchingGrants(space.id, [...new Set(keysOf.flat())])
+        let spaceMembers = 0
+        let readers = 0
+        subjects.forEach((subject, i) => {
+          const keys = new Set(keysOf[i])
+          const facts: AccessFacts = {
+            userActive: subject.active,
+            spaceActive: true,
+            grants: grants.filter((grant) => keys.has(grant.subjectKey)),
+            classification,
+            clearanceCeiling: clearanceCeiling[subject.clearance],
+            sourceAcl: null
+          }
+          if (decide({ ...facts, classification: null }).allowed) spaceMembers++
+          if (decide(facts).allowed) readers++
+        })
+        return { readers, spaceMembers, summary: `readable by ${readers} of ${spaceMembers} members of space ${space.key}: ${clearanceNeeded(classification)}` }
+      })
+
     return {
       keysFor,
       spacesWith,
@@ -137,7 +173,8 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
        * The grant and classification branches alone, for rows that carry no ACL column (search postings);
        * such a query must still apply `visibleTo` to the chunks it returns.
        */
-      grantAndClearance: repo.grantAndClearance
+      grantAndClearance: repo.grantAndClearance,
+      audience
     }
   }),
   dependencies: [AccessRepo.Default]
