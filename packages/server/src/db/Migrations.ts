@@ -5,6 +5,7 @@ import administration from "./migrations/0002_administration"
 import jobs from "./migrations/0003_jobs"
 import knowledge from "./migrations/0004_knowledge"
 import searchPostings from "./migrations/0005_search_postings"
+import principalSignals from "./migrations/0007_principal_signals"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -12,7 +13,10 @@ export const migrations = {
   "0002_administration": administration,
   "0003_jobs": jobs,
   "0004_knowledge": knowledge,
-  "0005_search_postings": searchPostings
+  "0005_search_postings": searchPostings,
+  // 0006 belongs to a change on another branch. The migrator runs every id above the highest applied one,
+  // in order, so a fresh database runs 0001-0005, 0007 here and 0001-0007 once both are merged.
+  "0007_principal_signals": principalSignals
 }
 
 const run = Migrator.make({})

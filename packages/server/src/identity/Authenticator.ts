@@ -4,6 +4,7 @@ import { type AuthenticationFailure, CsrfTokenInvalid, InvalidToken, MalformedAu
 import { CSRF_HEADER, SESSION_COOKIE } from "../domain/Security"
 import { hashSecret, SecretBox } from "../platform/SecretBox"
 import type { Principal } from "../domain/Principal"
+import { PrincipalCache } from "./PrincipalCache"
 import { IdentityRepo, type PrincipalRow } from "./Repo"
 
 
@@ -33,13 +34,26 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
   effect: Effect.gen(function* () {
     const repo = yield* IdentityRepo
     const box = yield* SecretBox
+    const cache = yield* PrincipalCache
     const lastTouched = new Map<string, number>()
 
     const csrfTokenFor = (sessionId: string) => box.sign("csrf", sessionId)
 
+    /** The credential's principal: from the cache when it is there, else from the database (and then cached). */
+    const principalOf = (key: string, load: Effect.Effect<PrincipalRow | undefined>) =>
+      Effect.suspend(() => {
+        const cached = cache.get(key, Date.now())
+        if (cached !== undefined) return Effect.succeed(cached)
+        const since = cache.stamp()
+        return Effect.tap(load, (row) => {
+          if (row !== undefined) cache.put(key, row, since)
+        })
+      })
+
     const fromToken = (token: string) =>
       Effect.gen(function* () {
-        const row = yield* repo.principalByTokenHash(hashSecret(token))
+        const hash = hashSecret(token)
+        const row = yield* principalOf(`token:${hash}`, repo.principalByTokenHash(hash))
         if (!row) return yield* new InvalidToken({ detail: "The access token is unknown, expired or revoked" })
         if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
         const now = Date.now()
@@ -53,7 +67,8 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
 
     const fromSession = (secret: string, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
-        const row = yield* repo.principalBySessionHash(hashSecret(secret))
+        const hash = hashSecret(secret)
+        const row = yield* principalOf(`session:${hash}`, repo.principalBySessionHash(hash))
         if (!row) return yield* new SessionExpired({ detail: "The session is unknown, expired or signed out" })
         if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
         if (!safeMethods.has(request.method)) {
@@ -82,5 +97,5 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
 
     return { authenticate, csrfTokenFor, fromToken }
   }),
-  dependencies: [IdentityRepo.Default, SecretBox.Default]
+  dependencies: [IdentityRepo.Default, SecretBox.Default, PrincipalCache.Live]
 }) {}
