@@ -15,6 +15,11 @@ export interface NotificationHandlers {
 export interface DatabaseNotificationsService {
   /** Listens on `channel` for the caller's scope. `onListening(true)` comes once LISTEN is in place. */
   readonly listen: (channel: string, handlers: NotificationHandlers) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Whether every notification committed before this call has reached the handlers, waiting for that if
+   * need be; false when it cannot be known (the listener is down or too slow).
+   */
+  readonly caughtUp: Effect.Effect<boolean>
 }
 
 /**
@@ -22,11 +27,17 @@ export interface DatabaseNotificationsService {
  *
  * - embedded (PGlite): the server runs one backend session, shared by the one pool connection. LISTEN on it
  *   makes PGlite send the session's own notifications on that connection, before the committing statement's
- *   answer: a change is heard before its writer even gets the reply. (PGlite's own `listen` does not see
- *   statements that arrive through the socket server.)
+ *   answer: a change is heard before its writer even gets the reply, so `caughtUp` need not wait. (PGlite's
+ *   own `listen` does not see statements that arrive through the socket server.)
  * - PostgreSQL: a dedicated connection per process (keep-alive, checked every few seconds, reconnected with
  *   back-off). `PgClient.listen` is not used because it swallows the connection's errors: a dropped
- *   listener would go unnoticed.
+ *   listener would go unnoticed. Notifications reach other sessions asynchronously, after the commit's
+ *   answer, so a request that follows a change (made by this process or another) could come first:
+ *   `caughtUp` closes that gap with a round trip on the listening connection. PostgreSQL signals the
+ *   listening backends before it answers the commit, and a backend sends its pending notifications before
+ *   it answers a query, so once a `SELECT 1` sent after the request arrived comes back, every change
+ *   committed before the request has been heard. One round trip serves every request that arrived before
+ *   it was sent.
  */
 export class DatabaseNotifications extends Context.Tag("lore/DatabaseNotifications")<DatabaseNotifications, DatabaseNotificationsService>() {
   /** Embedded: LISTEN on the pool's own connections (the pool holds one). */
@@ -76,6 +87,7 @@ const everyone = (registry: Registry, listening: boolean) => {
 
 /** Embedded: every connection the pool opens LISTENs on the registered channels. */
 class PoolListener implements DatabaseNotificationsService {
+  readonly caughtUp = Effect.succeed(true)
   private readonly registry: Registry = new Map()
   private readonly onNotification = dispatch(this.registry)
   private closed = false
@@ -127,6 +139,8 @@ const CHECK_EVERY_MS = 5_000
 const CHECK_TIMEOUT_MS = 3_000
 const RETRY_MIN_MS = 200
 const RETRY_MAX_MS = 5_000
+/** A catch-up round trip slower than this answers false (the caller then does without what it would have trusted). */
+const CATCH_UP_TIMEOUT_MS = 1_000
 
 /** PostgreSQL: one connection that LISTENs, reconnecting when it breaks or stops answering. */
 class DedicatedListener implements DatabaseNotificationsService {
@@ -139,6 +153,9 @@ class DedicatedListener implements DatabaseNotificationsService {
   private timer: NodeJS.Timeout | undefined
   /** The channels the current connection LISTENs on. */
   private heard = new Set<string>()
+  /** The catch-up round trip sent (or about to be), and the one queued behind it (not sent before `sent` ends). */
+  private sent: Promise<boolean> | undefined
+  private queued: Promise<boolean> | undefined
 
   constructor(private readonly options: pg.ClientConfig) {
     void this.connect()
@@ -188,10 +205,39 @@ class DedicatedListener implements DatabaseNotificationsService {
     if (this.client === client) this.schedule(() => this.check(client), CHECK_EVERY_MS)
   }
 
+  readonly caughtUp = Effect.promise(() => this.catchUp())
+
+  private catchUp(): Promise<boolean> {
+    const client = this.client
+    if (client === undefined || !this.listening) return Promise.resolve(false)
+    // `sent` may have left before the caller arrived; `queued` leaves only once `sent` is back, so after.
+    if (this.sent === undefined) return (this.sent = this.roundTrip(client))
+    return (this.queued ??= this.roundTrip(client))
+  }
+
+  /** pg sends a client's queries one at a time, in order: the queued one leaves when the previous returns. */
+  private roundTrip(client: pg.Client): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined
+    const trip: Promise<boolean> = Promise.race([
+      client.query("SELECT 1").then(() => this.client === client && this.listening, () => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS)
+      })
+    ]).finally(() => {
+      clearTimeout(timer)
+      if (this.sent === trip) {
+        this.sent = this.queued
+        this.queued = undefined
+      }
+    })
+    return trip
+  }
+
   /** Once per connection: tell the subscribers, drop the connection, try again after a back-off. */
   private lose(client: pg.Client) {
     if (this.client !== client) return
     this.client = undefined
+    this.sent = this.queued = undefined
     clearTimeout(this.timer)
     if (this.listening) {
       this.listening = false

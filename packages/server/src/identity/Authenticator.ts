@@ -41,12 +41,11 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
 
     /** The credential's principal: from the cache when it is there, else from the database (and then cached). */
     const principalOf = (key: string, load: Effect.Effect<PrincipalRow | undefined>) =>
-      Effect.suspend(() => {
-        const cached = cache.get(key, Date.now())
+      Effect.flatMap(cache.lookup(key), (cached) => {
         if (cached !== undefined) return Effect.succeed(cached)
         const since = cache.stamp()
         return Effect.tap(load, (row) => {
-          if (row !== undefined) cache.put(key, row, since)
+          if (row !== undefined) cache.remember(key, row, since)
         })
       })
 

@@ -18,6 +18,10 @@ const MAX_ENTRIES = 10_000
  *   was stored is dropped when it stops (notifications may have been missed).
  * - A lookup that raced a change is not stored: every announcement bumps `version`, and a row read
  *   before it (`since`) is discarded.
+ * - A cached principal serves a request only once every change committed before the request began has
+ *   been heard (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on
+ *   the listening connection on PostgreSQL), so a change made through any server shows on the next request
+ *   to every server.
  * - An entry is dropped when its credential expires.
  *
  * Only identity is cached here. Decisions (permissions, the access evaluator) are computed from it on
@@ -28,6 +32,11 @@ export class CredentialCache {
   private readonly keysOfUser = new Map<string, Set<string>>()
   private version = 0
   private listening = false
+
+  /** Whether there is anything to look up for `key` (without deciding whether it may be used). */
+  holds(key: string): boolean {
+    return this.listening && this.entries.has(key)
+  }
 
   /** The principal cached for `key`, if it may be used now. */
   get(key: string, now: number): PrincipalRow | undefined {
@@ -83,8 +92,19 @@ export class CredentialCache {
   }
 }
 
+export interface PrincipalCacheService {
+  /** The principal cached for the credential `key`, if it may serve a request that starts now. */
+  readonly lookup: (key: string) => Effect.Effect<PrincipalRow | undefined>
+  /** Taken before reading a principal from the database, for `remember`. */
+  readonly stamp: () => number
+  /** Caches a principal read from the database, unless a change was announced since `since`. */
+  readonly remember: (key: string, row: PrincipalRow, since: number) => void
+}
+
+const nothing = Effect.succeed(undefined)
+
 /** The process's credential cache, fed by the database's announcements for as long as the server runs. */
-export class PrincipalCache extends Context.Tag("lore/PrincipalCache")<PrincipalCache, CredentialCache>() {
+export class PrincipalCache extends Context.Tag("lore/PrincipalCache")<PrincipalCache, PrincipalCacheService>() {
   static readonly Live = Layer.scoped(
     PrincipalCache,
     Effect.gen(function* () {
@@ -94,7 +114,13 @@ export class PrincipalCache extends Context.Tag("lore/PrincipalCache")<Principal
         onNotification: (payload) => cache.changed(payload),
         onListening: (listening) => cache.setListening(listening)
       })
-      return cache
+      // Read the entry only after catching up: catching up may be what removes it.
+      const current = (key: string) => (caughtUp: boolean) => (caughtUp ? cache.get(key, Date.now()) : undefined)
+      return PrincipalCache.of({
+        lookup: (key) => (cache.holds(key) ? Effect.map(notifications.caughtUp, current(key)) : nothing),
+        stamp: () => cache.stamp(),
+        remember: (key, row, since) => cache.put(key, row, since)
+      })
     })
   )
 }
