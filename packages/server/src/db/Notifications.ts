@@ -101,10 +101,10 @@ class PoolListener implements DatabaseNotificationsService {
     const lost = () => everyone(this.registry, false)
     client.once("end", lost)
     client.on("error", lost)
-    // Queued on the client ahead of whatever it was opened for.
+    // A new connection after a lost one: LISTEN again (through the pool, which runs one query at a time).
     const channels = [...this.registry.keys()]
     if (channels.length === 0) return
-    Promise.all(channels.map((channel) => client.query(listenSql(channel)))).then(
+    Promise.all(channels.map((channel) => this.pool.query(listenSql(channel)))).then(
       () => everyone(this.registry, !this.closed),
       lost
     )
@@ -156,6 +156,8 @@ class DedicatedListener implements DatabaseNotificationsService {
   /** The catch-up round trip sent (or about to be), and the one queued behind it (not sent before `sent` ends). */
   private sent: Promise<boolean> | undefined
   private queued: Promise<boolean> | undefined
+  /** The connection's queries, one after the other (pg 9 will refuse a query while one runs). */
+  private tail: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly options: pg.ClientConfig) {
     void this.connect()
@@ -166,6 +168,7 @@ class DedicatedListener implements DatabaseNotificationsService {
     const client = new pg.Client(this.options)
     this.client = client
     this.heard = new Set()
+    this.tail = Promise.resolve()
     client.on("notification", this.onNotification)
     client.on("error", () => this.lose(client))
     client.once("end", () => this.lose(client))
@@ -174,7 +177,7 @@ class DedicatedListener implements DatabaseNotificationsService {
       // Channels registered while this runs are picked up too.
       for (let missing = this.unheard(); missing.length > 0; missing = this.unheard()) {
         for (const channel of missing) {
-          await client.query(listenSql(channel))
+          await this.enqueue(client, listenSql(channel))
           this.heard.add(channel)
         }
       }
@@ -196,7 +199,7 @@ class DedicatedListener implements DatabaseNotificationsService {
   private async check(client: pg.Client) {
     const late = setTimeout(() => this.lose(client), CHECK_TIMEOUT_MS)
     try {
-      await client.query("SELECT 1")
+      await this.enqueue(client, "SELECT 1")
     } catch {
       return this.lose(client)
     } finally {
@@ -215,11 +218,18 @@ class DedicatedListener implements DatabaseNotificationsService {
     return (this.queued ??= this.roundTrip(client))
   }
 
-  /** pg sends a client's queries one at a time, in order: the queued one leaves when the previous returns. */
+  /** Runs `statement` once the connection's earlier queries are done. */
+  private enqueue(client: pg.Client, statement: string): Promise<unknown> {
+    const query = this.tail.then(() => client.query(statement))
+    this.tail = query.catch(() => undefined)
+    return query
+  }
+
+  /** Queued behind the connection's earlier queries: a round trip queued while `sent` runs leaves after it. */
   private roundTrip(client: pg.Client): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined
     const trip: Promise<boolean> = Promise.race([
-      client.query("SELECT 1").then(() => this.client === client && this.listening, () => false),
+      this.enqueue(client, "SELECT 1").then(() => this.client === client && this.listening, () => false),
       new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS)
       })
@@ -266,7 +276,7 @@ class DedicatedListener implements DatabaseNotificationsService {
           const client = this.client
           // Not connected yet: connect() LISTENs on every registered channel and then tells everyone.
           if (!client || !this.listening) return Effect.void
-          return Effect.tryPromise(() => client.query(listenSql(channel))).pipe(
+          return Effect.tryPromise(() => this.enqueue(client, listenSql(channel))).pipe(
             Effect.match({
               onFailure: () => this.lose(client),
               onSuccess: () => {
