@@ -1,5 +1,6 @@
 import { startServer, type RunningServer } from "@lore/server"
 import { mkdtempSync, rmSync } from "node:fs"
+import pg from "pg"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -136,5 +137,48 @@ describe.each(observers())("a change takes effect on the next request, $name", (
     const after = await me()
     expect(after.status).toBe(401)
     expect((await after.json()).code).toBe("SESSION_EXPIRED")
+  })
+})
+
+describe.runIf(process.env.DATABASE_URL)("the listening connection on PostgreSQL", () => {
+  const listeners = async () => {
+    const client = new pg.Client({ connectionString: a.databaseUrl })
+    await client.connect()
+    try {
+      const { rows } = await client.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'lore-listener'"
+      )
+      return rows.map((row) => row.pid as number)
+    } finally {
+      await client.end()
+    }
+  }
+
+  it("a change made while it is down is not missed, and it comes back", async () => {
+    const user = await newUser()
+    await warm(user.on(a.url))
+    const before = await listeners()
+    expect(before.length).toBe(2) // server A's and server B's
+    const client = new pg.Client({ connectionString: a.databaseUrl })
+    await client.connect()
+    try {
+      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY($1)", [before])
+    } finally {
+      await client.end()
+    }
+    expect((await user.admin("PATCH", `/api/admin/users/${user.id}`, { clearance: "RESTRICTED" })).status).toBe(200)
+    expect((await user.on(a.url)("GET", "/api/me")).body.clearance).toBe("RESTRICTED")
+    expect((await user.on(b!.url)("GET", "/api/me")).body.clearance).toBe("RESTRICTED")
+
+    let after: number[] = []
+    for (let i = 0; i < 50 && after.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      after = (await listeners()).filter((pid) => !before.includes(pid))
+    }
+    expect(after.length).toBe(2)
+    // and, listening again, the next change still shows at once
+    await warm(user.on(b!.url))
+    expect((await user.admin("PATCH", `/api/admin/users/${user.id}`, { role: "MANAGER" })).status).toBe(200)
+    expect((await user.on(b!.url)("GET", "/api/me")).body.role).toBe("MANAGER")
   })
 })
