@@ -49,20 +49,26 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
         })
       })
 
-    const fromToken = (token: string) =>
-      Effect.gen(function* () {
-        const hash = hashSecret(token)
-        const row = yield* principalOf(`token:${hash}`, repo.principalByTokenHash(hash))
-        if (!row) return yield* new InvalidToken({ detail: "The access token is unknown, expired or revoked" })
-        if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
-        const now = Date.now()
-        const touched = lastTouched.get(row.credentialId) ?? row.lastUsedAt?.getTime() ?? 0
-        if (now - touched > TOUCH_INTERVAL_MS) {
-          lastTouched.set(row.credentialId, now)
-          yield* repo.touchToken(row.credentialId)
-        }
-        return toPrincipal(row, "token")
+    /** Whether last_used_at is due a write; remembered per process, so a cached principal's stale value is harmless. */
+    const touchDue = (row: PrincipalRow) => {
+      const now = Date.now()
+      const touched = lastTouched.get(row.credentialId) ?? row.lastUsedAt?.getTime() ?? 0
+      if (now - touched <= TOUCH_INTERVAL_MS) return false
+      // Forgetting costs one extra write per credential; keeping every credential ever seen would not be bounded.
+      if (lastTouched.size >= 10_000) lastTouched.clear()
+      lastTouched.set(row.credentialId, now)
+      return true
+    }
+
+    const fromToken = (token: string): Effect.Effect<Principal, InvalidToken | UserDeactivated> => {
+      const hash = hashSecret(token)
+      return Effect.flatMap(principalOf(`token:${hash}`, repo.principalByTokenHash(hash)), (row): Effect.Effect<Principal, InvalidToken | UserDeactivated> => {
+        if (!row) return Effect.fail(new InvalidToken({ detail: "The access token is unknown, expired or revoked" }))
+        if (!row.active) return Effect.fail(new UserDeactivated({ detail: "This user has been deactivated" }))
+        const principal = toPrincipal(row, "token")
+        return touchDue(row) ? Effect.as(repo.touchToken(row.credentialId), principal) : Effect.succeed(principal)
       })
+    }
 
     const fromSession = (secret: string, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
