@@ -35,7 +35,7 @@ export interface DatabaseNotificationsService {
  *   answer, so a request that follows a change (made by this process or another) could come first:
  *   `caughtUp` closes that gap with a round trip on the listening connection. PostgreSQL signals the
  *   listening backends before it answers the commit, and a backend sends its pending notifications before
- *   it answers a query, so once a `SELECT 1` sent after the request arrived comes back, every change
+ *   it answers a query, so once an (empty) query sent after the request arrived comes back, every change
  *   committed before the request has been heard. One round trip serves every request that arrived before
  *   it was sent.
  */
@@ -229,7 +229,8 @@ class DedicatedListener implements DatabaseNotificationsService {
   private roundTrip(client: pg.Client): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined
     const trip: Promise<boolean> = Promise.race([
-      this.enqueue(client, "SELECT 1").then(() => this.client === client && this.listening, () => false),
+      // The empty statement: the cheapest round trip (no row to describe or parse).
+      this.enqueue(client, "").then(() => this.client === client && this.listening, () => false),
       new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(false), CATCH_UP_TIMEOUT_MS)
       })
