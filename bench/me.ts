@@ -212,7 +212,7 @@ export default async function run(): Promise<void> {
       "Both servers parse the bearer token, sha256 it, touch last_used_at at most once a minute, and answer the same",
       "JSON (checked). The bare server runs Lore's token lookup query (IdentityRepo.principalByTokenHash, department",
       "name included) on every request; Lore runs it once and then answers from its principal cache, which on",
-      "PostgreSQL first waits for one `SELECT 1` on its LISTEN connection (shared by the requests that arrive",
+      "PostgreSQL first waits for one empty query on its LISTEN connection (shared by the requests that arrive",
       "together) so that no change to the token or its user is missed. Lore adds what its requests cost: routing, the",
       "authentication middleware, request ids, problem+json handling, schema encoding, tracing spans, logging. Same driver (pg) and pool size on both sides:",
       "10 on PostgreSQL; on embedded one connection to a PGlite opened exactly as Lore opens its own, on a copy of",
