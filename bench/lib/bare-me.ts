@@ -1,6 +1,6 @@
 /**
- * The bare counterpart of Lore's GET /api/me: node:http + pg doing the same work as Lore's
- * authentication and getMe handler, and nothing else.
+ * The bare counterpart of Lore's GET /api/me: node:http + pg doing what Lore's authentication and getMe
+ * handler do for a token they have not seen (one lookup query), on every request, and nothing else.
  */
 import { PGlite } from "@electric-sql/pglite"
 import { vector } from "@electric-sql/pglite-pgvector"
@@ -13,13 +13,14 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
 
-/** The SQL Lore's IdentityRepo sends for principalByTokenHash and touchToken, verbatim. */
+/** The SQL Lore's IdentityRepo sends for principalByTokenHash (when its principal cache misses), verbatim. */
 export const PRINCIPAL_SQL = `
-          SELECT t.id AS credential_id, t.last_used_at, u.id AS user_id, u.organization_id, u.department_id,
-                 d.name AS department_name, u.email, u.name, u.role, u.clearance, u.active, coalesce((SELECT array_agg(role ORDER BY role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
-          FROM access_tokens t JOIN users u ON u.id = t.user_id JOIN departments d ON d.id = u.department_id
-          WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())
-        `
+        SELECT t.id AS credential_id, t.expires_at AS credential_expires_at, t.last_used_at, 
+      u.id AS user_id, u.organization_id, u.department_id, d.name AS department_name, u.email, u.name, u.role,
+      u.clearance, u.active,
+      coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
+        FROM access_tokens t JOIN users u ON u.id = t.user_id JOIN departments d ON d.id = u.department_id
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())`
 const TOUCH_SQL = `UPDATE access_tokens SET last_used_at = now() WHERE id = $1`
 /** As Lore's Authenticator: last_used_at is written at most this often per token. */
 const TOUCH_INTERVAL_MS = 60_000

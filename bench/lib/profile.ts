@@ -1,6 +1,8 @@
 /**
  * Summarizes a V8 .cpuprofile (from BENCH_CPU_PROF=<dir> npm run bench -- me): self time by package
- * and by function, to see where a server's time goes.  Usage: npx tsx bench/lib/profile.ts <file> [top]
+ * and by function, to see where a server's time goes, as shares of the busy (non-idle) time.
+ * Usage: npx tsx bench/lib/profile.ts <file> [top] [skipSeconds]; skipSeconds leaves out the start
+ * (module loading, migrations), so that what remains is the serving.
  */
 import { readFileSync } from "node:fs"
 
@@ -16,16 +18,24 @@ interface Profile {
   timeDeltas: number[]
 }
 
-const [file, topArg] = process.argv.slice(2)
+const [file, topArg, skipArg] = process.argv.slice(2)
 if (!file) {
-  console.error("usage: tsx bench/lib/profile.ts <file.cpuprofile> [top]")
+  console.error("usage: tsx bench/lib/profile.ts <file.cpuprofile> [top] [skipSeconds]")
   process.exit(2)
 }
 const top = Number(topArg ?? 25)
+const skipMicros = Number(skipArg ?? 0) * 1e6
 const profile: Profile = JSON.parse(readFileSync(file, "utf8"))
 const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+const isIdle = (id: number) => byId.get(id)?.callFrame.functionName === "(idle)"
 const selfMicros = new Map<number, number>()
-profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)))
+let elapsed = 0
+profile.samples.forEach((id, i) => {
+  const delta = profile.timeDeltas[i] ?? 0
+  elapsed += delta
+  if (elapsed < skipMicros || isIdle(id)) return
+  selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta)
+})
 const total = [...selfMicros.values()].reduce((a, b) => a + b, 0)
 
 const packageOf = (url: string) => {
@@ -52,6 +62,6 @@ const print = (title: string, map: Map<string, number>) => {
     console.log(`${((100 * micros) / total).toFixed(1).padStart(5)}%  ${key}`)
   }
 }
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`)
+console.log(`${file}: ${(total / 1e6).toFixed(1)} s busy${skipMicros > 0 ? ` after the first ${skipMicros / 1e6} s` : ""}`)
 print("self time by package", byPackage)
 print("self time by function", byFunction)

@@ -7,6 +7,7 @@ import jobs from "./migrations/0003_jobs"
 import knowledge from "./migrations/0004_knowledge"
 import searchPostings from "./migrations/0005_search_postings"
 import knowledgeVisibility from "./migrations/0006_knowledge_visibility"
+import principalSignals from "./migrations/0007_principal_signals"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -15,7 +16,8 @@ export const migrations = {
   "0003_jobs": jobs,
   "0004_knowledge": knowledge,
   "0005_search_postings": searchPostings,
-  "0006_knowledge_visibility": knowledgeVisibility
+  "0006_knowledge_visibility": knowledgeVisibility,
+  "0007_principal_signals": principalSignals
 }
 
 const run = Migrator.make({})

@@ -7,8 +7,10 @@ import { Context, Duration, Effect, Layer, Option, Redacted, Schema, String as S
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import pg from "pg"
 import { Settings } from "../Config"
 import { row } from "./Rows"
+import { DatabaseNotifications } from "./Notifications"
 
 /** What kind of database this process runs on; reported by /api/health. */
 export interface DatabaseInfo {
@@ -47,21 +49,33 @@ const embedded = (dataDir: string) =>
       yield* Effect.acquireRelease(Effect.promise(() => server.start()), () =>
         Effect.promise(() => server.stop()).pipe(Effect.ignore)
       )
-      return PgClient.layer({
-        host: socketDir,
-        port: 5432,
-        database: "postgres",
-        username: "postgres",
-        maxConnections: 1,
-        minConnections: 1,
-        idleTimeout: Duration.infinity,
-        ...names
-      })
+      // The pool is Lore's own (not PgClient.layer's) so that notifications can be heard on its connection.
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const pool = new pg.Pool({
+            host: socketDir,
+            port: 5432,
+            database: "postgres",
+            user: "postgres",
+            max: 1,
+            min: 1,
+            idleTimeoutMillis: 0,
+            application_name: "lore"
+          })
+          pool.on("error", () => undefined)
+          return pool
+        }),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(Duration.seconds(1)))
+      )
+      return Layer.merge(
+        PgClient.layerFromPool({ acquire: Effect.succeed(pool), ...names }),
+        DatabaseNotifications.onPoolConnections(pool)
+      )
     })
   )
 
 const postgres = (url: Redacted.Redacted) =>
-  PgClient.layer({ url, maxConnections: 10, idleTimeout: Duration.seconds(30), ...names })
+  Layer.provideMerge(DatabaseNotifications.dedicatedConnection, PgClient.layer({ url, maxConnections: 10, idleTimeout: Duration.seconds(30), ...names }))
 
 const ServerVersion = Schema.Struct({ serverVersion: Schema.String })
 
@@ -80,7 +94,7 @@ const detect = (kind: DatabaseInfo["kind"]) =>
     })
   )
 
-/** SqlClient, PgClient and Database, on PostgreSQL when a URL is configured, else embedded PGlite. */
+/** SqlClient, PgClient, Database and DatabaseNotifications, on PostgreSQL when a URL is configured, else embedded PGlite. */
 export const SqlLive = Layer.unwrapEffect(
   Effect.map(Settings, (settings) => {
     const kind = Option.isSome(settings.databaseUrl) ? "postgresql" : "embedded"

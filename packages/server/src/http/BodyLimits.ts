@@ -68,31 +68,60 @@ const stalled = (request: HttpServerRequest.HttpServerRequest, bodyStallMs: numb
  * same result), bounded: no boundary, a body cut short, a stalled client or an unclosed body is a 400, a
  * body over the limit a 413, never a 500 or a hang.
  */
-const guardMultipart = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, bodyStallMs: number) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    if (!isMultipart(request) || request.method === "GET" || request.method === "HEAD") return app
-    if (!hasBoundary(request)) return Effect.succeed(malformed)
-    // Upload routes run uninterruptibly; each side must still stop when the other wins.
-    return Effect.raceFirst(
-      Effect.interruptible(Effect.either(Effect.provide(request.multipart, fileSystem))),
-      Effect.as(Effect.interruptible(stalled(request, bodyStallMs)), undefined)
-    ).pipe(
-      Effect.flatMap((parsed) => {
-        if (parsed === undefined) return Effect.succeed(malformed)
-        if (parsed._tag === "Left") return Effect.succeed(isBodyTooLarge(parsed.left) ? HttpServerResponse.empty({ status: 413 }) : malformed)
-        return app
-      })
-    )
-  })
+const guardMultipart = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>, request: HttpServerRequest.HttpServerRequest, bodyStallMs: number) => {
+  if (!isMultipart(request) || request.method === "GET" || request.method === "HEAD") return app
+  if (!hasBoundary(request)) return Effect.succeed(malformed)
+  // Upload routes run uninterruptibly; each side must still stop when the other wins.
+  return Effect.raceFirst(
+    Effect.interruptible(Effect.either(Effect.provide(request.multipart, fileSystem))),
+    Effect.as(Effect.interruptible(stalled(request, bodyStallMs)), undefined)
+  ).pipe(
+    Effect.flatMap((parsed) => {
+      if (parsed === undefined) return Effect.succeed(malformed)
+      if (parsed._tag === "Left") return Effect.succeed(isBodyTooLarge(parsed.left) ? tooLarge : malformed)
+      return app
+    })
+  )
+}
+
+/** 413 with no body (the problem layer writes it). The connection closes once it is sent: the rest of the body is discarded. */
+const tooLarge = HttpServerResponse.empty({ status: 413, headers: { connection: "close" } })
+
+/**
+ * The platform's body reader destroys the request when the body passes the limit; before the whole body
+ * has arrived (a chunked body, a fast server), that destroys the socket and the 413 is never sent. This
+ * request's `destroy` instead stops keeping the body and discards the rest as it arrives (what Node does
+ * with an unread body), so the answer goes out and the connection closes after it.
+ */
+const discardInsteadOfDestroy = (request: HttpServerRequest.HttpServerRequest) => {
+  const message = NodeHttpServerRequest.toIncomingMessage(request)
+  const destroy = message.destroy.bind(message)
+  message.destroy = (error?: Error) => {
+    if (message.complete || error !== undefined) return destroy(error)
+    message.removeAllListeners("data")
+    message.resume()
+    return message
+  }
+}
+
+/** Whether the request announces a body; one that does not cannot exceed a limit or be malformed. */
+const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined
 
 /** `bodyStallMs`: how long a request body may stop arriving before the request is answered 400 and closed. */
 export const bodyLimits = (bodyStallMs: number) => HttpApiBuilder.middleware((app) =>
-  guardMultipart(app, bodyStallMs).pipe(
-    Effect.catchAllCause((cause) =>
-      // The platform reads bodies with orDie, so the error arrives as a defect.
-      Option.exists(Cause.failureOption(cause as Cause.Cause<unknown>), isBodyTooLarge) || Option.exists(Cause.dieOption(cause), isBodyTooLarge)
-        ? Effect.succeed(HttpServerResponse.empty({ status: 413 }))
-        : Effect.failCause(cause)
-    )
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    // Most requests (every GET) have no body: they skip the guards altogether.
+    !hasBody(request) ? app : Effect.suspend(() => {
+      discardInsteadOfDestroy(request)
+      return guardMultipart(app, request, bodyStallMs).pipe(
+        Effect.catchAllCause((cause) =>
+          // The platform reads bodies with orDie, so the error arrives as a defect.
+          Option.exists(Cause.failureOption(cause as Cause.Cause<unknown>), isBodyTooLarge) || Option.exists(Cause.dieOption(cause), isBodyTooLarge)
+            ? Effect.succeed(tooLarge)
+            : Effect.failCause(cause)
+        )
+      )
+    })
   )
 )

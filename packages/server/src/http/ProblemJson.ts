@@ -6,7 +6,7 @@ import {
   HttpServerResponse,
   Multipart
 } from "@effect/platform"
-import { Cause, Effect, FiberRef, LogLevel, Option } from "effect"
+import { Cause, Effect, FiberRef, HashMap, LogLevel, Option } from "effect"
 import {
   defaultCodes, type FieldError, InternalError, MalformedBody, MethodNotAllowed, PayloadTooLarge, type Problem, problemRegistry,
   problemType, RouteNotFound, ServiceUnavailable, titles, Unauthenticated, ValidationFailed
@@ -128,6 +128,12 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
 const isMultipart = (request: HttpServerRequest.HttpServerRequest) =>
   (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/")
 
+/** Logs a failure that becomes a 5xx, with its cause (the response only says "quote the request id"). */
+const logServerError = <E>(cause: Cause.Cause<E>) =>
+  Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
+    response.status >= 500 && !Cause.isInterruptedOnly(cause) ? Effect.logError("request failed", cause) : Effect.void
+  )
+
 /**
  * The outermost layer: gives every request its id, bounds body sizes, logs defects with their cause,
  * and makes every non-2xx answer one problem+json body, whatever layer produced it. The rewrite is a
@@ -138,7 +144,6 @@ export const problemJson = (options: ProblemOptions) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = requestIdFrom(request.headers["x-request-id"])
-      const limit = isMultipart(request) ? options.maxUploadBytes + 1024 * 1024 : options.maxJsonBytes
       const started = Date.now()
 
       // The access log is debug-level; skip building it on the hot path when nobody reads it.
@@ -156,30 +161,28 @@ export const problemJson = (options: ProblemOptions) =>
           : Effect.succeed(stamped)
       }
 
-      if (Number(request.headers["content-length"] ?? "0") > limit) {
+      const body = hasBody(request)
+      const limit = body && isMultipart(request) ? options.maxUploadBytes + 1024 * 1024 : options.maxJsonBytes
+      if (body && Number(request.headers["content-length"] ?? "0") > limit) {
         return yield* finish(HttpServerResponse.empty({ status: 413 }))
       }
       // PostgreSQL cannot store NUL in text: refuse it in any path or query parameter before it reaches SQL.
-      if (/%00/.test(request.url)) {
+      if (request.url.includes("%00")) {
         return yield* finish(problemResponse(new ValidationFailed({ detail: "The request is invalid: parameters must not contain the NUL character (%00)" })))
       }
       yield* HttpApp.appendPreResponseHandler((_request, response) => finish(response))
-      const bounded = hasBody(request)
+      // Set, not `Effect.locally`: this runs at the root of the request's own fiber, which ends with the
+      // request, so there is nothing to restore (and locally's acquire/release showed in the profile).
+      yield* FiberRef.set(CurrentRequestId, requestId)
+      yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId))
+      const bounded = body
         ? app.pipe(
           HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
           // The parser counts a part's headers against its size; the exact byte limit is checked by the upload itself.
           Multipart.withLimits({ maxFileSize: Option.some(options.maxUploadBytes + 64 * 1024) })
         )
         : app
-      return yield* bounded.pipe(
-        Effect.tapErrorCause((cause) =>
-          Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) =>
-            response.status >= 500 && !Cause.isInterruptedOnly(cause) ? Effect.logError("request failed", cause) : Effect.void
-          )
-        ),
-        Effect.locally(CurrentRequestId, requestId),
-        Effect.annotateLogs("requestId", requestId)
-      )
+      return yield* Effect.tapErrorCause(bounded, logServerError)
     })
 
 export const currentRequestId = FiberRef.get(CurrentRequestId)

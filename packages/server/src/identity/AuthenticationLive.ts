@@ -1,8 +1,7 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, type Exit, Layer } from "effect"
+import { type Cause, Effect, Layer } from "effect"
 import { type AuthenticationFailure, PermissionDenied } from "../domain/Errors"
 import { holds } from "../domain/Permissions"
-import type { Principal } from "../domain/Principal"
 import { CurrentUser } from "../domain/Principal"
 import { Authentication, Authorization, EndpointAccessTable } from "../domain/Security"
 import { Authenticator } from "./Authenticator"
@@ -12,18 +11,14 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const authenticator = yield* Authenticator
-    // The platform tries the `session` scheme when `bearer` fails. Both look at the whole request, so the
-    // verdict is kept per request and the second scheme reuses it instead of querying again.
-    const verdicts = new WeakMap<object, Exit.Exit<Principal, AuthenticationFailure>>()
+    // The platform tries the `session` scheme when `bearer` fails. Both look at the whole request, so a
+    // failure is kept per request and the second scheme reuses it instead of querying again.
+    const failures = new WeakMap<object, Cause.Cause<AuthenticationFailure>>()
     const authenticate = () =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const known = verdicts.get(request)
-        if (known) return known
-        return authenticator.authenticate(request).pipe(
-          Effect.exit,
-          Effect.tap((exit) => verdicts.set(request, exit)),
-          Effect.flatten
-        )
+        const failed = failures.get(request)
+        if (failed) return Effect.failCause(failed)
+        return Effect.tapErrorCause(authenticator.authenticate(request), (cause) => Effect.sync(() => failures.set(request, cause)))
       })
     return Authentication.of({ bearer: authenticate, session: authenticate })
   })

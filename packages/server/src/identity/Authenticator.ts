@@ -4,6 +4,7 @@ import { type AuthenticationFailure, CsrfTokenInvalid, InvalidToken, MalformedAu
 import { CSRF_HEADER, SESSION_COOKIE } from "../domain/Security"
 import { hashSecret, SecretBox } from "../platform/SecretBox"
 import type { Principal } from "../domain/Principal"
+import { PrincipalCache } from "./PrincipalCache"
 import { IdentityRepo, type PrincipalRow } from "./Repo"
 
 
@@ -33,27 +34,46 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
   effect: Effect.gen(function* () {
     const repo = yield* IdentityRepo
     const box = yield* SecretBox
+    const cache = yield* PrincipalCache
     const lastTouched = new Map<string, number>()
 
     const csrfTokenFor = (sessionId: string) => box.sign("csrf", sessionId)
 
-    const fromToken = (token: string) =>
-      Effect.gen(function* () {
-        const row = yield* repo.principalByTokenHash(hashSecret(token))
-        if (!row) return yield* new InvalidToken({ detail: "The access token is unknown, expired or revoked" })
-        if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
-        const now = Date.now()
-        const touched = lastTouched.get(row.credentialId) ?? row.lastUsedAt?.getTime() ?? 0
-        if (now - touched > TOUCH_INTERVAL_MS) {
-          lastTouched.set(row.credentialId, now)
-          yield* repo.touchToken(row.credentialId)
-        }
-        return toPrincipal(row, "token")
+    /** The credential's principal: from the cache when it is there, else from the database (and then cached). */
+    const principalOf = (key: string, load: Effect.Effect<PrincipalRow | undefined>) =>
+      Effect.flatMap(cache.lookup(key), (cached) => {
+        if (cached !== undefined) return Effect.succeed(cached)
+        const since = cache.stamp()
+        return Effect.tap(load, (row) => {
+          if (row !== undefined) cache.remember(key, row, since)
+        })
       })
+
+    /** Whether last_used_at is due a write; remembered per process, so a cached principal's stale value is harmless. */
+    const touchDue = (row: PrincipalRow) => {
+      const now = Date.now()
+      const touched = lastTouched.get(row.credentialId) ?? row.lastUsedAt?.getTime() ?? 0
+      if (now - touched <= TOUCH_INTERVAL_MS) return false
+      // Forgetting costs one extra write per credential; keeping every credential ever seen would not be bounded.
+      if (lastTouched.size >= 10_000) lastTouched.clear()
+      lastTouched.set(row.credentialId, now)
+      return true
+    }
+
+    const fromToken = (token: string): Effect.Effect<Principal, InvalidToken | UserDeactivated> => {
+      const hash = hashSecret(token)
+      return Effect.flatMap(principalOf(`token:${hash}`, repo.principalByTokenHash(hash)), (row): Effect.Effect<Principal, InvalidToken | UserDeactivated> => {
+        if (!row) return Effect.fail(new InvalidToken({ detail: "The access token is unknown, expired or revoked" }))
+        if (!row.active) return Effect.fail(new UserDeactivated({ detail: "This user has been deactivated" }))
+        const principal = toPrincipal(row, "token")
+        return touchDue(row) ? Effect.as(repo.touchToken(row.credentialId), principal) : Effect.succeed(principal)
+      })
+    }
 
     const fromSession = (secret: string, request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
-        const row = yield* repo.principalBySessionHash(hashSecret(secret))
+        const hash = hashSecret(secret)
+        const row = yield* principalOf(`session:${hash}`, repo.principalBySessionHash(hash))
         if (!row) return yield* new SessionExpired({ detail: "The session is unknown, expired or signed out" })
         if (!row.active) return yield* new UserDeactivated({ detail: "This user has been deactivated" })
         if (!safeMethods.has(request.method)) {
@@ -82,5 +102,5 @@ export class Authenticator extends Effect.Service<Authenticator>()("lore/Authent
 
     return { authenticate, csrfTokenFor, fromToken }
   }),
-  dependencies: [IdentityRepo.Default, SecretBox.Default]
+  dependencies: [IdentityRepo.Default, SecretBox.Default, PrincipalCache.Live]
 }) {}

@@ -22,7 +22,7 @@ export class Sessions extends Effect.Service<Sessions>()("lore/Sessions", {
           return { principal: session, secret, expiresAt }
         }),
       signOut: (principal: Principal) =>
-        principal.credential.kind === "session" ? repo.revokeSession(principal.credential.id) : Effect.void
+        principal.credential.kind === "session" ? Effect.asVoid(repo.revokeSession(principal.credential.id)) : Effect.void
     }
   }),
   dependencies: [IdentityRepo.Default, Authenticator.Default]
