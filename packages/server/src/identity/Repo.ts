@@ -34,16 +34,6 @@ export const TokenRow = Schema.Struct({
 export type TokenRow = typeof TokenRow.Type
 
 const SessionId = Schema.Struct({ id: Schema.String })
-const Department = Schema.Struct({ id: Schema.String, organizationId: Schema.String, name: Schema.String })
-const ActiveUser = Schema.Struct({
-  id: Schema.String,
-  organizationId: Schema.String,
-  departmentId: Schema.String,
-  name: Schema.String,
-  email: Schema.String,
-  role: UserRole,
-  clearance: Clearance
-})
 
 const tokenColumns = "id, name, token_prefix, created_at, expires_at, last_used_at, revoked_at"
 
@@ -108,14 +98,7 @@ export class IdentityRepo extends Effect.Service<IdentityRepo>()("lore/IdentityR
 
       /** Whether a live session was signed out. */
       revokeSession: affected((sessionId: string) =>
-        sql`UPDATE sessions SET revoked_at = now() WHERE id = ${sessionId} AND revoked_at IS NULL RETURNING id`),
-
-      departments: rows("identity.departments", Department, (organizationId: string) => sql`
-        SELECT id, organization_id, name FROM departments WHERE organization_id = ${organizationId} ORDER BY name`),
-
-      activeUsers: rows("identity.activeUsers", ActiveUser, (organizationId: string) => sql`
-        SELECT id, organization_id, department_id, name, email, role, clearance
-        FROM users WHERE organization_id = ${organizationId} AND active ORDER BY name, email`)
+        sql`UPDATE sessions SET revoked_at = now() WHERE id = ${sessionId} AND revoked_at IS NULL RETURNING id`)
     }
   })
 }) {}
