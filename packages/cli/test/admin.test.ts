@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 /** The admin (profile default). */
@@ -19,14 +19,14 @@ const ok = async (pending: ReturnType<typeof lore>) => {
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   await ok(admin(["login", "--server", server.url, "--token", server.adminToken]))
   await ok(admin(["admin", "departments", "create", "Sales"]))
   const invited = (await ok(admin(["admin", "invitations", "create", "--email", EMPLOYEE, "--department", "Sales", "--json"]))).json()
   await ok(lore(["invitations", "accept", invited.invitationCode, "--server", server.url, "--profile", "employee"], { env: env() }))
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 
 describe("lore admin users", () => {
   it("list shows everyone; update changes a user found by email; permissions maps each permission to a state", async () => {
@@ -82,7 +82,7 @@ describe("lore admin users", () => {
       ["admin", "users", "update", EMPLOYEE, "--role", "BOSS"],
       ["admin", "users", "update", EMPLOYEE, "--clearance", "TOP_SECRET"],
       ["admin", "users", "update", EMPLOYEE, "--active", "--inactive"],
-      ["admin", "users"],
+      ["admin", "users", "lsit"],
       ["admin", "roles", "add", "SUPREME_LEADER", EMPLOYEE]
     ]) {
       const result = await admin(args)

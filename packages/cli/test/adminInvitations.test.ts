@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 const asAdmin = (args: ReadonlyArray<string>) => lore([...args, "--profile", "A"], { env: env() })
@@ -12,12 +12,12 @@ const profiles = () => JSON.parse(readFileSync(join(home, "lore", "config.json")
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   const login = await lore(["login", "--server", server.url, "--token", server.adminToken, "--profile", "A"], { env: env() })
   expect(login.code, login.stderr).toBe(0)
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 
 describe("invitation acceptance end to end through the CLI", () => {
   it("admin invites into a new department; the invitee accepts into profile B and is logged in; the code works once", async () => {

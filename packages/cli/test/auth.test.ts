@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 const configFile = () => join(home, "lore", "config.json")
@@ -12,9 +12,9 @@ const readConfig = () => JSON.parse(readFileSync(configFile(), "utf8"))
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 beforeEach(() => {
   home = newConfigHome()
 })

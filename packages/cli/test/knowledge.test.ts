@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, binary, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
 // `lore sources|search|catalog|cite` against a real server, through the built binary, with real files.
 
-let server: TestServer
+let server: ServedLore
 let dir: string
 let env: () => Record<string, string>
 const slow = { timeoutMs: 120_000 }
@@ -41,7 +41,7 @@ const loreIn = (cwd: string, args: ReadonlyArray<string>) =>
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   const home = newConfigHome()
   env = () => ({ XDG_CONFIG_HOME: home, LORE_SERVER: server.url, LORE_TOKEN: server.adminToken })
   dir = mkdtempSync(join(tmpdir(), "lore-cli-knowledge-"))
@@ -55,7 +55,7 @@ beforeAll(async () => {
   writeFileSync(path("broken.pdf"), "%PDF-1.4\nthis is not really a pdf\n%%EOF\n")
 })
 afterAll(async () => {
-  await server?.dispose()
+  await server?.stop()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 

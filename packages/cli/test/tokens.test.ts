@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, closedPort, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   const login = await lore(["login", "--server", server.url, "--token", server.adminToken], { env: env() })
   expect(login.code, login.stderr).toBe(0)
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 
 describe("lore tokens", () => {
   it("create prints the secret once, list shows it, revoke makes it fail with exit 3", async () => {
