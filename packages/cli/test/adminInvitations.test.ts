@@ -91,6 +91,8 @@ describe("invitation acceptance end to end through the CLI", () => {
     const code = /Invitation code.*: (\S+)/.exec(created.stdout)?.[1]
     expect(code).toBeDefined()
     expect(created.stdout).toContain(`lore invitations accept <code> --server ${server.url}`)
+    // What the invitee will be able to read (issue 10.2): the server's default clearance, STANDARD.
+    expect(created.stdout).toMatch(/^Invited bob@example.com to Research as EMPLOYEE, clearance STANDARD \(reads PUBLIC and INTERNAL\)$/m)
 
     const list = await asAdmin(["admin", "invitations", "list"])
     const [header, ...rows] = list.stdout.trimEnd().split("\n")
@@ -98,6 +100,7 @@ describe("invitation acceptance end to end through the CLI", () => {
     const bob = rows.find((row) => row.startsWith("bob@example.com"))!
     expect(bob).toMatch(/PENDING\s+EMPLOYEE\s+\S+\s+Research/)
     const id = bob.trim().split(/\s+/).pop()!
+    expect(list.stderr).toMatch(/^Clearance STANDARD \(reads PUBLIC and INTERNAL\); CONFIDENTIAL \(reads PUBLIC, INTERNAL and CONFIDENTIAL\)\.$/m)
 
     const revoked = await asAdmin(["admin", "invitations", "revoke", id, "--json"])
     expect(revoked.code, revoked.stderr).toBe(0)

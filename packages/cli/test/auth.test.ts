@@ -156,6 +156,18 @@ describe("lore status", () => {
     expect(rejected.json()).toMatchObject({ authenticated: false, authError: { status: 401 } })
   })
 
+  it("does not claim a vector store when the server has no embedding model (issue 10.7)", async () => {
+    const json = (await lore(["status", "--json", "--server", server.url], { env: env() })).json()
+    expect(json.health).toMatchObject({ embeddingModel: "none", vectorSearch: "off" })
+    const plain = await lore(["status", "--server", server.url], { env: env() })
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toMatch(/^Vector search:\s+off: no embedding model, lexical \(BM25\) search only$/m)
+    expect(plain.stdout).not.toMatch(/pgvector|exact-cosine/)
+    // A hint is for people: stderr, so stdout holds only the result.
+    expect(plain.stderr).toContain("Log in: lore login")
+    expect(plain.stdout).not.toContain("lore login")
+  })
+
   it("prints plain aligned text without escape codes when piped, even with FORCE_COLOR", async () => {
     await login()
     for (const args of [["status"], ["whoami"], ["tokens", "list"]]) {

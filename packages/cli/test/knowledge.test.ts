@@ -12,6 +12,7 @@ let server: ServedLore
 let dir: string
 let env: () => Record<string, string>
 const slow = { timeoutMs: 120_000 }
+const UPLOAD_LIMIT = 200_000
 
 const handbook = `# Travel handbook
 
@@ -41,7 +42,8 @@ const loreIn = (cwd: string, args: ReadonlyArray<string>) =>
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await serveLore()
+  // A small upload limit, so a test can exceed it (issue 10.7); every other file here is far below it.
+  server = await serveLore({ LORE_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT) })
   const home = newConfigHome()
   env = () => ({ XDG_CONFIG_HOME: home, LORE_SERVER: server.url, LORE_TOKEN: server.adminToken })
   dir = mkdtempSync(join(tmpdir(), "lore-cli-knowledge-"))
@@ -261,6 +263,14 @@ describe("usage errors of the knowledge commands", () => {
     expect(result.code, result.stderr).toBe(2)
     expect(result.stdout).toBe("")
     expect(result.stderr).toContain(message)
+  })
+
+  it("a file over the server's upload limit is refused with a message that says the limit (issue 10.7)", async () => {
+    writeFileSync(path("huge.txt"), "x".repeat(UPLOAD_LIMIT * 3))
+    const result = await lore(["sources", "add", path("huge.txt"), "--space", "general"], { env: env(), ...slow })
+    expect(result.code).toBe(6)
+    expect(result.stdout).toMatch(/PAYLOAD_TOO_LARGE: .*at most 200000 bytes/)
+    expect(result.stderr).toMatch(/^error: 1 of 1 file failed: .*huge\.txt: PAYLOAD_TOO_LARGE \(.*at most 200000 bytes.*\)/)
   })
 
   it("an unknown space is not found (exit 5) and names the spaces there are", async () => {
