@@ -66,8 +66,9 @@ export const handler =
     try {
       await run(createRuntime(command), command)
     } catch (error) {
-      if (error instanceof CliError && error.exitCode === ExitCode.usage && error.hint === undefined) {
-        throw new CliError(error.exitCode, error.code, error.detail, error.status, error.requestId, helpHint(command))
+      if (error instanceof CliError && error.exitCode === ExitCode.usage && !error.hint?.includes("--help")) {
+        const hint = [error.hint, helpHint(command)].filter((line) => line !== undefined).join("\n")
+        throw new CliError(error.exitCode, error.code, error.detail, error.status, error.requestId, hint)
       }
       throw error
     }
