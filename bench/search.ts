@@ -16,7 +16,7 @@
  *     database, same passes. Embedded: the bench opens the data dir the way Lore does (PGlite + pgvector
  *     behind PGLiteSocketServer, one connection) since PGlite serves one client at a time.
  *  4. Up to 100k chunks: the remaining documents go through Lore's ingestion code without HTTP and queue
- *     (parser, chunker, SourcesRepo, SearchIndex.replaceChunks/makeSearchable: the same SQL), then 2-3 again.
+ *     (parser, chunker, SourcesRepo, SearchIndexRepo.replaceChunks/makeSearchable: the same SQL), then 2-3 again.
  *  5. On PostgreSQL, when p95 at the largest corpus is 50 ms or more: EXPLAIN (ANALYZE, BUFFERS) of a typical
  *     question and measured SQL/index alternatives (bench/lib/search-plans.ts), on the bench database only.
  *
@@ -382,10 +382,10 @@ export default async function run(): Promise<void> {
       "",
       "Targets: search p95 < 50 ms at 100k chunks on PostgreSQL; Lore's search <= 1.5x its bare query; plain-text ingestion >= 200 pages/s.",
       "search = GET /api/knowledge/search?q=<question> (lexical: no embedding model configured), client-side latency over keep-alive HTTP.",
-      "bare = the BM25 statement Lore's search sends (SearchIndex.lexical with AccessEvaluator.visibleTo's parameters), recorded from",
+      "bare = the BM25 statement Lore's search sends (SearchIndexRepo.lexical with AccessEvaluator.visibleTo's parameters), recorded from",
       "Lore's own services and replayed with pg on the same database; 'bare all SQL' replays every statement of the request in order",
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
-      "4 at a time, 2 job workers; direct = Lore's parser, chunker and SearchIndex SQL in one transaction per document, no HTTP or queue.",
+      "4 at a time, 2 job workers; direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",
       "Corpus: synthetic English-like text (Zipf over ~3,500 words, 40 topics), 4-24 pages a document, ~1.5 chunks a page.",
       "PostgreSQL gets VACUUM ANALYZE after each load (what autovacuum does shortly after); PGlite has no autovacuum and is measured as Lore leaves it.",
       ...notes

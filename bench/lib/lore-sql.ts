@@ -1,12 +1,12 @@
 /**
- * Lore's own SQL services (AccessEvaluator, SearchIndex, SourcesRepo, KnowledgeSearch, IdentityRepo) in the
+ * Lore's own SQL services (AccessEvaluator, SearchIndexRepo, SourcesRepo, KnowledgeSearch, IdentityRepo) in the
  * bench process, over a database Lore created, for bench/search.ts:
  *
  * - `capture` runs a search through KnowledgeSearch.search and records every statement it sends, as the
  *   driver receives it (SQL text + parameters, from @effect/sql's statement transformer), so the bare
  *   query replayed with `pg` is exactly Lore's, with the same access-predicate parameters.
  * - `ingestDirect` is Lore's ingestion without HTTP and the job queue: the real parser and chunker, then
- *   SourcesRepo + SearchIndex.replaceChunks/makeSearchable (the same SQL) in one transaction per document.
+ *   SourcesRepo + SearchIndexRepo.replaceChunks/makeSearchable (the same SQL) in one transaction per document.
  *
  * Embedded PGlite takes one connection, so `openEmbedded` serves a data dir the way Lore's db/Sql.ts does
  * (PGlite + pgvector, PGLiteSocketServer on a unix socket, one connection) and these services and `pg`
@@ -33,7 +33,7 @@ import { IdentityRepo } from "../../packages/server/src/identity/Repo"
 import { chunkDocument, parseDocument } from "../../packages/server/src/knowledge/parsing/index"
 import { toIndexedChunks } from "../../packages/server/src/knowledge/Ingestion"
 import { KnowledgeSearch } from "../../packages/server/src/knowledge/Search"
-import { SearchIndex } from "../../packages/server/src/knowledge/SearchIndex"
+import { SearchIndexRepo } from "../../packages/server/src/knowledge/SearchIndexRepo"
 import { SourcesRepo } from "../../packages/server/src/knowledge/SourcesRepo"
 import { hashSecret } from "../../packages/server/src/platform/SecretBox"
 
@@ -69,7 +69,7 @@ export interface CapturedStatement {
 }
 
 export interface CapturedSearch {
-  /** The BM25 candidate query (SearchIndex.lexical). */
+  /** The BM25 candidate query (SearchIndexRepo.lexical). */
   readonly lexical: CapturedStatement
   /** Everything the request sends, in order: token lookup, access scope, lexical, details. */
   readonly all: ReadonlyArray<CapturedStatement>
@@ -102,7 +102,7 @@ const services = (target: Target) => {
     }).pipe(Effect.orDie)
   )
   return Layer.mergeAll(KnowledgeSearch.Default, IdentityRepo.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(AccessEvaluator.Default, SearchIndex.Default, SourcesRepo.Default, EmbeddingModel.Default)),
+    Layer.provideMerge(Layer.mergeAll(AccessEvaluator.Default, SearchIndexRepo.Default, SourcesRepo.Default, EmbeddingModel.Default)),
     Layer.provide(EmbeddingSettings.layer()),
     Layer.provideMerge(database),
     Layer.provideMerge(client),
@@ -155,7 +155,7 @@ export const loreSql = async (target: Target) => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const repo = yield* SourcesRepo
-        const index = yield* SearchIndex
+        const index = yield* SearchIndexRepo
         const bytes = new TextEncoder().encode(document.text)
         const parsed = yield* Effect.promise(() => parseDocument(bytes, "text/plain"))
         if (!parsed.ok) return yield* Effect.dieMessage(parsed.error.message)
@@ -185,6 +185,7 @@ export const loreSql = async (target: Target) => {
               toIndexedChunks(chunks, null)
             )
             yield* repo.markReady(sourceId, { pageCount: parsed.document.pageCount, chunkCount: chunks.length, embedding: null })
+            yield* repo.refreshCurrentVersion(knowledgeAssetId)
             yield* index.makeSearchable(sourceId, owner.organizationId)
             return { pages: parsed.document.pageCount, chunks: chunks.length }
           })

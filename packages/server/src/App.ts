@@ -17,8 +17,11 @@ import { KnowledgeLive } from "./knowledge/Layer"
 import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
 
-/** Every area's services; each area's layer brings its own dependencies, shared ones are built once. */
-const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, AccessLive, KnowledgeLive, EmbeddingModel.Default)
+/**
+ * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
+ * access area also fills what the platform area declares and cannot import: the audit trail's labels.
+ */
+const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, EmbeddingModel.Default).pipe(Layer.provideMerge(AccessLive))
 
 /**
  * The database (only once migrated), the job queue, the areas, then the job workers and first-start

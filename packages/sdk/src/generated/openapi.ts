@@ -1391,7 +1391,10 @@ export interface components {
             resource: {
                 id: components["schemas"]["UUID"];
                 type: components["schemas"]["ResourceType"];
+                /** @description The resource's title or name, or "(hidden)" when the caller may not read the resource themselves */
                 label: string;
+                /** @description True when label is withheld because the caller may not read the resource themselves. contextLabel and the path's objectLabel are withheld likewise where the caller may not see the knowledge space */
+                labelHidden: boolean;
                 contextLabel: string;
                 classification: components["schemas"]["Classification"] | null;
             };
@@ -1423,6 +1426,8 @@ export interface components {
             action: string;
             resourceType: string;
             resourceId: string | null;
+            /** @description The resource's label (a document's title, a user's email) when the reader may see that resource; null when they may not, or it is gone */
+            resourceLabel: string | null;
             requestId: string | null;
             details: {
                 [key: string]: unknown;
@@ -1489,6 +1494,22 @@ export interface components {
             embeddingDimensions: components["schemas"]["Int"] | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
+            audience?: components["schemas"]["SourceAudience"];
+        };
+        /** @description Who can read the document, answered on upload */
+        SourceAudience: {
+            /**
+             * int
+             * @description Members of the space whose clearance reaches the document's classification
+             */
+            readers: number;
+            /**
+             * int
+             * @description Active users with at least viewer on the knowledge space
+             */
+            spaceMembers: number;
+            /** @description In words, e.g. "readable by 1 of 3 members of space general: CONFIDENTIAL needs clearance CONFIDENTIAL or RESTRICTED" */
+            summary: string;
         };
         /** Format: binary */
         PersistedFile: string;
@@ -1572,6 +1593,20 @@ export interface components {
         };
         /** @enum {string} */
         SourceDeletionStatus: "PENDING" | "COMPLETED";
+        /** @description Only the document's uploader (while a contributor of its space) or a curator or manager of the space may delete it */
+        DeletionNotAllowed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/deletion-not-allowed";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "DELETION_NOT_ALLOWED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         SearchResult: {
             requestId: string;
             mode: components["schemas"]["SearchMode"];
@@ -1620,6 +1655,10 @@ export interface components {
             startPage: components["schemas"]["Int"] | null;
             endPage: components["schemas"]["Int"] | null;
             excerpt: string;
+            /** @description Offset (UTF-16 code units) in excerpt where the cited passage starts */
+            highlightStart?: components["schemas"]["Int"];
+            /** @description Offset in excerpt just after the cited passage (before any truncation mark) */
+            highlightEnd?: components["schemas"]["Int"];
             truncated: boolean;
             presentationKind: components["schemas"]["PresentationKind"];
         };
@@ -1732,6 +1771,7 @@ export type InvalidCursor = components['schemas']['InvalidCursor'];
 export type SourceStatus = components['schemas']['SourceStatus'];
 export type SourcePage = components['schemas']['SourcePage'];
 export type Source = components['schemas']['Source'];
+export type SourceAudience = components['schemas']['SourceAudience'];
 export type PersistedFile = components['schemas']['PersistedFile'];
 export type SourceNotFound = components['schemas']['SourceNotFound'];
 export type NotAContributor = components['schemas']['NotAContributor'];
@@ -1740,6 +1780,7 @@ export type UnsupportedMediaType = components['schemas']['UnsupportedMediaType']
 export type EmptyFile = components['schemas']['EmptyFile'];
 export type SourceDeletion = components['schemas']['SourceDeletion'];
 export type SourceDeletionStatus = components['schemas']['SourceDeletionStatus'];
+export type DeletionNotAllowed = components['schemas']['DeletionNotAllowed'];
 export type SearchResult = components['schemas']['SearchResult'];
 export type SearchMode = components['schemas']['SearchMode'];
 export type Evidence = components['schemas']['Evidence'];
@@ -4235,22 +4276,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
                 };
             };
-            /** @description NOT_A_CONTRIBUTOR, CSRF_TOKEN_INVALID */
+            /** @description DELETION_NOT_ALLOWED, CSRF_TOKEN_INVALID */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["CsrfTokenInvalid"];
+                    "application/problem+json": components["schemas"]["DeletionNotAllowed"] | components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description SOURCE_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
+            /** @description SOURCE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["SourceNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
+                    "application/problem+json": components["schemas"]["SourceNotFound"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -4677,6 +4718,9 @@ export const emptyFileTypeValues: ReadonlyArray<components["schemas"]["EmptyFile
 export const emptyFileStatusValues: ReadonlyArray<components["schemas"]["EmptyFile"]["status"]> = [422];
 export const emptyFileCodeValues: ReadonlyArray<components["schemas"]["EmptyFile"]["code"]> = ["EMPTY_FILE"];
 export const sourceDeletionStatusValues: ReadonlyArray<components["schemas"]["SourceDeletionStatus"]> = ["PENDING", "COMPLETED"];
+export const deletionNotAllowedTypeValues: ReadonlyArray<components["schemas"]["DeletionNotAllowed"]["type"]> = ["https://lore.dev/problems/deletion-not-allowed"];
+export const deletionNotAllowedStatusValues: ReadonlyArray<components["schemas"]["DeletionNotAllowed"]["status"]> = [403];
+export const deletionNotAllowedCodeValues: ReadonlyArray<components["schemas"]["DeletionNotAllowed"]["code"]> = ["DELETION_NOT_ALLOWED"];
 export const searchModeValues: ReadonlyArray<components["schemas"]["SearchMode"]> = ["lexical", "hybrid"];
 export const presentationKindValues: ReadonlyArray<components["schemas"]["PresentationKind"]> = ["PDF", "DOCUMENT", "HTML", "MARKDOWN", "TEXT"];
 export const citationNotFoundTypeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["type"]> = ["https://lore.dev/problems/citation-not-found"];

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { row, rows } from "../db/Rows"
 import { Clearance, GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
@@ -33,13 +33,43 @@ export const SubjectRow = Schema.Struct({
 export type SubjectRow = typeof SubjectRow.Type
 
 const Generation = Schema.Struct({ generation: Schema.Number })
+const SpaceState = Schema.Struct({ active: Schema.Boolean })
+
+/** What the SQL filter needs of a caller (the evaluator's ReadScope). */
+export interface ScopeParameters {
+  readonly spaceIds: ReadonlyArray<string>
+  readonly maxClassificationRank: number
+  readonly sourcePrincipalKeys: ReadonlyArray<string>
+}
+/** An active user with what their access keys need, for counting who may read something (audience). */
+export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String) })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
 
-/** SQL of the access model: subjects, matching grants, visible spaces, and the authorization generation. */
+/**
+ * SQL of the access model: subjects, matching grants, visible spaces, the authorization generation, and the
+ * access predicate other areas' statements embed (handed to them as a fragment by the evaluator).
+ */
 export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+
+    /** The grant and classification branches, for rows with knowledge_space_id and classification_rank columns. */
+    const grantAndClearance = (scope: ScopeParameters, alias: string): Statement.Fragment => {
+      const a = sql(alias)
+      return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[]) AND ${a}.classification_rank <= ${scope.maxClassificationRank})`
+    }
+
+    /** The whole predicate: grant, classification, and the source ACL (acl_keys, null when the row has none). */
+    const visibleTo = (scope: ScopeParameters, alias: string): Statement.Fragment => {
+      const a = sql(alias)
+      return sql`(${grantAndClearance(scope, alias)}
+        AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[]))`
+    }
+
     return {
+      grantAndClearance,
+      visibleTo,
+
       subject: row("access.subject", SubjectRow, (organizationId: string, userId: string) => sql`
         SELECT u.id, u.organization_id, u.department_id, u.role, u.clearance, u.active,
           coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
@@ -69,8 +99,18 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
         UPDATE organizations SET authorization_generation = authorization_generation + 1
         WHERE id = ${organizationId} RETURNING authorization_generation::int AS generation`),
 
+      spaceState: row("access.spaceState", SpaceState, (spaceId: string) =>
+        sql`SELECT active FROM knowledge_spaces WHERE id = ${spaceId}`),
+
       generation: row("access.generation", Generation, (organizationId: string) =>
-        sql`SELECT authorization_generation::int AS generation FROM organizations WHERE id = ${organizationId}`)
+        sql`SELECT authorization_generation::int AS generation FROM organizations WHERE id = ${organizationId}`),
+
+      /** Every active user of the organization with their platform roles and managed departments. */
+      audienceSubjects: rows("access.audienceSubjects", AudienceSubject, (organizationId: string) => sql`
+        SELECT u.id, u.organization_id, u.department_id, u.role, u.clearance, u.active,
+          coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles,
+          coalesce((SELECT array_agg(dm.department_id::text) FROM department_managers dm WHERE dm.user_id = u.id), '{}') AS managed_departments
+        FROM users u WHERE u.organization_id = ${organizationId} AND u.active`)
     }
   })
 }) {}

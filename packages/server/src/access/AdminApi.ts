@@ -89,7 +89,8 @@ export const AccessExplanation = Schema.Struct({
   resource: Schema.Struct({
     id: Schema.UUID,
     type: ResourceType,
-    label: Schema.String,
+    label: Schema.String.annotations({ description: "The resource's title or name, or \"(hidden)\" when the caller may not read the resource themselves" }),
+    labelHidden: Schema.Boolean.annotations({ description: "True when label is withheld because the caller may not read the resource themselves. contextLabel and the path's objectLabel are withheld likewise where the caller may not see the knowledge space" }),
     contextLabel: Schema.String,
     classification: Schema.NullOr(Classification)
   }),

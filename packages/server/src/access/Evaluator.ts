@@ -1,8 +1,7 @@
-import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
 import { AccessRepo, type MatchedGrant } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
-import { type Classification, classificationRank, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
+import { type Classification, classificationRank, type Clearance, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
 
 /**
  * The caller's access keys: every grant subject they match. A grant matches when its subject_key is
@@ -74,10 +73,28 @@ export const decide = (facts: AccessFacts, relation: SpaceRelation = "viewer"): 
   return { allowed: true, reasonCode: "GRANTED", grant: sufficient[0]! }
 }
 
+/** What the evaluator needs of a resource to decide on it (a resolved `GovernedResource` has it). */
+export interface ResourceFacts {
+  readonly knowledgeSpaceId: string
+  readonly classification: Classification | null
+  readonly aclKeys: ReadonlyArray<string> | null
+}
+
+/** The user whose access is decided: the caller, or the subject of an explanation. */
+export type Subject = Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles" | "clearance"> & { readonly active: boolean }
+
+/** Which clearances read a classification, in words: "CONFIDENTIAL needs clearance CONFIDENTIAL or RESTRICTED". */
+export const clearanceNeeded = (classification: Classification) => {
+  const reading = (Object.keys(clearanceCeiling) as Array<Clearance>)
+    .filter((clearance) => classificationRank[clearanceCeiling[clearance]] >= classificationRank[classification])
+  return reading.length === Object.keys(clearanceCeiling).length
+    ? `${classification} is readable at every clearance`
+    : `${classification} needs clearance ${reading.join(" or ").replace(/ or (?=.* or )/g, ", ")}`
+}
+
 /** The one access evaluator: every read path asks it, as a check (facts + decide) or as SQL filtering (scope). */
 export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/AccessEvaluator", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const repo = yield* AccessRepo
 
     const keysFor = (principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">) =>
@@ -94,29 +111,84 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
         organizationId: principal.organizationId,
         spaceIds: spaces.map((space) => space.id),
         maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-        sourcePrincipalKeys: [`LORE_USER:${principal.userId}`]
+        sourcePrincipalKeys: sourcePrincipalKeys(principal.userId)
       }))
 
-    /**
-     * The SQL predicate of the access model for a row with knowledge_space_id, classification_rank and
-     * acl_keys (null when the item carries no source ACL) columns, under `alias`.
-     */
-    const visibleTo = (scope: ReadScope, alias: string): Statement.Fragment => {
-      const a = sql(alias)
-      return sql`(${grantAndClearance(scope, alias)}
-        AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[]))`
-    }
+    /** The facts of the access model for one subject and one resolved resource, branch by branch. */
+    const factsFor = (subject: Subject, resource: ResourceFacts) =>
+      Effect.gen(function* () {
+        const keys = yield* keysFor(subject)
+        const [grants, space] = yield* Effect.all([repo.matchingGrants(resource.knowledgeSpaceId, keys), repo.spaceState(resource.knowledgeSpaceId)])
+        const principalKeys = sourcePrincipalKeys(subject.userId)
+        return {
+          userActive: subject.active,
+          spaceActive: space?.active ?? false,
+          grants,
+          classification: resource.classification,
+          clearanceCeiling: clearanceCeiling[subject.clearance],
+          sourceAcl: resource.aclKeys === null
+            ? null
+            : resource.aclKeys.some((key) => principalKeys.includes(key))
+              ? { allowed: true, reason: "The user maps to a principal in the source ACL" }
+              : { allowed: false, reason: "The user maps to no principal allowed by the item's source ACL" }
+        } satisfies AccessFacts
+      })
 
     /**
-     * The grant and classification branches alone, for rows that carry no ACL column (search postings);
-     * such a query must still apply `visibleTo` to the chunks it returns.
+     * Who may read an item of `classification` in a space, counted by the same decision function: its members
+     * (active users with at least viewer on it) and, of those, the ones whose clearance reaches the item.
      */
-    const grantAndClearance = (scope: ReadScope, alias: string): Statement.Fragment => {
-      const a = sql(alias)
-      return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[]) AND ${a}.classification_rank <= ${scope.maxClassificationRank})`
-    }
+    const audience = (organizationId: string, space: { readonly id: string; readonly key: string }, classification: Classification) =>
+      Effect.gen(function* () {
+        const subjects = yield* repo.audienceSubjects(organizationId)
+        const keysOf = subjects.map((s) => accessKeys({ userId: s.id, departmentId: s.departmentId, role: s.role, platformRoles: s.platformRoles }, s.managedDepartments))
+        const grants = yield* repo.matchingGrants(space.id, [...new Set(keysOf.flat())])
+        let spaceMembers = 0
+        let readers = 0
+        subjects.forEach((subject, i) => {
+          const keys = new Set(keysOf[i])
+          const facts: AccessFacts = {
+            userActive: subject.active,
+            spaceActive: true,
+            grants: grants.filter((grant) => keys.has(grant.subjectKey)),
+            classification,
+            clearanceCeiling: clearanceCeiling[subject.clearance],
+            sourceAcl: null
+          }
+          if (decide({ ...facts, classification: null }).allowed) spaceMembers++
+          if (decide(facts).allowed) readers++
+        })
+        return { readers, spaceMembers, summary: `readable by ${readers} of ${spaceMembers} members of space ${space.key}: ${clearanceNeeded(classification)}` }
+      })
 
-    return { keysFor, spacesWith, readScope, visibleTo, grantAndClearance, matchingGrants: repo.matchingGrants }
+    return {
+      keysFor,
+      spacesWith,
+      readScope,
+      factsFor,
+      admits,
+      /** The SQL predicate of the access model for rows with knowledge_space_id, classification_rank and acl_keys under `alias`. */
+      visibleTo: repo.visibleTo,
+      /**
+       * The grant and classification branches alone, for rows that carry no ACL column (search postings);
+       * such a query must still apply `visibleTo` to the chunks it returns.
+       */
+      grantAndClearance: repo.grantAndClearance,
+      audience
+    }
   }),
   dependencies: [AccessRepo.Default]
 }) {}
+
+/**
+ * Whether a resolved resource passes a caller's read scope: the same rules as `visibleTo`, for a resource
+ * already in hand (its label, say) instead of rows in a query. The scope holds only active spaces with a
+ * viewer grant, so this is `decide(...).allowed` for an active caller at relation viewer.
+ */
+export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRank" | "sourcePrincipalKeys">, resource: ResourceFacts) =>
+  scope.spaceIds.includes(resource.knowledgeSpaceId)
+  && (resource.classification === null || classificationRank[resource.classification] <= scope.maxClassificationRank)
+  && (resource.aclKeys === null || resource.aclKeys.some((key) => scope.sourcePrincipalKeys.includes(key)))
+
+/** The source-principal keys a Lore user matches in a source ACL (connector mappings will add theirs). */
+const sourcePrincipalKeys = (userId: string) => [`LORE_USER:${userId}`]

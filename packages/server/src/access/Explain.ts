@@ -1,13 +1,14 @@
 import { Effect } from "effect"
 import { UserNotFound } from "../domain/Errors"
-import { ResourceNotFound } from "./Errors"
-import { AccessRepo } from "./AccessRepo"
+import type { SpaceRelation } from "../domain/Model"
 import type { Principal } from "../domain/Principal"
-import { SpacesRepo } from "./SpacesRepo"
-import { AccessEvaluator, decide, type AccessFacts } from "./Evaluator"
+import { AccessRepo } from "./AccessRepo"
+import { ResourceNotFound } from "./Errors"
+import { AccessEvaluator, decide } from "./Evaluator"
 import { AuthorizationGeneration, policyVersion } from "./Generation"
-import { clearanceCeiling, type SpaceRelation } from "../domain/Model"
+import { ResourceLabels } from "./Labels"
 import { ResourceResolvers, type ResourceType } from "./Resources"
+import { SpacesRepo } from "./SpacesRepo"
 
 export interface ExplainInput {
   readonly userId: string
@@ -16,9 +17,13 @@ export interface ExplainInput {
   readonly relation: SpaceRelation
 }
 
+/** What the explanation says instead of a label the caller may not see. */
+export const HIDDEN_LABEL = "(hidden)"
+
 /**
  * Why a user may or may not reach a resource: the same facts and the same decision function the
- * evaluator uses, reported branch by branch.
+ * evaluator uses, reported branch by branch. Labels (a document's title, a space's name) appear only where
+ * the caller may see them (ResourceLabels): explaining access is not reading.
  */
 export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/AccessExplainer", {
   effect: Effect.gen(function* () {
@@ -26,6 +31,7 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
     const repo = yield* AccessRepo
     const spaces = yield* SpacesRepo
     const resolvers = yield* ResourceResolvers
+    const labels = yield* ResourceLabels
     const generation = yield* AuthorizationGeneration
 
     const explain = (actor: Principal, input: ExplainInput) =>
@@ -35,25 +41,14 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
         const resource = yield* resolvers.resolve(input.resourceType, actor.organizationId, input.resourceId)
         if (!resource) return yield* new ResourceNotFound({ detail: `No ${input.resourceType} with this id in your organization` })
         const space = yield* spaces.space(actor.organizationId, resource.knowledgeSpaceId)
-        const keys = yield* evaluator.keysFor({ ...user, userId: user.id })
-        const grants = yield* evaluator.matchingGrants(resource.knowledgeSpaceId, keys)
-        const principalKeys = [`LORE_USER:${user.id}`]
-        const facts: AccessFacts = {
-          userActive: user.active,
-          spaceActive: space?.active ?? false,
-          grants,
-          classification: resource.classification,
-          clearanceCeiling: clearanceCeiling[user.clearance],
-          sourceAcl: resource.aclKeys === null
-            ? null
-            : resource.aclKeys.some((key) => principalKeys.includes(key))
-              ? { allowed: true, reason: "The user maps to a principal in the source ACL" }
-              : { allowed: false, reason: "The user maps to no principal allowed by the item's source ACL" }
-        }
+        const facts = yield* evaluator.factsFor({ ...user, userId: user.id }, resource)
         const decision = decide(facts, input.relation)
         const relationship = decide({ ...facts, classification: null, sourceAcl: null }, input.relation)
         const contentBlocked = !decision.allowed && (decision.branch === "CLASSIFICATION" || decision.branch === "SOURCE_ACL")
         const current = yield* generation.current(actor.organizationId)
+        const view = yield* labels.forCaller(actor)
+        const labelVisible = yield* view.labelVisible(resource)
+        const spaceNameVisible = yield* view.spaceNameVisible(resource.knowledgeSpaceId)
         const now = new Date()
         return {
           state: decision.allowed ? "ALLOWED" as const : "DENIED" as const,
@@ -62,13 +57,13 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
             ? [{
               object: `knowledge_space:${resource.knowledgeSpaceId}`,
               objectType: "KNOWLEDGE_SPACE",
-              objectLabel: space?.name ?? "",
+              ...(spaceNameVisible ? { objectLabel: space?.name ?? "" } : {}),
               relation: decision.grant.relation,
               kind: decision.grant.kind
             }, ...(resource.type === "KNOWLEDGE_SPACE" ? [] : [{
               object: `${resource.type.toLowerCase()}:${resource.id}`,
               objectType: resource.type,
-              objectLabel: resource.label,
+              ...(labelVisible ? { objectLabel: resource.label } : {}),
               relation: "viewer",
               kind: "CONTAINED_IN_SPACE"
             }])]
@@ -83,8 +78,9 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
           resource: {
             id: resource.id,
             type: resource.type,
-            label: resource.label,
-            contextLabel: resource.contextLabel,
+            label: labelVisible ? resource.label : HIDDEN_LABEL,
+            labelHidden: !labelVisible,
+            contextLabel: spaceNameVisible ? resource.contextLabel : HIDDEN_LABEL,
             classification: resource.classification
           },
           policyVersion: policyVersion(current),
@@ -94,5 +90,5 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
 
     return { explain }
   }),
-  dependencies: [AccessEvaluator.Default, AccessRepo.Default, SpacesRepo.Default, ResourceResolvers.Default, AuthorizationGeneration.Default]
+  dependencies: [AccessEvaluator.Default, AccessRepo.Default, SpacesRepo.Default, ResourceResolvers.Default, ResourceLabels.Default, AuthorizationGeneration.Default]
 }) {}

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { DepartmentNotFound, UserNotFound } from "../domain/Errors"
 import { grantRemoval } from "./Policy"
 import { GrantNotFound, InvalidGrant, KnowledgeSpaceKeyTaken, KnowledgeSpaceNotFound } from "./Errors"
-import type { Principal } from "../domain/Principal"
+import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { AuthorizationGeneration, policyVersion } from "./Generation"
 import { GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
@@ -108,17 +108,21 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
     return {
       list: describeAll,
 
-      create: (actor: Principal, input: { key: string; name: string; departmentId?: string | null | undefined }) =>
+      /**
+       * The creator manages what they create; everyone else needs a grant. `manager` names someone else as its
+       * first manager (Lore itself creating a space at first start names the administrator).
+       */
+      create: (actor: Principal, input: { key: string; name: string; departmentId?: string | null | undefined }, manager: string = actor.userId) =>
         transaction(
           Effect.gen(function* () {
             const departmentId = input.departmentId ?? null
             if (departmentId && !(yield* repo.departmentExists(actor.organizationId, departmentId))) {
               return yield* new DepartmentNotFound({ detail: "No department with this id in your organization" })
             }
-            const id = yield* repo.insertSpace(actor.organizationId, input.key, input.name, departmentId)
-            if (!id) return yield* new KnowledgeSpaceKeyTaken({ detail: `A knowledge space with key ${input.key} exists already` })
-            // The creator manages what they create; everyone else needs a grant.
-            yield* repo.insertGrant(id, { relation: "manager", kind: "USER", subjectId: actor.userId, role: null }, actor.userId)
+            const inserted = yield* repo.insertSpace(actor.organizationId, input.key, input.name, departmentId)
+            if (!inserted) return yield* new KnowledgeSpaceKeyTaken({ detail: `A knowledge space with key ${input.key} exists already` })
+            const id = inserted.id
+            yield* repo.insertGrant(id, { relation: "manager", kind: "USER", subjectId: manager, role: null }, actingUserId(actor))
             yield* changeAccess(actor, id, "knowledge_space.create", { key: input.key, name: input.name })
             const all = yield* describeAll(actor)
             return all.find((space) => space.id === id)!
@@ -143,7 +147,7 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
           Effect.gen(function* () {
             yield* requireSpace(actor, spaceId)
             const grant = yield* normalize(actor, input)
-            if (yield* repo.insertGrant(spaceId, grant, actor.userId)) {
+            if (yield* repo.insertGrant(spaceId, grant, actingUserId(actor))) {
               yield* changeAccess(actor, spaceId, "grant.add", grant)
             }
           })

@@ -1,100 +1,93 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
-import type { GrantKind, SpaceRelation } from "../domain/Model"
+import { Effect, Schema } from "effect"
+import { affected, exec, row, rows } from "../db/Rows"
+import { GrantKind, SpaceRelation } from "../domain/Model"
 
-export interface SpaceAdminRow {
-  readonly id: string
-  readonly organizationId: string
-  readonly key: string
-  readonly name: string
-  readonly departmentId: string | null
-  readonly active: boolean
-  readonly audienceVersion: number
-}
+export const SpaceAdminRow = Schema.Struct({
+  id: Schema.String,
+  organizationId: Schema.String,
+  key: Schema.String,
+  name: Schema.String,
+  departmentId: Schema.NullOr(Schema.String),
+  active: Schema.Boolean,
+  audienceVersion: Schema.Number
+})
+export type SpaceAdminRow = typeof SpaceAdminRow.Type
 
-export interface GrantRow {
-  readonly knowledgeSpaceId: string
+export const GrantRow = Schema.Struct({
+  knowledgeSpaceId: Schema.String,
+  relation: SpaceRelation,
+  kind: GrantKind,
+  subjectId: Schema.NullOr(Schema.String),
+  role: Schema.NullOr(Schema.String),
+  subjectKey: Schema.String,
+  subjectLabel: Schema.NullOr(Schema.String),
+  effective: Schema.Boolean
+})
+export type GrantRow = typeof GrantRow.Type
+
+/** A grant as stored: its relation, and the subject fields its kind takes. */
+export interface GrantSubject {
   readonly relation: SpaceRelation
   readonly kind: GrantKind
   readonly subjectId: string | null
   readonly role: string | null
-  readonly subjectKey: string
-  readonly subjectLabel: string | null
-  readonly effective: boolean
 }
 
-const spaceColumns = "id, organization_id, key, name, department_id, active, audience_version"
+const Id = Schema.Struct({ id: Schema.String })
 
 /** SQL for knowledge spaces and their grants. */
 export class SpacesRepo extends Effect.Service<SpacesRepo>()("lore/SpacesRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const first = <A>(rows: ReadonlyArray<A>) => rows[0]
+    const spaceColumns = sql.literal("id, organization_id, key, name, department_id, active, audience_version")
     return {
-      spaces: (organizationId: string) =>
-        sql<SpaceAdminRow>`SELECT ${sql.literal(spaceColumns)} FROM knowledge_spaces WHERE organization_id = ${organizationId} ORDER BY name, key`.pipe(
-          Effect.orDie
-        ),
-      space: (organizationId: string, spaceId: string) =>
-        sql<SpaceAdminRow>`SELECT ${sql.literal(spaceColumns)} FROM knowledge_spaces WHERE organization_id = ${organizationId} AND id = ${spaceId}`.pipe(
-          Effect.map(first),
-          Effect.orDie
-        ),
-      spaceByKey: (organizationId: string, key: string) =>
-        sql<SpaceAdminRow>`SELECT ${sql.literal(spaceColumns)} FROM knowledge_spaces WHERE organization_id = ${organizationId} AND key = ${key}`.pipe(
-          Effect.map(first),
-          Effect.orDie
-        ),
-      insertSpace: (organizationId: string, key: string, name: string, departmentId: string | null) =>
-        sql<{ id: string }>`
-          INSERT INTO knowledge_spaces (organization_id, key, name, department_id) VALUES (${organizationId}, ${key}, ${name}, ${departmentId})
-          ON CONFLICT (organization_id, key) DO NOTHING RETURNING id`.pipe(Effect.map((rows) => rows[0]?.id), Effect.orDie),
-      deleteSpace: (spaceId: string) => sql`DELETE FROM knowledge_spaces WHERE id = ${spaceId}`.pipe(Effect.asVoid, Effect.orDie),
+      spaces: rows("access.spaces", SpaceAdminRow, (organizationId: string) =>
+        sql`SELECT ${spaceColumns} FROM knowledge_spaces WHERE organization_id = ${organizationId} ORDER BY name, key`),
+      space: row("access.space", SpaceAdminRow, (organizationId: string, spaceId: string) =>
+        sql`SELECT ${spaceColumns} FROM knowledge_spaces WHERE organization_id = ${organizationId} AND id = ${spaceId}`),
+      /** The new space's id, or undefined when the key is taken. */
+      insertSpace: row("access.insertSpace", Id, (organizationId: string, key: string, name: string, departmentId: string | null) => sql`
+        INSERT INTO knowledge_spaces (organization_id, key, name, department_id) VALUES (${organizationId}, ${key}, ${name}, ${departmentId})
+        ON CONFLICT (organization_id, key) DO NOTHING RETURNING id`),
+      deleteSpace: exec((spaceId: string) => sql`DELETE FROM knowledge_spaces WHERE id = ${spaceId}`),
       /** Grants with a label for their subject, and whether that subject still exists and is active. */
-      grants: (organizationId: string) =>
-        sql<GrantRow>`
-          SELECT g.knowledge_space_id, g.relation, g.kind, g.subject_id, g.role, g.subject_key,
-            CASE g.kind
-              WHEN 'ORGANIZATION' THEN 'Everyone in the organization'
-              WHEN 'DEPARTMENT' THEN d.name
-              WHEN 'DEPARTMENT_MANAGERS' THEN 'Managers of ' || d.name
-              WHEN 'ROLE' THEN g.role
-              WHEN 'USER' THEN u.email
-            END AS subject_label,
-            CASE g.kind
-              WHEN 'DEPARTMENT' THEN d.id IS NOT NULL
-              WHEN 'DEPARTMENT_MANAGERS' THEN d.id IS NOT NULL
-              WHEN 'USER' THEN coalesce(u.active, false)
-              ELSE true
-            END AS effective
-          FROM space_grants g
-          JOIN knowledge_spaces ks ON ks.id = g.knowledge_space_id
-          LEFT JOIN departments d ON d.id = g.subject_id AND g.kind IN ('DEPARTMENT', 'DEPARTMENT_MANAGERS')
-          LEFT JOIN users u ON u.id = g.subject_id AND g.kind = 'USER'
-          WHERE ks.organization_id = ${organizationId}
-          ORDER BY g.created_at, g.id`.pipe(Effect.orDie),
-      insertGrant: (spaceId: string, grant: { relation: string; kind: string; subjectId: string | null; role: string | null }, createdBy: string) =>
-        sql<{ id: string }>`
-          INSERT INTO space_grants (knowledge_space_id, relation, kind, subject_id, role, created_by)
-          VALUES (${spaceId}, ${grant.relation}, ${grant.kind}, ${grant.subjectId}, ${grant.role}, ${createdBy})
-          ON CONFLICT DO NOTHING RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-      deleteGrant: (spaceId: string, grant: { relation: string; kind: string; subjectId: string | null; role: string | null }) =>
-        sql<{ id: string }>`
-          DELETE FROM space_grants WHERE knowledge_space_id = ${spaceId} AND relation = ${grant.relation} AND kind = ${grant.kind}
-            AND subject_id IS NOT DISTINCT FROM ${grant.subjectId}::uuid AND role IS NOT DISTINCT FROM ${grant.role}::text
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie),
-      bumpAudience: (spaceId: string) =>
-        sql`UPDATE knowledge_spaces SET audience_version = audience_version + 1 WHERE id = ${spaceId}`.pipe(Effect.asVoid, Effect.orDie),
-      departmentExists: (organizationId: string, departmentId: string) =>
-        sql`SELECT 1 FROM departments WHERE organization_id = ${organizationId} AND id = ${departmentId}`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
-        ),
-      userExists: (organizationId: string, userId: string) =>
-        sql`SELECT 1 FROM users WHERE organization_id = ${organizationId} AND id = ${userId}`.pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
-        )
+      grants: rows("access.grants", GrantRow, (organizationId: string) => sql`
+        SELECT g.knowledge_space_id, g.relation, g.kind, g.subject_id, g.role, g.subject_key,
+          CASE g.kind
+            WHEN 'ORGANIZATION' THEN 'Everyone in the organization'
+            WHEN 'DEPARTMENT' THEN d.name
+            WHEN 'DEPARTMENT_MANAGERS' THEN 'Managers of ' || d.name
+            WHEN 'ROLE' THEN g.role
+            WHEN 'USER' THEN u.email
+          END AS subject_label,
+          CASE g.kind
+            WHEN 'DEPARTMENT' THEN d.id IS NOT NULL
+            WHEN 'DEPARTMENT_MANAGERS' THEN d.id IS NOT NULL
+            WHEN 'USER' THEN coalesce(u.active, false)
+            ELSE true
+          END AS effective
+        FROM space_grants g
+        JOIN knowledge_spaces ks ON ks.id = g.knowledge_space_id
+        LEFT JOIN departments d ON d.id = g.subject_id AND g.kind IN ('DEPARTMENT', 'DEPARTMENT_MANAGERS')
+        LEFT JOIN users u ON u.id = g.subject_id AND g.kind = 'USER'
+        WHERE ks.organization_id = ${organizationId}
+        ORDER BY g.created_at, g.id`),
+      /** Answers whether the grant was new. `createdBy` is null when Lore itself grants (first start). */
+      insertGrant: affected((spaceId: string, grant: GrantSubject, createdBy: string | null) => sql`
+        INSERT INTO space_grants (knowledge_space_id, relation, kind, subject_id, role, created_by)
+        VALUES (${spaceId}, ${grant.relation}, ${grant.kind}, ${grant.subjectId}, ${grant.role}, ${createdBy})
+        ON CONFLICT DO NOTHING RETURNING id`),
+      deleteGrant: affected((spaceId: string, grant: GrantSubject) => sql`
+        DELETE FROM space_grants WHERE knowledge_space_id = ${spaceId} AND relation = ${grant.relation} AND kind = ${grant.kind}
+          AND subject_id IS NOT DISTINCT FROM ${grant.subjectId}::uuid AND role IS NOT DISTINCT FROM ${grant.role}::text
+        RETURNING id`),
+      bumpAudience: exec((spaceId: string) =>
+        sql`UPDATE knowledge_spaces SET audience_version = audience_version + 1 WHERE id = ${spaceId}`),
+      departmentExists: affected((organizationId: string, departmentId: string) =>
+        sql`SELECT 1 FROM departments WHERE organization_id = ${organizationId} AND id = ${departmentId}`),
+      userExists: affected((organizationId: string, userId: string) =>
+        sql`SELECT 1 FROM users WHERE organization_id = ${organizationId} AND id = ${userId}`)
     }
   })
 }) {}

@@ -1,10 +1,12 @@
 import { Migrator, SqlClient } from "@effect/sql"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { row } from "./Rows"
 import identity from "./migrations/0001_identity"
 import administration from "./migrations/0002_administration"
 import jobs from "./migrations/0003_jobs"
 import knowledge from "./migrations/0004_knowledge"
 import searchPostings from "./migrations/0005_search_postings"
+import knowledgeVisibility from "./migrations/0006_knowledge_visibility"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -12,16 +14,19 @@ export const migrations = {
   "0002_administration": administration,
   "0003_jobs": jobs,
   "0004_knowledge": knowledge,
-  "0005_search_postings": searchPostings
+  "0005_search_postings": searchPostings,
+  "0006_knowledge_visibility": knowledgeVisibility
 }
 
 const run = Migrator.make({})
 
-/** The highest migration applied. */
-export const migrationLevel = Effect.gen(function* () {
+const Level = Schema.Struct({ level: Schema.NullOr(Schema.Number) })
+
+/** The highest migration applied (read once, when the migrations have run; handlers read `Migrated`). */
+const migrationLevel = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ level: number | null }>`SELECT max(migration_id) AS level FROM lore_migrations`
-  return row?.level ?? 0
+  const found = yield* row("db.migrationLevel", Level, () => sql`SELECT max(migration_id) AS level FROM lore_migrations`)()
+  return found?.level ?? 0
 })
 
 /**

@@ -53,12 +53,28 @@ export const row = <A, I, Args extends ReadonlyArray<any>, E>(
   return (...args: Args): Effect.Effect<A | undefined> => Effect.map(all(...args), (found) => found[0])
 }
 
+/** A statement that always returns a row (INSERT ... RETURNING): none is a defect naming the statement. */
+export const one = <A, I, Args extends ReadonlyArray<any>, E>(
+  statement: string,
+  schema: Schema.Schema<A, I>,
+  run: (...args: Args) => Effect.Effect<ReadonlyArray<unknown>, E>
+) => {
+  const all = rows(statement, schema, run)
+  return (...args: Args): Effect.Effect<A> =>
+    Effect.flatMap(all(...args), (found) =>
+      found.length > 0 ? Effect.succeed(found[0]!) : Effect.die(new RowDecodeError({ statement, paths: ["(no row returned)"] })))
+}
+
 /** A statement whose rows are not read (or only counted): `affected` answers whether any row came back. */
 export const exec = <Args extends ReadonlyArray<any>, E>(run: (...args: Args) => Effect.Effect<unknown, E>) =>
   (...args: Args): Effect.Effect<void> => Effect.asVoid(Effect.orDie(run(...args)))
 
 export const affected = <Args extends ReadonlyArray<any>, E>(run: (...args: Args) => Effect.Effect<ReadonlyArray<unknown>, E>) =>
   (...args: Args): Effect.Effect<boolean> => Effect.map(Effect.orDie(run(...args)), (found) => found.length > 0)
+
+/** A statement whose returned rows are only counted (`DELETE ... RETURNING id`): answers how many. */
+export const counted = <Args extends ReadonlyArray<any>, E>(run: (...args: Args) => Effect.Effect<ReadonlyArray<unknown>, E>) =>
+  (...args: Args): Effect.Effect<number> => Effect.map(Effect.orDie(run(...args)), (found) => found.length)
 
 /** Column schemas for what pg returns: timestamps as Date objects, bigint counts as text or number. */
 export const Timestamp = Schema.DateFromSelf

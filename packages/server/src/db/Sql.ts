@@ -3,11 +3,12 @@ import { vector } from "@electric-sql/pglite-pgvector"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, Schema, String as Str } from "effect"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Settings } from "../Config"
+import { row } from "./Rows"
 
 /** What kind of database this process runs on; reported by /api/health. */
 export interface DatabaseInfo {
@@ -62,6 +63,8 @@ const embedded = (dataDir: string) =>
 const postgres = (url: Redacted.Redacted) =>
   PgClient.layer({ url, maxConnections: 10, idleTimeout: Duration.seconds(30), ...names })
 
+const ServerVersion = Schema.Struct({ serverVersion: Schema.String })
+
 const detect = (kind: DatabaseInfo["kind"]) =>
   Layer.effect(
     Database,
@@ -72,9 +75,9 @@ const detect = (kind: DatabaseInfo["kind"]) =>
         Effect.as(true),
         Effect.catchAll(() => Effect.succeed(false))
       )
-      const [row] = yield* sql<{ serverVersion: string }>`SHOW server_version`
-      return { kind, vector: vectorReady, serverVersion: row?.serverVersion ?? "unknown" }
-    }).pipe(Effect.orDie)
+      const version = yield* row("db.serverVersion", ServerVersion, () => sql`SHOW server_version`)()
+      return { kind, vector: vectorReady, serverVersion: version?.serverVersion ?? "unknown" }
+    })
   )
 
 /** SqlClient, PgClient and Database, on PostgreSQL when a URL is configured, else embedded PGlite. */

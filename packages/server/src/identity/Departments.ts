@@ -38,7 +38,7 @@ export class Departments extends Effect.Service<Departments>()("lore/Departments
             if (yield* repo.departmentByName(actor.organizationId, name)) {
               return yield* new DepartmentExists({ detail: `A department named ${name} exists already` })
             }
-            const id = yield* repo.insertDepartment(actor.organizationId, name)
+            const { id } = yield* repo.insertDepartment(actor.organizationId, name)
             yield* generation.bump(actor.organizationId)
             yield* audit.record(actor, { action: "department.create", resourceType: "department", resourceId: id, details: { name } })
             return (yield* repo.department(actor.organizationId, id))!

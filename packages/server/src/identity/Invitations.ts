@@ -132,7 +132,7 @@ export class Invitations extends Effect.Service<Invitations>()("lore/Invitations
             if (yield* repo.userByEmail(row.organizationId, row.email)) {
               return yield* new UserExists({ detail: `${row.email} is already a user` })
             }
-            const userId = yield* repo.insertUser({
+            const { id: userId } = yield* repo.insertUser({
               organizationId: row.organizationId,
               departmentId: row.departmentId,
               email: row.email,

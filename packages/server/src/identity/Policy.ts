@@ -11,6 +11,8 @@ import { ClearanceAboveOwn, SelfAdministration } from "./Errors"
  *   administrator must (a compromised admin token cannot quietly widen itself; every widening has a witness).
  *   A name is one's own to change.
  * - Nobody hands out a clearance above their own, by update or by invitation.
+ * - Managing a department belongs to membership of it: a move ends the management of the department left
+ *   (see `managementEndedByMove`).
  */
 export const userChange = (actor: Principal, targetUserId: string, patch: { readonly role?: unknown; readonly clearance?: Clearance | undefined; readonly departmentId?: unknown; readonly active?: unknown }) =>
   Effect.gen(function* () {
@@ -30,3 +32,12 @@ export const clearanceGrant = (actor: Principal, clearance: Clearance) =>
   classificationRank[clearanceCeiling[clearance]] > classificationRank[clearanceCeiling[actor.clearance]]
     ? Effect.fail(new ClearanceAboveOwn({ detail: `You cannot grant clearance ${clearance}: your own is ${actor.clearance}` }))
     : Effect.void
+
+/**
+ * The department whose management a change ends: the one a user leaves when moved. Managing a department is
+ * part of belonging to it (its DEPARTMENT_MANAGERS grants give access to its spaces), so a manager moved to
+ * Sales stops managing Engineering at once rather than keeping a foothold there; making them manager of the
+ * new department, or of the old one again, is a separate, audited change.
+ */
+export const managementEndedByMove = (before: { readonly departmentId: string }, patch: { readonly departmentId?: string | undefined }) =>
+  patch.departmentId !== undefined && patch.departmentId !== before.departmentId ? before.departmentId : undefined

@@ -8,7 +8,7 @@ import type { Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { AdminRepo } from "./AdminRepo"
 import { People } from "./People"
-import { userChange } from "./Policy"
+import { managementEndedByMove, userChange } from "./Policy"
 
 export interface UserPatch {
   readonly name?: string | undefined
@@ -40,10 +40,9 @@ export class Users extends Effect.Service<Users>()("lore/Users", {
             yield* userChange(actor, userId, patch)
             if (patch.departmentId !== undefined) yield* people.requireDepartment(actor, patch.departmentId)
             yield* people.keepAnAdministrator(actor, repo.updateUser(userId, patch))
-            const moved = patch.departmentId !== undefined && patch.departmentId !== before.departmentId
-            // Managing a department belongs to membership of it: a move ends it.
-            if (moved) yield* repo.removeManager(before.departmentId, userId)
-            const accessChanged = moved
+            const left = managementEndedByMove(before, patch)
+            if (left) yield* repo.removeManager(left, userId)
+            const accessChanged = left !== undefined
               || (patch.role !== undefined && patch.role !== before.role)
               || (patch.clearance !== undefined && patch.clearance !== before.clearance)
               || (patch.active !== undefined && patch.active !== before.active)

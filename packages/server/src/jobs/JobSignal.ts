@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Duration, Effect, PubSub, Queue, Schedule, Scope, Stream } from "effect"
 import { Database } from "../db/Sql"
+import { JobRepo } from "./JobRepo"
 
 /** The PostgreSQL channel that carries "a job of this kind was enqueued" between server processes. */
 export const JobChannel = "lore_jobs"
@@ -27,7 +27,7 @@ export interface JobSignalService {
  */
 export class JobSignal extends Effect.Service<JobSignal>()("lore/JobSignal", {
   scoped: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const repo = yield* JobRepo
     const database = yield* Database
     const hub = yield* Effect.acquireRelease(PubSub.sliding<string>(1024), PubSub.shutdown)
 
@@ -57,7 +57,7 @@ export class JobSignal extends Effect.Service<JobSignal>()("lore/JobSignal", {
       Effect.forkScoped
     )
     // Start only once LISTEN is in place, so a job enqueued right after start wakes us (bounded: polling remains).
-    yield* sql`SELECT pg_notify(${JobChannel}, ${probePrefix + token})`.pipe(
+    yield* repo.notify(JobChannel, probePrefix + token).pipe(
       Effect.zipRight(Deferred.await(listening).pipe(Effect.timeoutOption(Duration.millis(250)))),
       Effect.repeat({ until: (received) => received._tag === "Some", times: 40 }),
       Effect.tap((received) => (received._tag === "Some" ? Effect.void : Effect.logWarning("job wake-up listener not ready; workers rely on polling"))),
@@ -66,8 +66,9 @@ export class JobSignal extends Effect.Service<JobSignal>()("lore/JobSignal", {
 
     return {
       transport: "postgresql",
-      notify: (kind: string) => sql`SELECT pg_notify(${JobChannel}, ${kind})`.pipe(Effect.asVoid, Effect.orDie),
+      notify: (kind: string) => repo.notify(JobChannel, kind),
       subscribe: PubSub.subscribe(hub)
     } satisfies JobSignalService as JobSignalService
-  })
+  }),
+  dependencies: [JobRepo.Default]
 }) {}

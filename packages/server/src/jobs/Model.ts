@@ -8,43 +8,48 @@ import { Context, Data, Effect, ParseResult, Schema } from "effect"
  *   RUNNING -> DEAD   (retryable failures, or lease expiries, used up max_attempts)
  *   QUEUED | RUNNING -> CANCELLED (an admin or a caller cancelled it; a running handler is interrupted)
  */
-export type JobStatus = "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "DEAD" | "CANCELLED"
-export const JobStatuses: ReadonlyArray<JobStatus> = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "DEAD", "CANCELLED"]
+export const JobStatus = Schema.Literal("QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "DEAD", "CANCELLED")
+export type JobStatus = typeof JobStatus.Type
+export const JobStatuses: ReadonlyArray<JobStatus> = JobStatus.literals
 
-export type AttemptOutcome = "RUNNING" | "SUCCEEDED" | "FAILED" | "LEASE_EXPIRED" | "RELEASED" | "CANCELLED"
+export const AttemptOutcome = Schema.Literal("RUNNING", "SUCCEEDED", "FAILED", "LEASE_EXPIRED", "RELEASED", "CANCELLED")
+export type AttemptOutcome = typeof AttemptOutcome.Type
 
-export interface Job {
-  readonly id: string
-  readonly kind: string
+/** A job as the jobs table holds it. The payload is stored as jsonb and read as text (see JobRepo). */
+export const Job = Schema.Struct({
+  id: Schema.String,
+  kind: Schema.String,
   /** The JSON payload exactly as enqueued (never passed through the column-name transform). */
-  readonly payload: unknown
-  readonly status: JobStatus
-  readonly priority: number
-  readonly runAt: Date
-  readonly attempts: number
-  readonly maxAttempts: number
-  readonly leaseOwner: string | null
-  readonly leaseExpiresAt: Date | null
-  readonly lastErrorCode: string | null
-  readonly lastErrorMessage: string | null
-  readonly dedupeKey: string | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly finishedAt: Date | null
-}
+  payload: Schema.parseJson(),
+  status: JobStatus,
+  priority: Schema.Number,
+  runAt: Schema.DateFromSelf,
+  attempts: Schema.Number,
+  maxAttempts: Schema.Number,
+  leaseOwner: Schema.NullOr(Schema.String),
+  leaseExpiresAt: Schema.NullOr(Schema.DateFromSelf),
+  lastErrorCode: Schema.NullOr(Schema.String),
+  lastErrorMessage: Schema.NullOr(Schema.String),
+  dedupeKey: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  finishedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type Job = typeof Job.Type
 
-export interface JobAttempt {
-  readonly id: string
-  readonly jobId: string
-  readonly attempt: number
-  readonly workerId: string
-  readonly startedAt: Date
-  readonly finishedAt: Date | null
-  readonly outcome: AttemptOutcome
-  readonly errorCode: string | null
-  readonly errorMessage: string | null
-  readonly retryAt: Date | null
-}
+export const JobAttempt = Schema.Struct({
+  id: Schema.String,
+  jobId: Schema.String,
+  attempt: Schema.Number,
+  workerId: Schema.String,
+  startedAt: Schema.DateFromSelf,
+  finishedAt: Schema.NullOr(Schema.DateFromSelf),
+  outcome: AttemptOutcome,
+  errorCode: Schema.NullOr(Schema.String),
+  errorMessage: Schema.NullOr(Schema.String),
+  retryAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export type JobAttempt = typeof JobAttempt.Type
 
 /**
  * Proof of a claim. Every write a worker makes about its job (heartbeat, complete, fail, release) is guarded

@@ -5,9 +5,15 @@ import { Classification } from "../domain/Model"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import { InvalidCursor, PayloadTooLarge } from "../domain/Errors"
 import { authenticated } from "../domain/Security"
-import { CitationNotFound, ClassificationAboveClearance, EmptyFile, NotAContributor, SourceNotFound, UnsupportedMediaType } from "./Errors"
+import { CitationNotFound, ClassificationAboveClearance, DeletionNotAllowed, EmptyFile, NotAContributor, SourceNotFound, UnsupportedMediaType } from "./Errors"
 
 export const SourceStatus = Schema.Literal("PROCESSING", "READY", "ATTENTION").annotations({ identifier: "SourceStatus" })
+
+export const SourceAudience = Schema.Struct({
+  readers: Schema.Int.annotations({ description: "Members of the space whose clearance reaches the document's classification" }),
+  spaceMembers: Schema.Int.annotations({ description: "Active users with at least viewer on the knowledge space" }),
+  summary: Schema.String.annotations({ description: 'In words, e.g. "readable by 1 of 3 members of space general: CONFIDENTIAL needs clearance CONFIDENTIAL or RESTRICTED"' })
+}).annotations({ identifier: "SourceAudience", description: "Who can read the document, answered on upload" })
 
 export const Source = Schema.Struct({
   id: Schema.UUID,
@@ -40,7 +46,8 @@ export const Source = Schema.Struct({
   embeddingModel: Schema.NullOr(Schema.String),
   embeddingDimensions: Schema.NullOr(Schema.Int),
   createdAt: Timestamp,
-  updatedAt: Timestamp
+  updatedAt: Timestamp,
+  audience: Schema.optional(SourceAudience)
 }).annotations({ identifier: "Source" })
 
 export const SourcePage = Schema.Struct({
@@ -134,6 +141,8 @@ export const CitationExcerpt = Schema.Struct({
   startPage: Schema.NullOr(Schema.Int),
   endPage: Schema.NullOr(Schema.Int),
   excerpt: Schema.String,
+  highlightStart: Schema.optional(Schema.Int).annotations({ description: "Offset (UTF-16 code units) in excerpt where the cited passage starts" }),
+  highlightEnd: Schema.optional(Schema.Int).annotations({ description: "Offset in excerpt just after the cited passage (before any truncation mark)" }),
   truncated: Schema.Boolean,
   presentationKind: Schema.Literal("PDF", "DOCUMENT", "HTML", "MARKDOWN", "TEXT").annotations({ identifier: "PresentationKind" })
 }).annotations({ identifier: "CitationExcerpt" })
@@ -171,8 +180,7 @@ export class SourcesApi extends HttpApiGroup.make("sources")
       .setPath(SourcePath)
       .addSuccess(SourceDeletion)
       .addError(SourceNotFound)
-      .addError(NotAContributor)
-      .addError(KnowledgeSpaceNotFound)
+      .addError(DeletionNotAllowed)
       .pipe(authenticated)
   )
   .annotate(OpenApi.Title, "Sources")

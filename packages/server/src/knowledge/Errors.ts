@@ -23,3 +23,7 @@ export class UnsupportedMediaType extends ProblemError<UnsupportedMediaType>()("
 export class EmptyFile extends ProblemError<EmptyFile>()("EmptyFile", {
   status: 422, code: "EMPTY_FILE", description: "The file is empty: there is nothing to index"
 }) {}
+
+export class DeletionNotAllowed extends ProblemError<DeletionNotAllowed>()("DeletionNotAllowed", {
+  status: 403, code: "DELETION_NOT_ALLOWED", description: "Only the document's uploader (while a contributor of its space) or a curator or manager of the space may delete it"
+}) {}

@@ -6,8 +6,9 @@ import { JobFailure } from "../jobs/Model"
 import { IngestSource, PurgeSource } from "./Jobs"
 import { classificationRank } from "../domain/Model"
 import { type Chunk, chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
-import { type IndexedChunk, SearchIndex } from "./SearchIndex"
+import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
 import { SourcesRepo } from "./SourcesRepo"
+import { serveCurrentVersion } from "./Versions"
 
 /**
  * Ingestion: parse -> heading- and page-aware chunks -> full-text index -> embeddings (when a model is
@@ -32,7 +33,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* SourcesRepo
-    const index = yield* SearchIndex
+    const index = yield* SearchIndexRepo
     const embeddings = yield* EmbeddingModel
     const source = yield* repo.load(sourceId)
     if (!source || source.deletedAt !== null || source.status === "READY") return
@@ -86,12 +87,8 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
           chunkCount: chunks.length,
           embedding: Option.getOrNull(model)
         })
-        // Search serves the newest ready version of each asset; older ones step back.
-        const serving = yield* repo.newestReadyVersion(source.knowledgeAssetId)
-        for (const other of yield* repo.otherVersions(source.knowledgeAssetId, serving ?? sourceId)) {
-          yield* index.makeUnsearchable(other, source.organizationId)
-        }
-        if (serving) yield* index.makeSearchable(serving, source.organizationId)
+        // The newest ready version becomes current and the one search serves; older ones step back.
+        yield* serveCurrentVersion(repo, index, source.knowledgeAssetId, source.organizationId)
       })
     ).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message))))
     yield* Effect.logInfo("source ingested").pipe(

@@ -3,7 +3,8 @@ import { ResourceResolvers } from "../access/Resources"
 import { EmbeddingModel } from "../ai/EmbeddingModel"
 import { IngestionLive } from "./Ingestion"
 import { KnowledgeSearch } from "./Search"
-import { SearchIndex } from "./SearchIndex"
+import { CatalogRepo } from "./CatalogRepo"
+import { SearchIndexRepo } from "./SearchIndexRepo"
 import { Sources } from "./Sources"
 import { SourcesRepo } from "./SourcesRepo"
 
@@ -21,5 +22,5 @@ const SourceResolversLive = Layer.effectDiscard(
 export const KnowledgeLive = Layer.mergeAll(SourceResolversLive, IngestionLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default)),
   // Job handlers run with the services they were registered with.
-  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndex.Default, EmbeddingModel.Default))
+  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, EmbeddingModel.Default))
 )

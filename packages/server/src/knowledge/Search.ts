@@ -1,13 +1,13 @@
-import { type Statement, SqlClient } from "@effect/sql"
 import { Effect, FiberRef, Option } from "effect"
 import { EmbeddingModel } from "../ai/EmbeddingModel"
-import { AccessEvaluator } from "../access/Evaluator"
+import { AccessEvaluator, type ReadScope } from "../access/Evaluator"
 import { type Classification, classificationRank } from "../domain/Model"
 import { CitationNotFound } from "./Errors"
 import { CurrentRequestId } from "../domain/RequestId"
 import type { Principal } from "../domain/Principal"
-import { type ChunkDetail, SearchIndex } from "./SearchIndex"
-import { SourcesRepo } from "./SourcesRepo"
+import { CatalogRepo } from "./CatalogRepo"
+import { type ChunkDetail, type KnowledgeFilters, type SearchAccess, SearchIndexRepo } from "./SearchIndexRepo"
+import { type AccessPredicate, SourcesRepo } from "./SourcesRepo"
 
 export interface SearchInput {
   readonly q: string
@@ -20,6 +20,8 @@ export interface SearchInput {
 const RRF_K = 60
 const CANDIDATES = 50
 const EXCERPT_CHARS = 1600
+/** Between the passage before, the cited one and the one after, in an excerpt. */
+const PART_SEPARATOR = "\n\n"
 
 const stopwords = new Set("a an and are as at be by for from has have how i in is it of on or that the this to was what when where which who why will with".split(" "))
 
@@ -44,28 +46,33 @@ const presentationKind = (mediaType: string) =>
 /** Search, catalog and citations: every query carries the caller's access predicate inside its SQL. */
 export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/KnowledgeSearch", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const index = yield* SearchIndex
+    const index = yield* SearchIndexRepo
+    const catalogRepo = yield* CatalogRepo
     const sources = yield* SourcesRepo
     const evaluator = yield* AccessEvaluator
     const embeddings = yield* EmbeddingModel
 
-    const filtersOn = (alias: string, input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }): Statement.Fragment => {
-      const a = sql(alias)
-      return sql`
-        ${input.knowledgeSpaceId ? sql`AND ${a}.knowledge_space_id = ${input.knowledgeSpaceId}` : sql``}
-        ${input.classification ? sql`AND ${a}.classification_rank = ${classificationRank[input.classification]}` : sql``}`
-    }
+    const filtersOf = (input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }): KnowledgeFilters => ({
+      knowledgeSpaceId: input.knowledgeSpaceId,
+      classificationRank: input.classification === undefined ? undefined : classificationRank[input.classification]
+    })
+
+    /** The caller's access predicates, as closures the repositories apply to their own aliases. */
+    const visible = (scope: ReadScope): AccessPredicate => (alias) => evaluator.visibleTo(scope, alias)
+    const accessOf = (scope: ReadScope): SearchAccess => ({
+      partitions: (alias) => evaluator.grantAndClearance(scope, alias),
+      visible: visible(scope)
+    })
 
     /**
      * The best chunks by BM25, checking the full access predicate on a capped candidate list first; only
      * when that leaves fewer than `limit` (source ACLs removed some) is the whole list ranked.
      */
-    const lexicalRanking = (organizationId: string, query: string, postingsVisible: Statement.Fragment, visible: Statement.Fragment, filters: Statement.Fragment, limit: number) => {
+    const lexicalRanking = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number) => {
       const cap = Math.max(limit * 5, CANDIDATES)
-      return Effect.flatMap(index.lexical(organizationId, query, postingsVisible, visible, filters, limit, cap), (first) =>
+      return Effect.flatMap(index.lexical(organizationId, query, access, filters, limit, cap), (first) =>
         first.ranked.length < limit && first.candidates >= cap
-          ? Effect.map(index.lexical(organizationId, query, postingsVisible, visible, filters, limit, null), (all) => all.ranked)
+          ? Effect.map(index.lexical(organizationId, query, access, filters, limit, null), (all) => all.ranked)
           : Effect.succeed(first.ranked)
       )
     }
@@ -74,16 +81,15 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
       Effect.gen(function* () {
         const requestId = yield* FiberRef.get(CurrentRequestId)
         const limit = input.limit ?? 10
-        const scope = yield* evaluator.readScope(caller)
-        const visible = evaluator.visibleTo(scope, "c")
-        const filters = filtersOn("c", input)
+        const access = accessOf(yield* evaluator.readScope(caller))
+        const filters = filtersOf(input)
         const hybrid = Option.isSome(embeddings.info)
         const [lexical, nearest] = yield* Effect.all(
           [
-            lexicalRanking(caller.organizationId, input.q, sql`${evaluator.grantAndClearance(scope, "p")} ${filtersOn("p", input)}`, visible, filters, hybrid ? CANDIDATES : limit),
+            lexicalRanking(caller.organizationId, input.q, access, filters, hybrid ? CANDIDATES : limit),
             hybrid
               ? embeddings.embed([input.q], "query").pipe(
-                Effect.flatMap(([query]) => index.nearest(caller.organizationId, query!, visible, filters, CANDIDATES)),
+                Effect.flatMap(([query]) => index.nearest(caller.organizationId, query!, access.visible, filters, CANDIDATES)),
                 // A provider outage degrades search to lexical rather than failing it.
                 Effect.catchAll((error) => Effect.as(Effect.logWarning("query embedding failed; lexical only", error), null))
               )
@@ -100,7 +106,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
           fused.set(hit.id, { ...entry, score: entry.score + 1 / (RRF_K + i + 1), vectorRank: i + 1 })
         })
         const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, limit)
-        const details = new Map((yield* index.details(caller.organizationId, ranked.map(([id]) => id), visible)).map((d) => [d.id, d]))
+        const details = new Map((yield* index.details(caller.organizationId, ranked.map(([id]) => id), access.visible)).map((d) => [d.id, d]))
         yield* Effect.logInfo("knowledge search").pipe(
           Effect.annotateLogs({ requestId, mode, lexical: lexical.length, vector: vector.length, returned: ranked.length })
         )
@@ -134,26 +140,12 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     })
 
     const catalog = (caller: Principal, input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }) =>
-      Effect.gen(function* () {
-        const scope = yield* evaluator.readScope(caller)
-        return yield* sql<{
-          knowledgeAssetId: string; knowledgeVersionId: string; versionNumber: number; knowledgeSpaceId: string; title: string
-          language: string; classification: Classification; contentDigest: string; mediaType: string; updatedAt: Date
-        }>`
-          SELECT * FROM (
-            SELECT DISTINCT ON (s.knowledge_asset_id) s.knowledge_asset_id, s.id AS knowledge_version_id, s.version_number,
-              s.knowledge_space_id, s.title, s.language, s.classification, s.content_digest, s.media_type, s.updated_at
-            FROM sources s
-            WHERE s.organization_id = ${caller.organizationId} AND s.deleted_at IS NULL AND s.status = 'READY'
-              AND ${evaluator.visibleTo(scope, "s")} ${filtersOn("s", input)}
-            ORDER BY s.knowledge_asset_id, s.version_number DESC
-          ) latest ORDER BY lower(title), knowledge_asset_id`.pipe(Effect.orDie)
-      })
+      Effect.flatMap(evaluator.readScope(caller), (scope) => catalogRepo.entries(caller.organizationId, visible(scope), filtersOf(input)))
 
     const citation = (caller: Principal, citationId: string) =>
       Effect.gen(function* () {
         const scope = yield* evaluator.readScope(caller)
-        const [chunk] = yield* index.details(caller.organizationId, [citationId], evaluator.visibleTo(scope, "c"))
+        const [chunk] = yield* index.details(caller.organizationId, [citationId], visible(scope))
         if (!chunk) return yield* new CitationNotFound({ detail: "No citation with this id that you may see" })
         return chunk
       })
@@ -167,14 +159,19 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const context = Math.max(0, Math.floor((EXCERPT_CHARS - chunk.content.length) / 2))
         const lead = before.length > context ? "…" + before.slice(before.length - context) : before
         const tail = after.length > context ? after.slice(0, context) + "…" : after
-        const passage = chunk.content.length > EXCERPT_CHARS ? chunk.content.slice(0, EXCERPT_CHARS) + "…" : chunk.content
+        const cited = chunk.content.slice(0, EXCERPT_CHARS)
+        const passage = chunk.content.length > EXCERPT_CHARS ? cited + "…" : cited
+        // Where the cited passage sits in the excerpt (context before it, then the passage), so a reader can mark it.
+        const highlightStart = lead.length > 0 ? lead.length + PART_SEPARATOR.length : 0
         return {
           citationId,
           title: chunk.title,
           heading: chunk.heading,
           startPage: chunk.startPage,
           endPage: chunk.endPage,
-          excerpt: [lead, passage, tail].filter((part) => part.length > 0).join("\n\n"),
+          excerpt: [lead, passage, tail].filter((part) => part.length > 0).join(PART_SEPARATOR),
+          highlightStart,
+          highlightEnd: highlightStart + cited.length,
           truncated: lead.startsWith("…") || tail.endsWith("…") || passage.endsWith("…"),
           presentationKind: presentationKind(chunk.mediaType)
         }
@@ -191,5 +188,5 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
 
     return { search, catalog, excerpt, citationContent }
   }),
-  dependencies: [SearchIndex.Default, SourcesRepo.Default, AccessEvaluator.Default, EmbeddingModel.Default]
+  dependencies: [SearchIndexRepo.Default, CatalogRepo.Default, SourcesRepo.Default, AccessEvaluator.Default, EmbeddingModel.Default]
 }) {}

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import { readFile } from "node:fs/promises"
 import { AccessEvaluator } from "../access/Evaluator"
-import { type Classification, classificationRank, clearanceCeiling } from "../domain/Model"
+import { type Classification, classificationRank, clearanceCeiling, type SpaceRelation } from "../domain/Model"
 import { transactional } from "../db/Sql"
 import { PayloadTooLarge } from "../domain/Errors"
 import { decodeCursor, page } from "../db/Cursor"
@@ -15,8 +15,10 @@ import { Audit } from "../platform/Audit"
 import { Settings } from "../Config"
 import { IngestSource, PurgeSource } from "./Jobs"
 import { detectMediaType } from "./parsing"
-import { SearchIndex } from "./SearchIndex"
-import { type SourceFilter, type SourceRow, SourcesRepo } from "./SourcesRepo"
+import { mayDelete, sourceDeletion } from "./Policy"
+import { SearchIndexRepo } from "./SearchIndexRepo"
+import { type AccessPredicate, type SourceFilter, type SourceRow, SourcesRepo } from "./SourcesRepo"
+import { serveCurrentVersion } from "./Versions"
 
 export interface UploadedFile {
   readonly path: string
@@ -35,17 +37,29 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
     const sql = yield* SqlClient.SqlClient
     const transaction = transactional(sql)
     const repo = yield* SourcesRepo
-    const index = yield* SearchIndex
+    const index = yield* SearchIndexRepo
     const evaluator = yield* AccessEvaluator
     const queue = yield* JobQueue
     const audit = yield* Audit
     const settings = yield* Settings
 
-    const visibleTo = (caller: Principal) => Effect.map(evaluator.readScope(caller), (scope) => evaluator.visibleTo(scope, "s"))
-    const contributorSpaces = (caller: Principal) =>
-      Effect.map(evaluator.spacesWith(caller, "contributor"), (spaces) => new Set(spaces.map((space) => space.id)))
+    /** The access predicate of the caller, by closure, for the repository to apply to the aliases it needs. */
+    const visibleTo = (caller: Principal) =>
+      Effect.map(evaluator.readScope(caller), (scope): AccessPredicate => (alias) => evaluator.visibleTo(scope, alias))
 
-    const describe = (row: SourceRow, contributorOf: ReadonlySet<string>) => ({
+    /** The caller's strongest relation on each space they see (viewer for every visible one not listed). */
+    const relations = (caller: Principal) =>
+      Effect.map(
+        Effect.all([evaluator.spacesWith(caller, "contributor"), evaluator.spacesWith(caller, "curator")], { concurrency: 1 }),
+        ([contributing, curating]) => {
+          const curator = new Set(curating.map((space) => space.id))
+          const contributor = new Set(contributing.map((space) => space.id))
+          return (knowledgeSpaceId: string): SpaceRelation =>
+            curator.has(knowledgeSpaceId) ? "curator" : contributor.has(knowledgeSpaceId) ? "contributor" : "viewer"
+        }
+      )
+
+    const describe = (row: SourceRow, caller: Principal, relationOn: (spaceId: string) => SpaceRelation) => ({
       id: row.id,
       title: row.title,
       sourceSystem: row.sourceSystem,
@@ -68,7 +82,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
       uploadedByName: row.uploadedByName,
       publicationComplete: row.status === "READY",
       contentAvailable: row.deletedAt === null,
-      deletionAllowed: contributorOf.has(row.knowledgeSpaceId),
+      deletionAllowed: mayDelete({ callerId: caller.userId, uploadedBy: row.uploadedBy, relation: relationOn(row.knowledgeSpaceId) }),
       pageCount: row.pageCount,
       chunkCount: row.chunkCount,
       embeddingProfileKey: row.embeddingProfileKey,
@@ -79,19 +93,27 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
       updatedAt: row.updatedAt
     })
 
-    const get = (caller: Principal, sourceId: string) =>
+    const visibleSource = (caller: Principal, sourceId: string) =>
       Effect.gen(function* () {
         const row = yield* repo.byId(caller.organizationId, sourceId, yield* visibleTo(caller))
         if (!row) return yield* sourceNotFound
-        return describe(row, yield* contributorSpaces(caller))
+        return row
+      })
+
+    const get = (caller: Principal, sourceId: string) =>
+      Effect.gen(function* () {
+        const row = yield* visibleSource(caller, sourceId)
+        return describe(row, caller, yield* relations(caller))
       })
 
     /** The spaces the caller may write to, or why not: 404 when they cannot even see it. */
     const requireContributor = (caller: Principal, knowledgeSpaceId: string) =>
       Effect.gen(function* () {
-        if ((yield* contributorSpaces(caller)).has(knowledgeSpaceId)) return
+        const writable = yield* evaluator.spacesWith(caller, "contributor")
+        const space = writable.find((s) => s.id === knowledgeSpaceId)
+        if (space) return space
         const viewable = yield* evaluator.spacesWith(caller, "viewer")
-        if (viewable.some((space) => space.id === knowledgeSpaceId)) {
+        if (viewable.some((s) => s.id === knowledgeSpaceId)) {
           return yield* new NotAContributor({ detail: "You may read this knowledge space but not add to it" })
         }
         return yield* new KnowledgeSpaceNotFound({ detail: "No knowledge space with this id that you may see" })
@@ -99,13 +121,13 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
 
     const upload = (caller: Principal, input: { knowledgeSpaceId: string; classification: Classification; title?: string | undefined }, file: UploadedFile) =>
       Effect.gen(function* () {
-        yield* requireContributor(caller, input.knowledgeSpaceId)
+        const space = yield* requireContributor(caller, input.knowledgeSpaceId)
         if (classificationRank[input.classification] > classificationRank[clearanceCeiling[caller.clearance]]) {
           return yield* new ClassificationAboveClearance({
             detail: `You cannot classify content ${input.classification}: your clearance reaches ${clearanceCeiling[caller.clearance]}`
           })
         }
-        const bytes = new Uint8Array(yield* Effect.orDie(Effect.promise(() => readFile(file.path))))
+        const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
         if (bytes.byteLength > settings.maxUploadBytes) {
           return yield* new PayloadTooLarge({ detail: `Uploads are limited to ${settings.maxUploadBytes} bytes` })
         }
@@ -114,17 +136,17 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
         if (detected._tag === "Unsupported") return yield* new UnsupportedMediaType({ detail: detected.detail })
         const digest = createHash("sha256").update(bytes).digest("hex")
         const title = input.title ?? titleFromFileName(file.name)
+        const visible = yield* visibleTo(caller)
 
         const sourceId = yield* transaction(
           Effect.gen(function* () {
-            let existing = yield* repo.assetForUpdate(input.knowledgeSpaceId, title)
-            let assetId = existing?.id ?? (yield* repo.insertAsset(caller.organizationId, input.knowledgeSpaceId, title))
-            if (!assetId) {
-              // A concurrent upload of the same title created the asset first (and has committed): add to it.
-              existing = yield* repo.assetForUpdate(input.knowledgeSpaceId, title)
-              if (!existing) return yield* Effect.dieMessage(`knowledge asset "${title}" neither inserted nor found`)
-              assetId = existing.id
-            }
+            // Uploads of one title wait for each other, so concurrent first uploads make one asset, not two.
+            yield* repo.lockTitle(input.knowledgeSpaceId, title)
+            yield* repo.lockAssetsTitled(input.knowledgeSpaceId, title)
+            // A new version only of an asset whose current version the uploader may read: an asset they cannot
+            // see is neither revealed nor superseded by their upload, which starts an asset of its own.
+            const existing = yield* repo.readableAssetTitled(input.knowledgeSpaceId, title, caller.userId, visible)
+            const assetId = existing?.id ?? (yield* repo.insertAsset(caller.organizationId, input.knowledgeSpaceId, title))
             if (existing) {
               const latest = yield* repo.latestVersion(assetId)
               // The same bytes again (same classification) are the same version: nothing to add. If that version
@@ -151,6 +173,8 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
               contentDigest: digest,
               uploadedBy: caller.userId
             })
+            // A first version is current at once (nothing is READY yet); a later one when it becomes READY.
+            yield* repo.refreshCurrentVersion(assetId)
             yield* queue.enqueue(IngestSource.kind, { sourceId: id }, { dedupeKey: `ingest:${id}`, maxAttempts: 5 })
             yield* audit.record(caller, {
               action: "source.upload",
@@ -161,7 +185,8 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
             return id
           })
         )
-        return yield* get(caller, sourceId)
+        const source = yield* get(caller, sourceId)
+        return { ...source, audience: yield* evaluator.audience(caller.organizationId, space, source.classification) }
       })
 
     const list = (caller: Principal, filter: SourceFilter & { cursor?: string | undefined; pageSize?: number | undefined }) =>
@@ -169,16 +194,16 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
         const pageSize = filter.pageSize ?? 25
         const after = yield* decodeCursor(filter.cursor)
         const visible = yield* visibleTo(caller)
-        const [rows, counts, contributorOf] = yield* Effect.all([
+        const [rows, counts, relationOn] = yield* Effect.all([
           repo.page(caller.organizationId, visible, filter, after, pageSize + 1),
           repo.counts(caller.organizationId, visible, filter),
-          contributorSpaces(caller)
+          relations(caller)
         ])
         const { items, nextCursor } = page(rows, pageSize, (row) => ({ at: row.cursorAt, id: row.id }))
         const count = (status: string) => counts.find((c) => c.status === status)?.count ?? 0
         const statusCounts = { processing: count("PROCESSING"), ready: count("READY"), attention: count("ATTENTION") }
         return {
-          items: items.map((row) => describe(row, contributorOf)),
+          items: items.map((row) => describe(row, caller, relationOn)),
           nextCursor,
           pageSize,
           total: filter.status ? count(filter.status) : counts.reduce((sum, c) => sum + c.count, 0),
@@ -188,8 +213,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
 
     const content = (caller: Principal, sourceId: string) =>
       Effect.gen(function* () {
-        const row = yield* repo.byId(caller.organizationId, sourceId, yield* visibleTo(caller))
-        if (!row) return yield* sourceNotFound
+        const row = yield* visibleSource(caller, sourceId)
         const bytes = yield* repo.blob(row.contentDigest)
         if (!bytes) return yield* sourceNotFound
         return { row, bytes }
@@ -198,18 +222,16 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
     /** Deletion hides the source from every read path at once; a job purges what it leaves behind. */
     const remove = (caller: Principal, sourceId: string) =>
       Effect.gen(function* () {
-        const row = yield* repo.byId(caller.organizationId, sourceId, yield* visibleTo(caller))
-        if (!row) return yield* sourceNotFound
-        yield* requireContributor(caller, row.knowledgeSpaceId)
+        const row = yield* visibleSource(caller, sourceId)
+        const relationOn = yield* relations(caller)
+        yield* sourceDeletion({ callerId: caller.userId, uploadedBy: row.uploadedBy, relation: relationOn(row.knowledgeSpaceId) })
         yield* transaction(
           Effect.gen(function* () {
             // Serializes version switching with ingestions of the same asset (see SourcesRepo.lockAsset).
             yield* repo.lockAsset(row.knowledgeAssetId)
             yield* repo.markDeleted(sourceId)
-            yield* index.makeUnsearchable(sourceId, caller.organizationId)
-            // If the deleted version was the one served, the newest remaining ready version takes over.
-            const fallback = yield* repo.newestReadyVersion(row.knowledgeAssetId)
-            if (fallback) yield* index.makeSearchable(fallback, caller.organizationId)
+            // If the deleted version was current, the one the rule picks now takes over (in search too).
+            yield* serveCurrentVersion(repo, index, row.knowledgeAssetId, caller.organizationId)
             yield* repo.retireAssetIfEmpty(row.knowledgeAssetId)
             yield* queue.enqueue(PurgeSource.kind, { sourceId }, { dedupeKey: `purge:${sourceId}` })
             yield* audit.record(caller, { action: "source.delete", resourceType: "source", resourceId: sourceId, details: { title: row.title } })
@@ -225,29 +247,31 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
         }
       })
 
-    /** The explanation's view of a source or knowledge asset (newest live version). */
+    /**
+     * The explanation's view of a source or knowledge asset, by the rule of SourcesRepo.seenVersion: an asset
+     * is judged by its current version; a version by its own classification and its asset's current one,
+     * whichever is higher (both are in the same space; uploads carry no source ACL).
+     */
     const resolveForAccess = (type: "SOURCE" | "KNOWLEDGE_ASSET") => (organizationId: string, id: string) =>
       Effect.gen(function* () {
-        const row = type === "SOURCE"
-          ? yield* repo.load(id)
-          : yield* Effect.gen(function* () {
-            // The version the catalog and search serve: the newest READY one, else the newest at all.
-            const versionId = (yield* repo.newestReadyVersion(id)) ?? (yield* repo.latestVersion(id))?.id
-            return versionId ? yield* repo.load(versionId) : undefined
-          })
-        if (!row || row.organizationId !== organizationId || row.deletedAt !== null) return undefined
+        const version = type === "SOURCE" ? yield* repo.load(id) : undefined
+        if (type === "SOURCE" && !version) return undefined
+        const current = yield* repo.currentOf(version?.knowledgeAssetId ?? id)
+        const row = version ?? current
+        if (!row || !current || row.organizationId !== organizationId || row.deletedAt !== null) return undefined
+        const governing = classificationRank[current.classification] > classificationRank[row.classification] ? current : row
         return {
           id,
           type,
           label: row.title,
           contextLabel: row.knowledgeSpaceName,
           knowledgeSpaceId: row.knowledgeSpaceId,
-          classification: row.classification,
+          classification: governing.classification,
           aclKeys: null
         }
       })
 
     return { upload, list, get, content, remove, resolveForAccess }
   }),
-  dependencies: [SourcesRepo.Default, SearchIndex.Default, AccessEvaluator.Default, Audit.Default]
+  dependencies: [SourcesRepo.Default, SearchIndexRepo.Default, AccessEvaluator.Default, Audit.Default]
 }) {}

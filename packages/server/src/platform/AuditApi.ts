@@ -11,6 +11,9 @@ export const AuditEvent = Schema.Struct({
   action: Schema.String,
   resourceType: Schema.String,
   resourceId: Schema.NullOr(Schema.String),
+  resourceLabel: Schema.NullOr(Schema.String).annotations({
+    description: "The resource's label (a document's title, a user's email) when the reader may see that resource; null when they may not, or it is gone"
+  }),
   requestId: Schema.NullOr(Schema.String),
   details: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   occurredAt: Timestamp

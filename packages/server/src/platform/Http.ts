@@ -5,8 +5,8 @@ import { Database } from "../db/Sql"
 import { Migrated } from "../db/Migrations"
 import { LoreApi } from "../http/Api"
 import { LORE_VERSION } from "./Version"
-import { CurrentUser } from "../domain/Principal"
-import { Audit } from "./Audit"
+import { asCaller } from "../domain/Principal"
+import { AuditTrail } from "./Audit"
 
 export const PlatformHttp = HttpApiBuilder.group(LoreApi, "platform", (handlers) =>
   Effect.gen(function* () {
@@ -32,7 +32,7 @@ export const PlatformHttp = HttpApiBuilder.group(LoreApi, "platform", (handlers)
 )
 
 export const AuditHttp = HttpApiBuilder.group(LoreApi, "adminAudit", (handlers) =>
-  Effect.map(Audit, (audit) =>
-    handlers.handle("listAuditEvents", ({ urlParams }) => Effect.flatMap(CurrentUser, (me) => audit.list(me.organizationId, urlParams)))
+  Effect.map(AuditTrail, (trail) =>
+    handlers.handle("listAuditEvents", ({ urlParams }) => asCaller((me) => trail.list(me, urlParams)))
   )
 )

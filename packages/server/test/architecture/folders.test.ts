@@ -74,6 +74,11 @@ describe("folder dependencies of the server", () => {
     expect(offending.map((edge) => `${edge.file} -> ${edge.target}`)).toEqual([])
   })
 
+  it("no area reads another area's repository: it asks that area's services", () => {
+    const offending = edges.filter((edge) => /Repo$/.test(edge.target.split("/").pop()!))
+    expect(offending.map((edge) => `${edge.file} -> ${edge.target}`)).toEqual([])
+  })
+
   it("has no cycle between folders", () => {
     const found = cycles(edges.filter((edge) => !isHandlerReadingApi(edge)))
     const explain = found.map((cycle) =>

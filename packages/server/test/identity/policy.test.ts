@@ -48,9 +48,13 @@ describe("people policy", () => {
     expect(invite.body.code).toBe("CLEARANCE_ABOVE_OWN")
   })
 
-  it("a department move ends the user's manager status in the old department", async () => {
+  it("a department move ends the user's manager status in the old department, and the access it gave", async () => {
     const boss = await createUser(admin, server.url, { email: "boss@example.com", departmentId: general, role: "MANAGER" })
     expect((await admin("POST", `/api/admin/departments/${general}/managers`, { userId: boss.id })).status).toBe(200)
+    const managersOnly = (await admin("POST", "/api/admin/knowledge-spaces", { key: "general-managers", name: "General managers" })).body.id
+    await admin("POST", `/api/admin/knowledge-spaces/${managersOnly}/grants`, { relation: "viewer", kind: "DEPARTMENT_MANAGERS", subjectId: general })
+    const sees = async () => (await boss.call("GET", "/api/knowledge-spaces/visible")).body.map((s: { id: string }) => s.id)
+    expect(await sees()).toContain(managersOnly)
     const before = (await admin("GET", "/api/admin/departments")).body.find((d: { id: string }) => d.id === general)
     expect(before.managerUserIds).toContain(boss.id)
     const generation = async () => (await admin("GET", "/api/admin/roles")).body.policyVersion
@@ -59,5 +63,6 @@ describe("people policy", () => {
     const after = (await admin("GET", "/api/admin/departments")).body.find((d: { id: string }) => d.id === general)
     expect(after.managerUserIds).not.toContain(boss.id)
     expect(await generation()).not.toBe(was)
+    expect(await sees()).not.toContain(managersOnly)
   })
 })

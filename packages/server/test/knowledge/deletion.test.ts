@@ -37,6 +37,8 @@ describe("source deletion", { timeout: 120_000 }, () => {
     const { actual, stored } = await indexStatistics(server)
     expect(stored.corpus).toEqual(actual.corpus)
     expect(stored.terms).toEqual(actual.terms)
+    expect(stored.partitions).toEqual(actual.partitions)
+    expect(stored.postings).toEqual(actual.postings)
   }
 
   beforeAll(async () => {
@@ -145,7 +147,52 @@ describe("source deletion", { timeout: 120_000 }, () => {
     const viewer = await userClient(admin.call, server.url, { email: "viewer@example.com", departmentId: department, clearance: "RESTRICTED" })
     expectProblemReply(await viewer.call("DELETE", `/api/sources/${source.id}`), 404, "SOURCE_NOT_FOUND")
     await admin.call("POST", `/api/admin/knowledge-spaces/${space}/grants`, { relation: "viewer", kind: "USER", subjectId: viewer.id })
-    expectProblemReply(await viewer.call("DELETE", `/api/sources/${source.id}`), 403, "NOT_A_CONTRIBUTOR")
+    expectProblemReply(await viewer.call("DELETE", `/api/sources/${source.id}`), 403, "DELETION_NOT_ALLOWED")
+    expect((await viewer.call("GET", `/api/sources/${source.id}`)).body.deletionAllowed).toBe(false)
     expect((await search(viewer, "guarded puffins")).map((e) => e.knowledgeAssetVersionId)).toEqual([source.id])
+  })
+
+  it("a contributor deletes what they uploaded, not what colleagues did; a curator deletes any; an uploader no longer contributor none", async () => {
+    const department = (await admin.call("POST", "/api/admin/departments", { name: "Writers" })).body.id
+    const grant = (relation: string, subjectId: string) =>
+      admin.call("POST", `/api/admin/knowledge-spaces/${space}/grants`, { relation, kind: "USER", subjectId })
+    const revoke = (relation: string, subjectId: string) =>
+      admin.call("DELETE", `/api/admin/knowledge-spaces/${space}/grants?relation=${relation}&kind=USER&subjectId=${subjectId}`)
+    const [ann, bob, cat] = await Promise.all(["ann", "bob", "cat"].map((name) =>
+      userClient(admin.call, server.url, { email: `${name}@example.com`, departmentId: department, clearance: "CONFIDENTIAL" })))
+    for (const user of [ann!, bob!]) expect((await grant("contributor", user.id)).status).toBe(204)
+    expect((await grant("curator", cat!.id)).status).toBe(204)
+    const note = (who: string, n: number) => ({ spaceId: space, name: `${who}-note-${n}.txt`, type: "text/plain", bytes: `Note ${n} of ${who} about walruses. ${filler("walruses", 2)}`, classification: "INTERNAL" })
+    const annFirst = await ingested(ann!, note("ann", 1))
+    const annSecond = await ingested(ann!, note("ann", 2))
+    const bobs = await ingested(bob!, note("bob", 1))
+
+    // What each one is told matches what they may do.
+    expect((await ann!.call("GET", `/api/sources/${annFirst.id}`)).body.deletionAllowed).toBe(true)
+    expect((await ann!.call("GET", `/api/sources/${bobs.id}`)).body.deletionAllowed).toBe(false)
+    expect((await cat!.call("GET", `/api/sources/${bobs.id}`)).body.deletionAllowed).toBe(true)
+    const listedByBob = (await listAll(bob!, { knowledgeSpaceId: space })).items
+    expect(listedByBob.find((s) => s.id === bobs.id)?.deletionAllowed).toBe(true)
+    expect(listedByBob.find((s) => s.id === annFirst.id)?.deletionAllowed).toBe(false)
+
+    // A contributor may not delete a colleague's document, however well they can read it.
+    const refused = await bob!.call("DELETE", `/api/sources/${annFirst.id}`)
+    expectProblemReply(refused, 403, "DELETION_NOT_ALLOWED")
+    expect(refused.body.detail).toMatch(/uploader|curator/)
+    expect((await ann!.call("GET", `/api/sources/${annFirst.id}`)).status).toBe(200)
+    // Their own, yes.
+    expect((await ann!.call("DELETE", `/api/sources/${annFirst.id}`)).status).toBe(200)
+    // A curator deletes anyone's.
+    expect((await cat!.call("DELETE", `/api/sources/${bobs.id}`)).status).toBe(200)
+    // An uploader who is no longer a contributor (only a viewer) deletes nothing, not even their own.
+    expect((await revoke("contributor", ann!.id)).status).toBe(204)
+    expect((await grant("viewer", ann!.id)).status).toBe(204)
+    const demoted = await ann!.call("DELETE", `/api/sources/${annSecond.id}`)
+    expectProblemReply(demoted, 403, "DELETION_NOT_ALLOWED")
+    expect(demoted.body.detail).toMatch(/no longer a contributor/)
+    expect((await ann!.call("GET", `/api/sources/${annSecond.id}`)).body.deletionAllowed).toBe(false)
+    // The space's manager (the admin created it) may.
+    expect((await admin.call("DELETE", `/api/sources/${annSecond.id}`)).status).toBe(200)
+    await expectStatisticsConsistent()
   })
 })

@@ -136,6 +136,23 @@ describe("ingestion of uploaded sources", { timeout: 120_000 }, () => {
     expect((await search(admin, "page 3 of 4")).some((e) => /Page \d of 4/.test(e.content))).toBe(false)
   })
 
+  it("marks where the cited passage sits in its excerpt, with its page", async () => {
+    const hit = await evidenceFor("daily meal allowance in euros", "daily meal allowance is forty-two euros")
+    const reply = await admin.call("GET", `/api/citations/${hit.citationId}/excerpt`)
+    expect(reply.status).toBe(200)
+    const { excerpt, highlightStart, highlightEnd } = reply.body
+    // Context before the passage (page 2's chunk), then exactly the cited passage, then context after.
+    expect(highlightStart).toBeGreaterThan(0)
+    expect(excerpt.slice(highlightStart, highlightEnd)).toBe(hit.content)
+    expect(excerpt.slice(0, highlightStart)).not.toContain("forty-two euros")
+    expect(reply.body).toMatchObject({ startPage: 3, endPage: 3, presentationKind: "PDF" })
+    // A first passage has no context before it: the mark starts at 0.
+    const [first] = await search(admin, "Intro paragraph for the guide", { knowledgeSpaceId: space })
+    const opening = await admin.call("GET", `/api/citations/${first!.citationId}/excerpt`)
+    expect(opening.body.highlightStart).toBe(0)
+    expect(opening.body.excerpt.slice(0, opening.body.highlightEnd)).toBe(first!.content)
+  })
+
   it("finds DOCX, HTML and Markdown passages under their headings", async () => {
     expect(await evidenceFor("multi-factor authentication for accounts", "multi-factor authentication")).toMatchObject({
       knowledgeAssetVersionId: sources.docx!.id,

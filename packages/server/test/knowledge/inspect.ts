@@ -60,17 +60,27 @@ export const startInspectableServer = async (
 }
 
 /**
- * BM25 statistics and postings must describe exactly the searchable chunks: per-term document frequencies,
- * postings per term, chunk count and token total, after any sequence of ingestions, version switches and deletions.
+ * BM25 statistics and postings must describe exactly the searchable chunks: per-term document frequencies and
+ * chunk count and token total in each partition (space, classification), postings per term, after any
+ * sequence of ingestions, version switches and deletions.
  */
 export const indexStatistics = (server: InspectableServer) =>
   server.sql((sql) =>
     Effect.gen(function* () {
       const actualTerms = yield* sql<{ term: string; df: number }>`
+        SELECT c.knowledge_space_id || '/' || c.classification_rank || '/' || v.lexeme AS term, count(*)::int AS df
+        FROM chunks c CROSS JOIN LATERAL unnest(c.search_vector) AS v
+        WHERE c.searchable GROUP BY 1`
+      const storedTerms = yield* sql<{ term: string; df: number }>`
+        SELECT knowledge_space_id || '/' || classification_rank || '/' || term AS term, document_frequency::int AS df
+        FROM search_terms WHERE document_frequency <> 0`
+      const actualLexemes = yield* sql<{ term: string; df: number }>`
         SELECT v.lexeme AS term, count(*)::int AS df FROM chunks c CROSS JOIN LATERAL unnest(c.search_vector) AS v
         WHERE c.searchable GROUP BY v.lexeme`
-      const storedTerms = yield* sql<{ term: string; df: number }>`
-        SELECT term, document_frequency::int AS df FROM search_terms WHERE document_frequency <> 0`
+      const actualPartitions = yield* sql<{ term: string; df: number }>`
+        SELECT knowledge_space_id || '/' || classification_rank AS term, count(*)::int AS df FROM chunks WHERE searchable GROUP BY 1`
+      const storedPartitions = yield* sql<{ term: string; df: number }>`
+        SELECT knowledge_space_id || '/' || classification_rank AS term, chunk_count::int AS df FROM search_corpus WHERE chunk_count <> 0`
       // The postings (the BM25 inverted index) hold one row per lexeme of each searchable chunk.
       const postingTerms = yield* sql<{ term: string; df: number }>`
         SELECT p.term, count(*)::int AS df FROM search_postings p JOIN chunks c ON c.id = p.chunk_id AND c.searchable GROUP BY p.term`
@@ -83,8 +93,8 @@ export const indexStatistics = (server: InspectableServer) =>
       const sorted = (rows: ReadonlyArray<{ term: string; df: number }>) =>
         Object.fromEntries([...rows].sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0)).map((r) => [r.term, r.df]))
       return {
-        actual: { terms: sorted(actualTerms), postings: sorted(actualTerms), strayPostings: 0, corpus: actualCorpus! },
-        stored: { terms: sorted(storedTerms), postings: sorted(postingTerms), strayPostings: strayPostings!.count, corpus: storedCorpus! }
+        actual: { terms: sorted(actualTerms), postings: sorted(actualLexemes), strayPostings: 0, corpus: actualCorpus!, partitions: sorted(actualPartitions) },
+        stored: { terms: sorted(storedTerms), postings: sorted(postingTerms), strayPostings: strayPostings!.count, corpus: storedCorpus!, partitions: sorted(storedPartitions) }
       }
     })
   )

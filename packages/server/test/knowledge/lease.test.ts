@@ -16,7 +16,8 @@ import { JobWorkers } from "../../src/jobs/Worker"
 import { IngestionLive } from "../../src/knowledge/Ingestion"
 import { IngestSource } from "../../src/knowledge/Jobs"
 import { KnowledgeSearch } from "../../src/knowledge/Search"
-import { SearchIndex } from "../../src/knowledge/SearchIndex"
+import { CatalogRepo } from "../../src/knowledge/CatalogRepo"
+import { SearchIndexRepo } from "../../src/knowledge/SearchIndexRepo"
 import { Sources } from "../../src/knowledge/Sources"
 import { SourcesRepo } from "../../src/knowledge/SourcesRepo"
 import { Audit } from "../../src/platform/Audit"
@@ -34,7 +35,7 @@ import { filler } from "./support"
 const knowledgeProcess = (settings: TestDatabase["settings"]) =>
   IngestionLive.pipe(
     Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default)),
-    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndex.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default)),
+    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default)),
     Layer.provideMerge(processLayer(settings)),
     Layer.provide(EmbeddingSettings.layer()),
     Layer.provideMerge(Layer.succeed(Settings, settings))

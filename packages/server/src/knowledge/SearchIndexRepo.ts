@@ -1,0 +1,276 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { Database } from "../db/Sql"
+import { exec, rows } from "../db/Rows"
+import { Classification } from "../domain/Model"
+import { type AccessPredicate, seenVersion } from "./SourcesRepo"
+
+export interface IndexedChunk {
+  readonly id: string
+  readonly ordinal: number
+  readonly heading: string | null
+  readonly headingPath: ReadonlyArray<string>
+  readonly startPage: number | null
+  readonly endPage: number | null
+  readonly content: string
+  readonly embedding: Float32Array | null
+}
+
+export interface ChunkScope {
+  readonly sourceId: string
+  readonly organizationId: string
+  readonly knowledgeSpaceId: string
+  readonly knowledgeAssetId: string
+  readonly classificationRank: number
+  readonly aclKeys: ReadonlyArray<string> | null
+  readonly title: string
+}
+
+/** What narrows a search or the catalog beyond access: one space, one classification (by rank). */
+export interface KnowledgeFilters {
+  readonly knowledgeSpaceId?: string | undefined
+  readonly classificationRank?: number | undefined
+}
+
+/**
+ * The caller's access, as closures over their read scope: `partitions` is the grant and clearance test for
+ * rows keyed by space and classification (postings, BM25 statistics); `visible` is the full predicate (adds
+ * the source ACL) for chunks.
+ */
+export interface SearchAccess {
+  readonly partitions: AccessPredicate
+  readonly visible: AccessPredicate
+}
+
+export const RankedChunk = Schema.Struct({ id: Schema.String, score: Schema.Number })
+export type RankedChunk = typeof RankedChunk.Type
+
+/** The lexical statement's last row: no id, and the number of candidates the cap let through as `score`. */
+const CandidateCount = Schema.Struct({ id: Schema.Null, score: Schema.Number })
+
+export const ChunkDetail = Schema.Struct({
+  id: Schema.String,
+  sourceId: Schema.String,
+  knowledgeAssetId: Schema.String,
+  knowledgeSpaceId: Schema.String,
+  title: Schema.String,
+  classification: Classification,
+  mediaType: Schema.String,
+  heading: Schema.NullOr(Schema.String),
+  headingPath: Schema.Array(Schema.String),
+  startPage: Schema.NullOr(Schema.Number),
+  endPage: Schema.NullOr(Schema.Number),
+  content: Schema.String,
+  ordinal: Schema.Number
+})
+export type ChunkDetail = typeof ChunkDetail.Type
+
+const Neighbour = Schema.Struct({ ordinal: Schema.Number, content: Schema.String })
+
+/** Okapi BM25 parameters (textbook values; see DESIGN.md "Search ranking"). */
+const K1 = 1.2
+const B = 0.75
+const HEADING_SEPARATOR = "\u001f"
+
+/**
+ * SQL for the search index: chunks with their tsvector, BM25 statistics per partition (space and
+ * classification) maintained as chunks become searchable or stop being so, lexical (BM25) and vector
+ * candidate queries. Callers pass the access predicates by closure, so filtering happens inside the same
+ * query, and statistics come only from partitions the caller may read.
+ */
+export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/SearchIndexRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const database = yield* Database
+
+    // Constants as literals: as parameters PostgreSQL would infer `1 - $1` to be an integer.
+    const k1 = sql.literal(`${K1}::float8`)
+    const k1Plus1 = sql.literal(`${K1 + 1}::float8`)
+    const b = sql.literal(`${B}::float8`)
+    const vectorLiteral = (v: Float32Array) => (database.vector ? `[${Array.from(v).join(",")}]` : `{${Array.from(v).join(",")}}`)
+    const vectorType = sql.literal(database.vector ? "vector" : "real[]")
+
+    const filtersOn = (alias: string, filters: KnowledgeFilters): Statement.Fragment => {
+      const a = sql(alias)
+      return sql`
+        ${filters.knowledgeSpaceId ? sql`AND ${a}.knowledge_space_id = ${filters.knowledgeSpaceId}` : sql``}
+        ${filters.classificationRank !== undefined ? sql`AND ${a}.classification_rank = ${filters.classificationRank}` : sql``}`
+    }
+
+    /**
+     * Moves BM25 statistics and postings by the chunks that just changed searchability (sign +1 or -1), in
+     * each chunk's partition (space, classification rank). `flipped` returns the chunks' id, search_vector,
+     * token_count, knowledge_space_id, classification_rank. Term rows are upserted in key order so concurrent
+     * adjustments lock them in the same order.
+     */
+    const adjustStatistics = exec((flipped: Statement.Fragment, organizationId: string, sign: 1 | -1) => sql`
+      WITH flipped AS (${flipped}),
+      postings AS (
+        ${sign === 1
+          ? sql`INSERT INTO search_postings (term, chunk_id, organization_id, knowledge_space_id, classification_rank, frequency, token_count)
+              SELECT v.lexeme, f.id, ${organizationId}, f.knowledge_space_id, f.classification_rank,
+                (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END) FROM unnest(v.weights) AS w), f.token_count
+              FROM flipped f CROSS JOIN LATERAL unnest(f.search_vector) AS v
+              RETURNING 1`
+          : sql`DELETE FROM search_postings WHERE chunk_id IN (SELECT id FROM flipped) RETURNING 1`}
+      ),
+      terms AS (
+        INSERT INTO search_terms (organization_id, term, knowledge_space_id, classification_rank, document_frequency)
+        SELECT ${organizationId}, v.lexeme, f.knowledge_space_id, f.classification_rank, ${sign} * count(*)
+        FROM flipped f CROSS JOIN LATERAL unnest(f.search_vector) AS v
+        GROUP BY v.lexeme, f.knowledge_space_id, f.classification_rank
+        ORDER BY v.lexeme, f.knowledge_space_id, f.classification_rank
+        ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
+          DO UPDATE SET document_frequency = search_terms.document_frequency + EXCLUDED.document_frequency
+        RETURNING 1
+      )
+      INSERT INTO search_corpus (organization_id, knowledge_space_id, classification_rank, chunk_count, token_total)
+      SELECT ${organizationId}, knowledge_space_id, classification_rank, ${sign} * count(*), ${sign} * coalesce(sum(token_count), 0)
+      FROM flipped GROUP BY knowledge_space_id, classification_rank
+      ON CONFLICT (organization_id, knowledge_space_id, classification_rank) DO UPDATE SET
+        chunk_count = search_corpus.chunk_count + EXCLUDED.chunk_count,
+        token_total = search_corpus.token_total + EXCLUDED.token_total`)
+
+    const flippedColumns = sql.literal("id, search_vector, token_count, knowledge_space_id, classification_rank")
+
+    const deleteChunks = exec((sourceId: string) => sql`DELETE FROM chunks WHERE source_id = ${sourceId}`)
+    const insertChunks = exec((scope: ChunkScope, slice: ReadonlyArray<IndexedChunk>) => sql`
+      INSERT INTO chunks (id, source_id, organization_id, knowledge_space_id, knowledge_asset_id, classification_rank, acl_keys,
+        ordinal, heading, heading_path, start_page, end_page, content, search_vector, token_count, embedding)
+      SELECT r.id, ${scope.sourceId}, ${scope.organizationId}, ${scope.knowledgeSpaceId}, ${scope.knowledgeAssetId},
+        ${scope.classificationRank}, ${scope.aclKeys === null ? null : scope.aclKeys}::text[],
+        r.ordinal, r.heading, string_to_array(r.heading_path, ${HEADING_SEPARATOR}), r.start_page, r.end_page, r.content,
+        r.vector, (SELECT coalesce(sum(array_length(p.positions, 1)), 0) FROM unnest(r.vector) AS p)::int,
+        r.embedding::${vectorType}
+      FROM (
+        SELECT u.*,
+          setweight(to_tsvector('english', ${scope.title}), 'A')
+            || setweight(to_tsvector('english', coalesce(u.heading_path, '')), 'B')
+            || to_tsvector('english', u.content) AS vector
+        FROM unnest(
+          ${slice.map((c) => c.id)}::uuid[], ${slice.map((c) => c.ordinal)}::int[], ${slice.map((c) => c.heading)}::text[],
+          ${slice.map((c) => c.headingPath.join(HEADING_SEPARATOR))}::text[], ${slice.map((c) => c.startPage)}::int[],
+          ${slice.map((c) => c.endPage)}::int[], ${slice.map((c) => c.content)}::text[],
+          ${slice.map((c) => (c.embedding ? vectorLiteral(c.embedding) : null))}::text[]
+        ) AS u(id, ordinal, heading, heading_path, start_page, end_page, content, embedding)
+      ) AS r`)
+
+    /**
+     * BM25 over the query's lexemes with OR semantics, summed over the query terms' postings (an index-only
+     * scan narrowed by the caller's spaces and clearance); term frequencies carry the title x2 and heading
+     * x1.5 weights. Document frequencies, chunk count and average length are summed over the partitions the
+     * caller may read only, so a score says nothing about documents they cannot see. The best `cap` chunks are
+     * then checked against the full access predicate (which adds the source ACL) and the filters; `cap` null
+     * means no cap. One more row, without an id, counts the candidates, so the caller knows whether the cap bit.
+     */
+    const lexical = rows(
+      "search.lexical",
+      Schema.Union(RankedChunk, CandidateCount),
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) => sql`
+        WITH terms AS (
+          SELECT DISTINCT v.lexeme AS term FROM unnest(to_tsvector('english', ${query})) AS v
+        ),
+        corpus AS (
+          SELECT greatest(sum(sc.chunk_count), 1)::float8 AS n,
+            greatest(sum(sc.token_total)::float8 / greatest(sum(sc.chunk_count), 1), 1) AS avg_len
+          FROM search_corpus sc WHERE sc.organization_id = ${organizationId} AND ${access.partitions("sc")}
+        ),
+        weights AS (
+          SELECT st.term, ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS idf
+          FROM terms
+          JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = terms.term AND ${access.partitions("st")}
+          CROSS JOIN corpus
+          GROUP BY st.term, corpus.n
+        ),
+        best AS (
+          SELECT p.chunk_id, sum(w.idf * (p.frequency * ${k1Plus1}) / (p.frequency + ${k1} * (1::float8 - ${b} + ${b} * p.token_count / corpus.avg_len))) AS score
+          FROM weights w
+          JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = w.term AND ${access.partitions("p")} ${filtersOn("p", filters)}
+          CROSS JOIN corpus
+          GROUP BY p.chunk_id
+          ORDER BY score DESC, p.chunk_id
+          LIMIT ${cap}
+        )
+        SELECT * FROM (
+          SELECT b.chunk_id AS id, b.score::float8 AS score
+          FROM best b JOIN chunks c ON c.id = b.chunk_id
+          WHERE c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}
+          ORDER BY b.score DESC, b.chunk_id
+          LIMIT ${limit}
+        ) ranked
+        UNION ALL SELECT NULL, count(*)::float8 FROM best`
+    )
+
+    const nearest = rows(
+      "search.nearest",
+      RankedChunk,
+      (organizationId: string, embedding: Float32Array, visible: AccessPredicate, filters: KnowledgeFilters, limit: number) =>
+        database.vector
+          ? sql`
+              SELECT c.id, (1 - (c.embedding <=> ${vectorLiteral(embedding)}::vector))::float8 AS score FROM chunks c
+              WHERE c.searchable AND c.organization_id = ${organizationId} AND c.embedding IS NOT NULL AND ${visible("c")} ${filtersOn("c", filters)}
+              ORDER BY c.embedding <=> ${vectorLiteral(embedding)}::vector LIMIT ${limit}`
+          : sql`
+              SELECT c.id, (SELECT sum(a * b) FROM unnest(c.embedding, ${vectorLiteral(embedding)}::real[]) AS t(a, b))::float8 AS score
+              FROM chunks c
+              WHERE c.searchable AND c.organization_id = ${organizationId} AND c.embedding IS NOT NULL AND ${visible("c")} ${filtersOn("c", filters)}
+              ORDER BY score DESC LIMIT ${limit}`
+    )
+
+    const details = rows("search.details", ChunkDetail, (organizationId: string, ids: ReadonlyArray<string>, visible: AccessPredicate) => sql`
+      SELECT c.id, c.source_id, c.knowledge_asset_id, c.knowledge_space_id, s.title, s.classification, s.media_type,
+        c.heading, c.heading_path, c.start_page, c.end_page, c.content, c.ordinal
+      FROM chunks c JOIN sources s ON s.id = c.source_id
+      WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::uuid[]) AND s.deleted_at IS NULL
+        AND ${seenVersion(sql, visible, "c")}`)
+
+    return {
+      /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
+      replaceChunks: (scope: ChunkScope, chunks: ReadonlyArray<IndexedChunk>) =>
+        Effect.gen(function* () {
+          yield* deleteChunks(scope.sourceId)
+          const batch = 500
+          for (let start = 0; start < chunks.length; start += batch) yield* insertChunks(scope, chunks.slice(start, start + batch))
+        }),
+
+      /** Makes a source's chunks searchable, and the statistics count them; a no-op when they already are. */
+      makeSearchable: (sourceId: string, organizationId: string) =>
+        adjustStatistics(
+          sql`UPDATE chunks SET searchable = true WHERE source_id = ${sourceId} AND NOT searchable RETURNING ${flippedColumns}`,
+          organizationId,
+          1
+        ),
+
+      /** Takes a source's chunks out of search at once (deletion, superseded versions). Idempotent. */
+      makeUnsearchable: (sourceId: string, organizationId: string) =>
+        adjustStatistics(
+          sql`UPDATE chunks SET searchable = false WHERE source_id = ${sourceId} AND searchable RETURNING ${flippedColumns}`,
+          organizationId,
+          -1
+        ),
+
+      lexical: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) =>
+        Effect.map(lexical(organizationId, query, access, filters, limit, cap), (found) => {
+          const ranked: Array<RankedChunk> = []
+          let candidates = 0
+          for (const hit of found) {
+            if (hit.id === null) candidates = hit.score
+            else ranked.push({ id: hit.id, score: hit.score })
+          }
+          return { ranked, candidates }
+        }),
+
+      /** Nearest chunks by cosine similarity (vectors are unit length, so similarity is the dot product). */
+      nearest,
+
+      /** Chunks by id with what evidence needs, still filtered by access (a citation may be opened later). */
+      details: (organizationId: string, ids: ReadonlyArray<string>, visible: AccessPredicate) =>
+        ids.length === 0 ? Effect.succeed([] as ReadonlyArray<ChunkDetail>) : details(organizationId, ids, visible),
+
+      /** The passages around a chunk, for excerpts with context. */
+      neighbours: rows("search.neighbours", Neighbour, (sourceId: string, ordinal: number) => sql`
+        SELECT ordinal, content FROM chunks WHERE source_id = ${sourceId} AND ordinal BETWEEN ${ordinal - 1} AND ${ordinal + 1}
+        ORDER BY ordinal`)
+    }
+  })
+}) {}
