@@ -1,4 +1,4 @@
-import { type Classification, LoreApiError, type Source } from "@lore/sdk"
+import { type Classification, LoreApiError, type Source, type SourceAudience } from "@lore/sdk"
 import { uploadFile } from "@lore/sdk/node"
 import type { LoreClient } from "./context"
 import { CliError, ExitCode, exitCodeForStatus } from "./errors"
@@ -33,6 +33,8 @@ export interface AddResult {
   readonly versionNumber: number | null
   /** The HTTP status that refused the file (0: no answer); only on failures of a request. */
   readonly httpStatus?: number
+  /** Who can read the document, as the upload's answer said (readers, space members, in words). */
+  readonly audience?: SourceAudience
 }
 
 /** Progress of a batch, by the file's index in the batch (the Ink board draws from these). */
@@ -52,14 +54,16 @@ const failureOf = (error: unknown): { code: string; message: string; httpStatus?
   return { code: typeof code === "string" ? code : "UPLOAD_FAILED", message: error instanceof Error ? error.message : String(error) }
 }
 
-const resultOf = (file: string, source: Source): AddResult => ({
+/** `audience` comes from the upload's answer: later reads of the source do not repeat it. */
+const resultOf = (file: string, source: Source, audience = source.audience): AddResult => ({
   file,
   sourceId: source.id,
   title: source.title,
   status: source.status as AddResult["status"],
   ...(source.failureCode ? { failureCode: source.failureCode } : {}),
   ...(source.failureMessage ? { failureMessage: source.failureMessage } : {}),
-  versionNumber: source.versionNumber
+  versionNumber: source.versionNumber,
+  ...(audience ? { audience } : {})
 })
 
 const failedResult = (file: string, error: unknown): AddResult => {
@@ -98,7 +102,7 @@ const addOne = async (lore: LoreClient, file: string, index: number, options: Ad
       signal: options.signal,
       onStatus: (current) => events.onStatus?.(index, current)
     })
-    return resultOf(file, settled)
+    return resultOf(file, settled, source.audience)
   } catch (error) {
     // Uploaded, but we stopped knowing how ingestion went (timeout, network): say so, keep the id.
     const failure = failureOf(error)

@@ -197,7 +197,9 @@ describe("lore admin spaces, grants, access explain and audit", () => {
     const plain = await ok(admin(["admin", "audit", "--limit", "3"]))
     const [header, ...rows] = plain.stdout.trimEnd().split("\n")
     expect(header).toMatch(/^TIME\s+ACTOR\s+ACTION\s+RESOURCE\s+DETAILS\s+REQUEST ID$/)
-    expect(rows[0]).toMatch(/UTC\s+admin@lore.local\s+grant.remove\s+knowledge_space /)
+    // The resource by its label, which the admin may see, rather than its id (issue 10.8).
+    expect(rows[0]).toMatch(/UTC\s+admin@lore.local\s+grant.remove\s+knowledge_space Handbook\s/)
+    expect(rows[0]).not.toContain(space.id)
     expect(rows).toHaveLength(3)
     // The footer is for people: stderr, so stdout is only the table (issue 10.7).
     expect(plain.stderr).toMatch(/more match: pass --limit N or --all/)

@@ -93,6 +93,7 @@ describe("invitation acceptance end to end through the CLI", () => {
     expect(created.stdout).toContain(`lore invitations accept <code> --server ${server.url}`)
     // What the invitee will be able to read (issue 10.2): the server's default clearance, STANDARD.
     expect(created.stdout).toMatch(/^Invited bob@example.com to Research as EMPLOYEE, clearance STANDARD \(reads PUBLIC and INTERNAL\)$/m)
+    expect(created.stdout).toMatch(/^Clearance STANDARD reads PUBLIC and INTERNAL documents, in /m)
 
     const list = await asAdmin(["admin", "invitations", "list"])
     const [header, ...rows] = list.stdout.trimEnd().split("\n")

@@ -76,6 +76,8 @@ describe("lore sources, search, catalog and cite", () => {
     expect(added.map((entry) => entry.file)).toEqual([path("handbook.md"), path("notes.txt"), path("extra", "glossary-a.txt"), path("extra", "glossary-b.txt"), path("image.png"), path("broken.pdf")])
     for (const entry of added.slice(0, 4)) {
       expect(entry).toMatchObject({ status: "READY", sourceId: expect.stringMatching(/^[0-9a-f-]{36}$/), versionNumber: 1 })
+      // Who can read it, from the upload's answer (issue 10.6).
+      expect(entry.audience).toMatchObject({ readers: 1, spaceMembers: 1, summary: expect.stringContaining("readable by 1 of 1") })
       expect(entry.failureCode).toBeUndefined()
     }
     expect(added[4]).toMatchObject({ status: "FAILED", sourceId: null, failureCode: expect.stringMatching(/^[A-Z_]+$/), httpStatus: 415 })
@@ -92,8 +94,11 @@ describe("lore sources, search, catalog and cite", () => {
     expect(plain.code).toBe(6)
     expect(plain.stdout).not.toMatch(ANSI)
     const lines = plain.stdout.trimEnd().split("\n")
-    expect(lines).toHaveLength(2)
-    expect(lines.find((line) => line.includes("plain.txt"))).toMatch(/^READY\s+\S*plain\.txt\s+[0-9a-f-]{36}\s+v1$/)
+    expect(lines).toHaveLength(3)
+    const ready = lines.findIndex((line) => line.includes("plain.txt"))
+    expect(lines[ready]).toMatch(/^READY\s+\S*plain\.txt\s+[0-9a-f-]{36}\s+v1$/)
+    // After the file's line, who can read it (issue 10.6): INTERNAL is read from clearance STANDARD up.
+    expect(lines[ready + 1]).toMatch(/^\s+readable by 1 of 1 members of space general/)
     expect(lines.find((line) => line.includes("image.png"))).toMatch(/^FAILED\s+\S*image\.png\s+-\s+[A-Z_]+: /)
     expect(plain.stderr).toMatch(/^error: 1 of 2 files failed: .*image\.png/)
 
@@ -163,7 +168,11 @@ describe("lore sources, search, catalog and cite", () => {
     const plain = await lore(["cite", citationId], { env: env() })
     expect(plain.stdout).not.toMatch(ANSI)
     expect(plain.stdout).toMatch(/^handbook\nSection:\s+Per diem\n/)
-    expect(plain.stdout).toContain("forty-two euros")
+    // The cited passage is marked, piped, with » «, at the server's offsets; its context is not (issue 10.5).
+    const { excerpt: text, highlightStart, highlightEnd } = excerpt.json()
+    expect(text.slice(highlightStart, highlightEnd)).toContain("forty-two euros")
+    expect(plain.stdout).toContain("»The per diem for the Lisbon office is forty-two euros, paid with the monthly salary.«")
+    expect(plain.stdout.match(/»/g)).toHaveLength(1)
 
     const saved = await lore(["cite", citationId, "--content", "--output", path("cited.md"), "--json"], { env: env() })
     expect(saved.code, saved.stderr).toBe(0)

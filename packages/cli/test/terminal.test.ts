@@ -50,6 +50,15 @@ describe.skipIf(!scriptPath)("on a terminal", () => {
     expect(linesWith(wide.output, "CLASSIFICATION")[0]).toMatch(/SPACE\s{2,}VERSION\s{2,}CHUNKS\s{2,}UPDATED/)
   })
 
+  it("marks the cited passage with bold and colour, not with markers (issue 10.5)", async () => {
+    const found = await lore(["search", "lighthouse keeper", "--json"], { env: env() })
+    const citationId = found.json().evidence[0].citationId as string
+    const { code, output } = await loreOnTerminal(["cite", citationId], { env: env() })
+    expect(code, screenText(output)).toBe(0)
+    expect(output).toMatch(/\u001b\[1m(\u001b\[[0-9;]*m)*The lighthouse keeper logs every passing ship\./)
+    expect(screenText(output)).not.toContain("»")
+  })
+
   it("with CI set prints the result once, as plain text (issue 10.7)", async () => {
     const { code, output } = await loreOnTerminal(["tokens", "list"], { env: { ...env(), CI: "true" } })
     expect(code).toBe(0)

@@ -3,9 +3,22 @@ import { requireId } from "../arguments"
 import { defineCommand } from "../command"
 import { usageError } from "../errors"
 import { safeFileName, saveDownload } from "../files"
+import { citedSegments } from "../output/highlight"
 import { present } from "../output/present"
 import { type Block, styled, type View } from "../output/view"
 import { pagesLabel, savedView } from "../views/sources"
+
+/**
+ * The excerpt, trimmed, with the cited passage marked: the server's offsets (`highlightStart`,
+ * `highlightEnd`, in UTF-16 code units of `excerpt`, as JavaScript strings count) moved by what the
+ * trimming removed.
+ */
+export const excerptSegments = (excerpt: CitationExcerpt) => {
+  const lead = excerpt.excerpt.length - excerpt.excerpt.trimStart().length
+  const text = excerpt.excerpt.trim()
+  const shift = (offset: number | undefined) => (offset === undefined ? undefined : offset - lead)
+  return citedSegments(text, shift(excerpt.highlightStart), shift(excerpt.highlightEnd))
+}
 
 export const excerptView = (excerpt: CitationExcerpt): View => [
   { kind: "heading", text: excerpt.title },
@@ -19,7 +32,7 @@ export const excerptView = (excerpt: CitationExcerpt): View => [
     ]
   },
   { kind: "blank" },
-  { kind: "passage", segments: [{ text: excerpt.excerpt.trim() }] },
+  { kind: "passage", segments: excerptSegments(excerpt) },
   ...(excerpt.truncated ? [{ kind: "hint", text: "(excerpt shortened; --content downloads the whole document)" } satisfies Block] : [])
 ]
 

@@ -196,8 +196,6 @@ interface FileRow {
   readonly since: number
 }
 
-type Finished = { readonly kind: "file"; readonly line: Block } | { readonly kind: "summary"; readonly view: View }
-
 const percent = (row: FileRow) => (row.total ? Math.min(100, Math.round((row.sent / row.total) * 100)) : 0)
 
 const LiveRow = ({ row, nameWidth }: { readonly row: FileRow; readonly nameWidth: number }) => {
@@ -226,13 +224,13 @@ const LiveRow = ({ row, nameWidth }: { readonly row: FileRow; readonly nameWidth
 function UploadBoard<T>(props: {
   readonly files: ReadonlyArray<string>
   readonly work: (events: AddEvents) => Promise<T>
-  readonly line: (result: AddResult) => Block
+  readonly lines: (result: AddResult) => View
   readonly summary: (result: T) => View
   readonly report: (outcome: Outcome<T>) => void
 }) {
   const { exit } = useApp()
   const [rows, setRows] = useState<ReadonlyArray<FileRow>>(() => props.files.map((file) => ({ file, phase: "queued", sent: 0, total: undefined, since: Date.now() })))
-  const [finished, setFinished] = useState<ReadonlyArray<Finished>>([])
+  const [finished, setFinished] = useState<ReadonlyArray<View>>([])
   const [over, setOver] = useState(false)
   const [, tick] = useState(0)
   useEffect(() => {
@@ -247,7 +245,7 @@ function UploadBoard<T>(props: {
       onStatus: (index, source) => update(index, () => ({ state: source.status })),
       onDone: (index, result) => {
         update(index, () => ({ phase: "done" }))
-        setFinished((current) => [...current, { kind: "file", line: props.line(result) }])
+        setFinished((current) => [...current, props.lines(result)])
       }
     }
     // The elapsed seconds of the spinners move even when no event arrives.
@@ -256,7 +254,7 @@ function UploadBoard<T>(props: {
       (value) => {
         clearInterval(clock)
         props.report({ value })
-        setFinished((current) => [...current, { kind: "summary", view: props.summary(value) }])
+        setFinished((current) => [...current, props.summary(value)])
         setOver(true)
       },
       (error: unknown) => {
@@ -276,7 +274,7 @@ function UploadBoard<T>(props: {
   return (
     <>
       {/* Finished files are written once above the live rows, so a long batch never redraws them. */}
-      <Static items={[...finished]}>{(item, index) => <ViewBlocks key={index} view={item.kind === "file" ? [item.line] : item.view} />}</Static>
+      <Static items={[...finished]}>{(view, index) => <ViewBlocks key={index} view={view} />}</Static>
       {!over && (
         <Box flexDirection="column">
           {live.map((row) => (
@@ -293,20 +291,20 @@ function UploadBoard<T>(props: {
 
 /**
  * Runs a batch of uploads with a progress bar per file while its bytes are sent, then a spinner with the
- * ingestion state until it settles, and a line per finished file; resolves with `work`'s result. Drawn on
+ * ingestion state until it settles, and the lines of each finished file; resolves with `work`'s result. Drawn on
  * `stream`: stdout, or stderr when stdout carries --json.
  */
 export const runUploadBoard = async <T,>(
   files: ReadonlyArray<string>,
   work: (events: AddEvents, signal: AbortSignal) => Promise<T>,
-  line: (result: AddResult) => Block,
+  lines: (result: AddResult) => View,
   summary: (result: T) => View,
   stream: NodeJS.WriteStream = process.stdout
 ): Promise<T> => {
   const controller = new AbortController()
   try {
     return await untilOutcome<T>(
-      (report) => <UploadBoard files={files} work={(events) => work(events, controller.signal)} line={line} summary={summary} report={report} />,
+      (report) => <UploadBoard files={files} work={(events) => work(events, controller.signal)} lines={lines} summary={summary} report={report} />,
       stream
     )
   } catch (error) {

@@ -14,8 +14,16 @@ export const pagesLabel = (startPage: number | null, endPage: number | null): st
   return endPage === null || endPage === startPage ? `p. ${startPage}` : `pp. ${startPage}-${endPage}`
 }
 
-/** One aligned line per finished upload: status, file, source id, version and what went wrong. */
-export const uploadLine = (result: AddResult, fileWidth: number): Block => {
+/**
+ * One aligned line per finished upload: status, file, source id, version and what went wrong; then, for
+ * an uploaded file, who can read it (the upload's answer says so in words).
+ */
+export const uploadLines = (result: AddResult, fileWidth: number): View => [
+  uploadLine(result, fileWidth),
+  ...(result.audience ? [{ kind: "line", spans: [{ text: `${" ".repeat(12)}${result.audience.summary}`, tone: result.audience.readers < result.audience.spaceMembers ? "warning" : "muted" }] } satisfies Block] : [])
+]
+
+const uploadLine = (result: AddResult, fileWidth: number): Block => {
   const problem = result.failureCode ? `${result.failureCode}: ${result.failureMessage ?? ""}`.trim() : ""
   const version = result.versionNumber === null ? "" : `v${result.versionNumber}`
   return {

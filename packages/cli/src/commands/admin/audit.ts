@@ -36,8 +36,12 @@ const detailsText = (details: AuditEvent["details"]) =>
     .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
     .join(" ") || "-"
 
-/** The resource by its type and id. */
-export const resourceText = (event: AuditEvent) => (event.resourceId ? `${event.resourceType} ${event.resourceId}` : event.resourceType)
+/**
+ * The resource by its type and label (a document's title, a user's email) where the server gives one:
+ * it does only when the reader may see that resource. Otherwise by its type and id.
+ */
+export const resourceText = (event: AuditEvent) =>
+  event.resourceLabel ? `${event.resourceType} ${event.resourceLabel}` : event.resourceId ? `${event.resourceType} ${event.resourceId}` : event.resourceType
 
 const auditView = (limit: number | "all") => (result: AuditResult): View => [
   {

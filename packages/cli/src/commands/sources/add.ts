@@ -8,7 +8,7 @@ import { writePlain } from "../../output/plain"
 import { loadInk, writeJson } from "../../output/present"
 import { plural, type View } from "../../output/view"
 import { type AddOptions, type AddResult, addSources, exitCodeOfResult, failIfAny } from "../../uploads"
-import { uploadLine } from "../../views/sources"
+import { uploadLines } from "../../views/sources"
 
 interface AddFlags {
   readonly space?: string
@@ -38,7 +38,7 @@ const runAdd = async (runtime: Runtime, patterns: ReadonlyArray<string>, flags: 
   const space = await resolveSpace(lore, flags.space, "upload")
   const options: AddOptions = { knowledgeSpaceId: space.id, classification: flags.classification, title: flags.title, wait: flags.wait, concurrency: flags.concurrency }
   const fileWidth = Math.min(60, Math.max(4, ...files.map((file) => file.length)))
-  const line = (result: AddResult) => uploadLine(result, fileWidth)
+  const lines = (result: AddResult) => uploadLines(result, fileWidth)
   let results: Array<AddResult>
   if (runtime.output === "tty" || runtime.progressOnStderr) {
     // On a terminal the board shows each file's progress; with --json it is drawn on stderr, so stdout
@@ -48,7 +48,7 @@ const runAdd = async (runtime: Runtime, patterns: ReadonlyArray<string>, flags: 
     results = await ink.runUploadBoard(
       files,
       (events, signal) => addSources(lore, files, { ...options, signal }, events),
-      line,
+      lines,
       (done) => (json ? [] : addSummary(done, space)),
       json ? process.stderr : process.stdout
     )
@@ -64,7 +64,7 @@ const runAdd = async (runtime: Runtime, patterns: ReadonlyArray<string>, flags: 
     return
   } else {
     // One line per file as it finishes, so a long batch shows progress in a log too.
-    results = await addSources(lore, files, options, { onDone: (_, result) => writePlain([line(result)]) })
+    results = await addSources(lore, files, options, { onDone: (_, result) => writePlain(lines(result)) })
   }
   failIfAny(results)
 }

@@ -18,6 +18,8 @@ const createdView =
   (server: string) =>
   ({ invitation, departmentName }: { readonly invitation: IssuedInvitation; readonly departmentName: string }): View => [
     { kind: "message", tone: "success", text: `Invited ${invitation.email} to ${departmentName} as ${invitation.role}, clearance ${clearanceText(invitation.clearance)}` },
+    // What the invitee will be able to read once they accept, in the server's words (spaces included).
+    { kind: "message", text: invitation.canRead.summary },
     {
       kind: "secret",
       label: "Invitation code (shown only now; give it to the invitee)",
@@ -40,7 +42,7 @@ export default defineCommand({
     "lore admin invitations create --email cfo@example.com --department Finance --role manager --clearance CONFIDENTIAL --expires-in-days 7",
     "lore --json admin invitations create --email bob@example.com --department Sales | jq -r .invitationCode"
   ],
-  notes: "Clearance STANDARD (the usual default) reads PUBLIC and INTERNAL documents, not CONFIDENTIAL ones, which is what uploads are by default.",
+  notes: "Clearance STANDARD (the usual default) reads PUBLIC and INTERNAL documents, not CONFIDENTIAL ones, which is what uploads are by default.\nThe answer says what the invitee will be able to read (canRead).",
   configure: (command) =>
     command
       .requiredOption("--email <email>", "the invitee's email (becomes their login name)")
