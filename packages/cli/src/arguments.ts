@@ -194,6 +194,17 @@ export class Directory {
     return isUuid(ref) ? ref : (await this.space(ref)).id
   }
 
+  /** A space read again after a change (the memoized list is from before it); undefined once it is gone. */
+  async spaceNow(spaceId: string): Promise<AdminKnowledgeSpace | undefined> {
+    return (await this.lore.admin.spaces.list()).find((space) => space.id === spaceId)
+  }
+
+  /** The space a grant command names and the grant as the API takes it, resolved together. */
+  async grantOn(spaceRef: string, spec: GrantSpec): Promise<{ readonly space: AdminKnowledgeSpace; readonly grant: AddGrant }> {
+    const [space, grant] = await Promise.all([this.space(spaceRef), resolveGrant(this, spec)])
+    return { space, grant }
+  }
+
   /** Lookup tables for views: id -> email and id -> department name. */
   async labels(): Promise<Labels> {
     const [users, departments] = await Promise.all([this.users(), this.departments()])
@@ -252,7 +263,7 @@ export const grantSpec = (flags: { relation?: SpaceRelation; kind?: GrantKind; s
 }
 
 /** The grant the API takes: the subject resolved to a user or department id. */
-export const resolveGrant = async (directory: Directory, spec: GrantSpec): Promise<AddGrant> => {
+const resolveGrant = async (directory: Directory, spec: GrantSpec): Promise<AddGrant> => {
   if (spec.kind === "ORGANIZATION") return { relation: spec.relation, kind: spec.kind }
   if (spec.kind === "ROLE") return { relation: spec.relation, kind: spec.kind, role: spec.role! }
   const subjectId = spec.kind === "USER" ? await directory.userId(spec.subject!) : await directory.departmentId(spec.subject!)

@@ -1,4 +1,5 @@
-import type { AdminKnowledgeSpace, SpaceGrant } from "@lore/sdk"
+import type { AddGrant, AdminKnowledgeSpace, SpaceGrant } from "@lore/sdk"
+import type { GrantSpec } from "../arguments"
 import { type Cell, styled, type View } from "../output/view"
 import { idCell } from "./users"
 
@@ -16,6 +17,10 @@ export const grantsOf = (space: AdminKnowledgeSpace): SpaceGrants => ({
   grantsComplete: space.grantsComplete,
   policyVersion: space.policyVersion
 })
+
+/** Who a grant is for, as the command line named them: `the whole organization`, `role MANAGER`, `USER ada@example.com`. */
+export const grantee = (grant: AddGrant, spec: GrantSpec) =>
+  grant.kind === "ORGANIZATION" ? "the whole organization" : grant.kind === "ROLE" ? `role ${grant.role}` : `${grant.kind} ${spec.subject}`
 
 const subjectCell = (grant: SpaceGrant): Cell => (grant.effective ? grant.subjectLabel : styled(`${grant.subjectLabel} (not effective)`, "warning"))
 

@@ -1,8 +1,8 @@
 import type { AddGrant, SpaceGrant } from "@lore/sdk"
-import { Directory, grantFlags, grantSpec, type GrantSpec, resolveGrant } from "../../../arguments"
+import { Directory, grantFlags, grantSpec } from "../../../arguments"
 import { defineCommand } from "../../../command"
 import { present } from "../../../output/present"
-import { grantsOf, grantsView, type SpaceGrants } from "../../../views/grants"
+import { grantee, grantsOf, grantsView, type SpaceGrants } from "../../../views/grants"
 
 export interface GrantAdded extends SpaceGrants {
   readonly grant: AddGrant
@@ -15,9 +15,6 @@ const sameId = (a: string | null | undefined, b: string | null | undefined) => (
 /** The API answers 204 whether or not the grant was there already; the space's grants tell them apart. */
 const isGranted = (grants: ReadonlyArray<SpaceGrant>, grant: AddGrant) =>
   grants.some((existing) => existing.relation === grant.relation && existing.kind === grant.kind && sameId(existing.subjectId, grant.subjectId) && sameId(existing.role, grant.role))
-
-const describeGrant = (grant: AddGrant, spec: GrantSpec) =>
-  grant.kind === "ORGANIZATION" ? "the whole organization" : grant.kind === "ROLE" ? `role ${grant.role}` : `${grant.kind} ${spec.subject}`
 
 export default defineCommand({
   description: "grant a relation on a knowledge space (says so when the grant already existed)",
@@ -35,17 +32,16 @@ export default defineCommand({
     await present(runtime, {
       progress: "Adding the grant",
       run: async (): Promise<GrantAdded> => {
-        const [space, grant] = await Promise.all([directory.space(ref), resolveGrant(directory, spec)])
+        const { space, grant } = await directory.grantOn(ref, spec)
         if (isGranted(space.grants, grant)) return { ...grantsOf(space), grant, change: "unchanged" }
         await directory.lore.admin.spaces.addGrant(space.id, grant)
         // Read the space back, so the result shows the grants now in force.
-        const after = (await directory.lore.admin.spaces.list()).find((candidate) => candidate.id === space.id) ?? space
-        return { ...grantsOf(after), grant, change: "added" }
+        return { ...grantsOf((await directory.spaceNow(space.id)) ?? space), grant, change: "added" }
       },
       view: (result) => [
         result.change === "added"
-          ? { kind: "message", tone: "success", text: `Granted ${result.grant.relation} on ${result.space.key} to ${describeGrant(result.grant, spec)}` }
-          : { kind: "message", tone: "warning", text: `${describeGrant(result.grant, spec)} already had ${result.grant.relation} on ${result.space.key}: the grant already existed, nothing changed` },
+          ? { kind: "message", tone: "success", text: `Granted ${result.grant.relation} on ${result.space.key} to ${grantee(result.grant, spec)}` }
+          : { kind: "message", tone: "warning", text: `${grantee(result.grant, spec)} already had ${result.grant.relation} on ${result.space.key}: the grant already existed, nothing changed` },
         ...grantsView(result)
       ]
     })

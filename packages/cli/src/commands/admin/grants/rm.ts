@@ -1,7 +1,7 @@
-import { Directory, grantFlags, grantSpec, resolveGrant } from "../../../arguments"
+import { Directory, grantFlags, grantSpec } from "../../../arguments"
 import { defineCommand } from "../../../command"
 import { present } from "../../../output/present"
-import { grantsOf, grantsView } from "../../../views/grants"
+import { grantee, grantsOf, grantsView } from "../../../views/grants"
 
 export default defineCommand({
   description: "remove a grant (same flags as when it was added)",
@@ -15,12 +15,11 @@ export default defineCommand({
     await present(runtime, {
       progress: "Removing the grant",
       run: async () => {
-        const [space, grant] = await Promise.all([directory.space(ref), resolveGrant(directory, spec)])
+        const { space, grant } = await directory.grantOn(ref, spec)
         await directory.lore.admin.spaces.removeGrant(space.id, grant)
-        const after = (await directory.lore.admin.spaces.list()).find((candidate) => candidate.id === space.id) ?? { ...space, grants: [] }
-        return { ...grantsOf(after), grant, change: "removed" as const }
+        return { ...grantsOf((await directory.spaceNow(space.id)) ?? { ...space, grants: [] }), grant, change: "removed" as const }
       },
-      view: (result) => [{ kind: "message", tone: "success", text: `Removed ${result.grant.relation} on ${result.space.key} from ${spec.subject ?? spec.role ?? "the whole organization"}` }, ...grantsView(result)]
+      view: (result) => [{ kind: "message", tone: "success", text: `Removed ${result.grant.relation} on ${result.space.key} from ${grantee(result.grant, spec)}` }, ...grantsView(result)]
     })
   }
 })
