@@ -13,8 +13,9 @@ const cliDir = join(dirname(fileURLToPath(import.meta.url)), "..")
 const built = join(cliDir, "dist", "lore.js")
 const sources = [join(cliDir, "src"), join(cliDir, "..", "sdk", "src")]
 
+// A directory's own time counts too: deleting or renaming a command file changes only its folder.
 const newestChange = (dir) => {
-  let newest = 0
+  let newest = statSync(dir).mtimeMs
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
     newest = Math.max(newest, entry.isDirectory() ? newestChange(path) : statSync(path).mtimeMs)

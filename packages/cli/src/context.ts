@@ -15,8 +15,8 @@ export interface GlobalOptions {
 }
 
 /**
- * json: exactly one JSON document on stdout; tty: Ink (colors, spinner, tables);
- * plain: aligned text without escape codes, for pipes and files.
+ * json: exactly one JSON document on stdout; tty: Ink (colors, spinner, tables fitted to the terminal);
+ * plain: aligned text without escape codes, for pipes, files and CI logs.
  */
 export type OutputMode = "json" | "tty" | "plain"
 
@@ -41,6 +41,8 @@ export interface Runtime {
   readonly configPath: string
   /** A prompt may be shown: stdin and stderr are terminals and CI is not set. */
   readonly canPrompt: boolean
+  /** With --json, long work may show its progress on stderr: stderr is a terminal and CI is not set. */
+  readonly progressOnStderr: boolean
   readonly profile: () => Profile | undefined
   readonly target: () => Target
   /** A client for the target; with `requireToken` fails with exit 3 before any request when there is no token. */
@@ -65,7 +67,8 @@ export const normalizeServer = (raw: string): string => {
 export const createRuntime = (command: Command, env: NodeJS.ProcessEnv = process.env): Runtime => {
   const options = command.optsWithGlobals<GlobalOptions>()
   const color = options.color !== false && !isSet(env.NO_COLOR)
-  const output: OutputMode = options.json ? "json" : process.stdout.isTTY && env.TERM !== "dumb" ? "tty" : "plain"
+  // In CI nothing is animated (a log keeps every frame): output is plain text even on a terminal.
+  const output: OutputMode = options.json ? "json" : process.stdout.isTTY && env.TERM !== "dumb" && !isSet(env.CI) ? "tty" : "plain"
   const profileName = options.profile ?? (env.LORE_PROFILE || DEFAULT_PROFILE)
   const path = configPath(env)
   let loaded: { profile: Profile | undefined } | undefined
@@ -115,6 +118,7 @@ export const createRuntime = (command: Command, env: NodeJS.ProcessEnv = process
     profileName,
     configPath: path,
     canPrompt: Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY) && !isSet(env.CI),
+    progressOnStderr: output === "json" && Boolean(process.stderr.isTTY) && env.TERM !== "dumb" && !isSet(env.CI),
     profile,
     target,
     client

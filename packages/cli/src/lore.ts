@@ -1,7 +1,8 @@
 import { CommanderError } from "commander"
+import { helpHint } from "./command"
 import { ExitCode, toCliError, usageError } from "./errors"
-import { reportError } from "./output/render"
-import { createProgram } from "./program"
+import { reportError } from "./output/present"
+import { CommandUsageError, createProgram } from "./program"
 
 /** Runs one invocation and returns its exit code; every failure is reported here, once. */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -10,14 +11,16 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   try {
     await program.parseAsync([...argv])
     return ExitCode.ok
-  } catch (error) {
+  } catch (thrown) {
+    const [error, command] = thrown instanceof CommandUsageError ? [thrown.error, thrown.command] : [thrown, program]
     if (error instanceof CommanderError) {
       // --help and --version exit 0; help shown because a subcommand is missing is a usage error.
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok
       if (error.code === "commander.help") return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage
-      // commander's message is "error: <what>" plus, sometimes, a "(Did you mean ...?)" line.
+      // commander's message is "error: <what>" plus, sometimes, a "(Did you mean ...?)" line; the hint
+      // names the help of the command that refused (`lore admin users update --help`), not the program's.
       const [first = "", ...rest] = error.message.replace(/^error: /, "").split("\n")
-      reportError(usageError(first, [...rest, "See 'lore --help'."].join("\n")), json)
+      reportError(usageError(first, [...rest, helpHint(command)].join("\n")), json)
       return ExitCode.usage
     }
     const failure = toCliError(error)

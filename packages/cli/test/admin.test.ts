@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 /** The admin (profile default). */
@@ -19,14 +19,14 @@ const ok = async (pending: ReturnType<typeof lore>) => {
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   await ok(admin(["login", "--server", server.url, "--token", server.adminToken]))
   await ok(admin(["admin", "departments", "create", "Sales"]))
   const invited = (await ok(admin(["admin", "invitations", "create", "--email", EMPLOYEE, "--department", "Sales", "--json"]))).json()
   await ok(lore(["invitations", "accept", invited.invitationCode, "--server", server.url, "--profile", "employee"], { env: env() }))
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 
 describe("lore admin users", () => {
   it("list shows everyone; update changes a user found by email; permissions maps each permission to a state", async () => {
@@ -56,6 +56,13 @@ describe("lore admin users", () => {
     expect(Object.keys(adminPermissions.permissions).sort()).toEqual(Object.keys(permissions.permissions).sort())
     expect(Object.values(adminPermissions.permissions)).not.toContain("DENIED")
 
+    // Clearances say which classifications they read: a legend under the list, a line in show (issue 10.2).
+    const listed = await ok(admin(["admin", "users"]))
+    expect(listed.stderr).toContain("Clearance CONFIDENTIAL (reads PUBLIC, INTERNAL and CONFIDENTIAL); RESTRICTED (reads PUBLIC, INTERNAL, CONFIDENTIAL and RESTRICTED).")
+    const shown = await ok(admin(["admin", "users", "show", EMPLOYEE]))
+    expect(shown.stdout).toMatch(/^Clearance:\s+CONFIDENTIAL \(reads PUBLIC, INTERNAL and CONFIDENTIAL\)$/m)
+    expect((await ok(admin(["admin", "users", "show", EMPLOYEE, "--json"]))).json()).toMatchObject({ id: eve.id, clearance: "CONFIDENTIAL" })
+
     const human = await ok(admin(["admin", "users", "permissions", EMPLOYEE]))
     expect(human.stdout).toMatch(/^Permissions of Eve Q <eve@example.com>/)
     expect(human.stdout).toMatch(/^PERMISSION\s+STATE$/m)
@@ -67,6 +74,12 @@ describe("lore admin users", () => {
       const inactive = await ok(admin(["admin", "users", "update", EMPLOYEE, "--inactive", "--json"]))
       expect(inactive.json().active).toBe(false)
       expect((await employee(["whoami"])).code).toBe(3)
+      // status says why, and does not send them to log in again, which cannot help (issue 10.7).
+      const status = await ok(employee(["status"]))
+      expect(status.stdout).toMatch(/is deactivated/)
+      expect(`${status.stdout}${status.stderr}`).not.toMatch(/log in again/i)
+      expect(status.stderr).toMatch(/an administrator can reactivate/)
+      expect((await ok(employee(["status", "--json"]))).json()).toMatchObject({ authenticated: false, authError: { code: "USER_DEACTIVATED" } })
     } finally {
       // the other tests use the employee's token
       const back = await reactivate()
@@ -82,7 +95,7 @@ describe("lore admin users", () => {
       ["admin", "users", "update", EMPLOYEE, "--role", "BOSS"],
       ["admin", "users", "update", EMPLOYEE, "--clearance", "TOP_SECRET"],
       ["admin", "users", "update", EMPLOYEE, "--active", "--inactive"],
-      ["admin", "users"],
+      ["admin", "users", "lsit"],
       ["admin", "roles", "add", "SUPREME_LEADER", EMPLOYEE]
     ]) {
       const result = await admin(args)
@@ -135,10 +148,19 @@ describe("lore admin spaces, grants, access explain and audit", () => {
     expect(added.json()).toMatchObject({ change: "added", space: { key: "handbook" }, grant: { relation: "viewer", kind: "USER" } })
     expect(added.json().grants).toEqual(expect.arrayContaining([expect.objectContaining({ relation: "viewer", kind: "USER", subjectLabel: expect.stringContaining("eve") })]))
 
+    // Granting it again sends nothing and says the grant already existed (issue 10.7): the API answers 204 either way.
+    const again = await ok(admin(["admin", "grants", "add", "handbook", "--relation", "viewer", "--kind", "USER", "--subject", EMPLOYEE, "--json"]))
+    expect(again.json()).toMatchObject({ change: "unchanged", grant: { relation: "viewer", kind: "USER" } })
+    const againHuman = await ok(admin(["admin", "grants", "add", "handbook", "--relation", "viewer", "--kind", "USER", "--subject", EMPLOYEE]))
+    expect(againHuman.stdout).toMatch(/^USER eve@example.com already had viewer on handbook: the grant already existed, nothing changed$/m)
+    expect(againHuman.stdout).not.toMatch(/^Granted/m)
+
     const allowed = await ok(admin(["access", "explain", "--user", EMPLOYEE, "--space", space.id, "--json"]))
     expect(allowed.json()).toMatchObject({ state: "ALLOWED", blockedBy: [], path: [expect.objectContaining({ relation: "viewer", kind: "USER" })] })
     const allowedHuman = await ok(admin(["access", "explain", "--user", EMPLOYEE, "--space", "handbook"]))
     expect(allowedHuman.stdout).toMatch(/^ALLOWED: eve@example.com may view knowledge space Handbook/)
+    // What the user's clearance reads, in the classifications' own words (issue 10.2).
+    expect(allowedHuman.stdout).toMatch(/^Clearance:\s+CONFIDENTIAL \(reads PUBLIC, INTERNAL and CONFIDENTIAL\)$/m)
     expect(allowedHuman.stdout).toMatch(/^Grant path\n.*\n.*viewer\s+USER/m)
     const contributor = await ok(admin(["access", "explain", "--user", EMPLOYEE, "--space", "handbook", "--relation", "contributor", "--json"]))
     expect(contributor.json().state).toBe("DENIED")
@@ -175,8 +197,12 @@ describe("lore admin spaces, grants, access explain and audit", () => {
     const plain = await ok(admin(["admin", "audit", "--limit", "3"]))
     const [header, ...rows] = plain.stdout.trimEnd().split("\n")
     expect(header).toMatch(/^TIME\s+ACTOR\s+ACTION\s+RESOURCE\s+DETAILS\s+REQUEST ID$/)
-    expect(rows[0]).toMatch(/UTC\s+admin@lore.local\s+grant.remove\s+knowledge_space /)
-    expect(rows.at(-1)).toMatch(/more match: pass --limit N or --all/)
+    // The resource by its label, which the admin may see, rather than its id (issue 10.8).
+    expect(rows[0]).toMatch(/UTC\s+admin@lore.local\s+grant.remove\s+knowledge_space Handbook\s/)
+    expect(rows[0]).not.toContain(space.id)
+    expect(rows).toHaveLength(3)
+    // The footer is for people: stderr, so stdout is only the table (issue 10.7).
+    expect(plain.stderr).toMatch(/more match: pass --limit N or --all/)
   })
 
   it("spaces rm without --yes fails naming --yes when it cannot ask (exit 2); with --yes it deletes", async () => {

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 const asAdmin = (args: ReadonlyArray<string>) => lore([...args, "--profile", "A"], { env: env() })
@@ -12,12 +12,12 @@ const profiles = () => JSON.parse(readFileSync(join(home, "lore", "config.json")
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   const login = await lore(["login", "--server", server.url, "--token", server.adminToken, "--profile", "A"], { env: env() })
   expect(login.code, login.stderr).toBe(0)
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 
 describe("invitation acceptance end to end through the CLI", () => {
   it("admin invites into a new department; the invitee accepts into profile B and is logged in; the code works once", async () => {
@@ -91,6 +91,9 @@ describe("invitation acceptance end to end through the CLI", () => {
     const code = /Invitation code.*: (\S+)/.exec(created.stdout)?.[1]
     expect(code).toBeDefined()
     expect(created.stdout).toContain(`lore invitations accept <code> --server ${server.url}`)
+    // What the invitee will be able to read (issue 10.2): the server's default clearance, STANDARD.
+    expect(created.stdout).toMatch(/^Invited bob@example.com to Research as EMPLOYEE, clearance STANDARD \(reads PUBLIC and INTERNAL\)$/m)
+    expect(created.stdout).toMatch(/^Clearance STANDARD reads PUBLIC and INTERNAL documents, in /m)
 
     const list = await asAdmin(["admin", "invitations", "list"])
     const [header, ...rows] = list.stdout.trimEnd().split("\n")
@@ -98,6 +101,7 @@ describe("invitation acceptance end to end through the CLI", () => {
     const bob = rows.find((row) => row.startsWith("bob@example.com"))!
     expect(bob).toMatch(/PENDING\s+EMPLOYEE\s+\S+\s+Research/)
     const id = bob.trim().split(/\s+/).pop()!
+    expect(list.stderr).toMatch(/^Clearance STANDARD \(reads PUBLIC and INTERNAL\); CONFIDENTIAL \(reads PUBLIC, INTERNAL and CONFIDENTIAL\)\.$/m)
 
     const revoked = await asAdmin(["admin", "invitations", "revoke", id, "--json"])
     expect(revoked.code, revoked.stderr).toBe(0)

@@ -1,10 +1,10 @@
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 const configFile = () => join(home, "lore", "config.json")
@@ -12,9 +12,9 @@ const readConfig = () => JSON.parse(readFileSync(configFile(), "utf8"))
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 beforeEach(() => {
   home = newConfigHome()
 })
@@ -143,7 +143,8 @@ describe("lore status", () => {
     const status = result.json()
     expect(status).toMatchObject({ profile: "default", server: server.url, authenticated: false, user: null, credentials: "none" })
     expect(typeof status.health.status).toBe("string")
-    expect(status.health).toHaveProperty("database")
+    // test/support/serve.ts runs the server on PostgreSQL when the test run has DATABASE_URL.
+    expect(status.health.database).toBe(process.env.DATABASE_URL ? "postgresql" : "embedded")
   })
 
   it("shows who you are when logged in, and a rejected token without failing", async () => {
@@ -154,6 +155,18 @@ describe("lore status", () => {
     const rejected = await lore(["status", "--json"], { env: { ...env(), LORE_TOKEN: "lore_pat_rejected_000000000000000000000" } })
     expect(rejected.code).toBe(0)
     expect(rejected.json()).toMatchObject({ authenticated: false, authError: { status: 401 } })
+  })
+
+  it("does not claim a vector store when the server has no embedding model (issue 10.7)", async () => {
+    const json = (await lore(["status", "--json", "--server", server.url], { env: env() })).json()
+    expect(json.health).toMatchObject({ embeddingModel: "none", vectorSearch: "off" })
+    const plain = await lore(["status", "--server", server.url], { env: env() })
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toMatch(/^Vector search:\s+off: no embedding model, lexical \(BM25\) search only$/m)
+    expect(plain.stdout).not.toMatch(/pgvector|exact-cosine/)
+    // A hint is for people: stderr, so stdout holds only the result.
+    expect(plain.stderr).toContain("Log in: lore login")
+    expect(plain.stdout).not.toContain("lore login")
   })
 
   it("prints plain aligned text without escape codes when piped, even with FORCE_COLOR", async () => {

@@ -3,15 +3,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, binary, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
 // `lore sources|search|catalog|cite` against a real server, through the built binary, with real files.
 
-let server: TestServer
+let server: ServedLore
 let dir: string
 let env: () => Record<string, string>
 const slow = { timeoutMs: 120_000 }
+const UPLOAD_LIMIT = 200_000
 
 const handbook = `# Travel handbook
 
@@ -41,7 +42,8 @@ const loreIn = (cwd: string, args: ReadonlyArray<string>) =>
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  // A small upload limit, so a test can exceed it (issue 10.7); every other file here is far below it.
+  server = await serveLore({ LORE_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT) })
   const home = newConfigHome()
   env = () => ({ XDG_CONFIG_HOME: home, LORE_SERVER: server.url, LORE_TOKEN: server.adminToken })
   dir = mkdtempSync(join(tmpdir(), "lore-cli-knowledge-"))
@@ -55,7 +57,7 @@ beforeAll(async () => {
   writeFileSync(path("broken.pdf"), "%PDF-1.4\nthis is not really a pdf\n%%EOF\n")
 })
 afterAll(async () => {
-  await server?.dispose()
+  await server?.stop()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -74,6 +76,8 @@ describe("lore sources, search, catalog and cite", () => {
     expect(added.map((entry) => entry.file)).toEqual([path("handbook.md"), path("notes.txt"), path("extra", "glossary-a.txt"), path("extra", "glossary-b.txt"), path("image.png"), path("broken.pdf")])
     for (const entry of added.slice(0, 4)) {
       expect(entry).toMatchObject({ status: "READY", sourceId: expect.stringMatching(/^[0-9a-f-]{36}$/), versionNumber: 1 })
+      // Who can read it, from the upload's answer (issue 10.6).
+      expect(entry.audience).toMatchObject({ readers: 1, spaceMembers: 1, summary: expect.stringContaining("readable by 1 of 1") })
       expect(entry.failureCode).toBeUndefined()
     }
     expect(added[4]).toMatchObject({ status: "FAILED", sourceId: null, failureCode: expect.stringMatching(/^[A-Z_]+$/), httpStatus: 415 })
@@ -90,8 +94,11 @@ describe("lore sources, search, catalog and cite", () => {
     expect(plain.code).toBe(6)
     expect(plain.stdout).not.toMatch(ANSI)
     const lines = plain.stdout.trimEnd().split("\n")
-    expect(lines).toHaveLength(2)
-    expect(lines.find((line) => line.includes("plain.txt"))).toMatch(/^READY\s+\S*plain\.txt\s+[0-9a-f-]{36}\s+v1$/)
+    expect(lines).toHaveLength(3)
+    const ready = lines.findIndex((line) => line.includes("plain.txt"))
+    expect(lines[ready]).toMatch(/^READY\s+\S*plain\.txt\s+[0-9a-f-]{36}\s+v1$/)
+    // After the file's line, who can read it (issue 10.6): INTERNAL is read from clearance STANDARD up.
+    expect(lines[ready + 1]).toMatch(/^\s+readable by 1 of 1 members of space general/)
     expect(lines.find((line) => line.includes("image.png"))).toMatch(/^FAILED\s+\S*image\.png\s+-\s+[A-Z_]+: /)
     expect(plain.stderr).toMatch(/^error: 1 of 2 files failed: .*image\.png/)
 
@@ -161,7 +168,11 @@ describe("lore sources, search, catalog and cite", () => {
     const plain = await lore(["cite", citationId], { env: env() })
     expect(plain.stdout).not.toMatch(ANSI)
     expect(plain.stdout).toMatch(/^handbook\nSection:\s+Per diem\n/)
-    expect(plain.stdout).toContain("forty-two euros")
+    // The cited passage is marked, piped, with » «, at the server's offsets; its context is not (issue 10.5).
+    const { excerpt: text, highlightStart, highlightEnd } = excerpt.json()
+    expect(text.slice(highlightStart, highlightEnd)).toContain("forty-two euros")
+    expect(plain.stdout).toContain("»The per diem for the Lisbon office is forty-two euros, paid with the monthly salary.«")
+    expect(plain.stdout.match(/»/g)).toHaveLength(1)
 
     const saved = await lore(["cite", citationId, "--content", "--output", path("cited.md"), "--json"], { env: env() })
     expect(saved.code, saved.stderr).toBe(0)
@@ -261,6 +272,14 @@ describe("usage errors of the knowledge commands", () => {
     expect(result.code, result.stderr).toBe(2)
     expect(result.stdout).toBe("")
     expect(result.stderr).toContain(message)
+  })
+
+  it("a file over the server's upload limit is refused with a message that says the limit (issue 10.7)", async () => {
+    writeFileSync(path("huge.txt"), "x".repeat(UPLOAD_LIMIT * 3))
+    const result = await lore(["sources", "add", path("huge.txt"), "--space", "general"], { env: env(), ...slow })
+    expect(result.code).toBe(6)
+    expect(result.stdout).toMatch(/PAYLOAD_TOO_LARGE: .*at most 200000 bytes/)
+    expect(result.stderr).toMatch(/^error: 1 of 1 file failed: .*huge\.txt: PAYLOAD_TOO_LARGE \(.*at most 200000 bytes.*\)/)
   })
 
   it("an unknown space is not found (exit 5) and names the spaces there are", async () => {

@@ -103,7 +103,7 @@ describe("the published packages", () => {
 
   it("call a running server through the installed SDK (ESM and CommonJS) and the installed CLI", async () => {
     served = await serveLore()
-    const env = { LORE_URL: served.url, LORE_TOKEN: served.token }
+    const env = { LORE_URL: served.url, LORE_TOKEN: served.adminToken }
 
     const esm = await run(
       process.execPath,
@@ -135,7 +135,7 @@ describe("the published packages", () => {
 
     const whoami = await installedLore(["whoami", "--json"], {
       LORE_SERVER: served.url,
-      LORE_TOKEN: served.token,
+      LORE_TOKEN: served.adminToken,
       XDG_CONFIG_HOME: newConfigHome()
     })
     expect(whoami.code, whoami.stderr).toBe(0)

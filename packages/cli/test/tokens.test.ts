@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { type ServedLore, serveLore } from "./support/serve"
 import { ANSI, closedPort, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
-let server: TestServer
+let server: ServedLore
 let home: string
 const env = () => ({ XDG_CONFIG_HOME: home })
 
 beforeAll(async () => {
   ensureBuilt()
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   const login = await lore(["login", "--server", server.url, "--token", server.adminToken], { env: env() })
   expect(login.code, login.stderr).toBe(0)
 })
-afterAll(() => server?.dispose())
+afterAll(() => server?.stop())
 
 describe("lore tokens", () => {
   it("create prints the secret once, list shows it, revoke makes it fail with exit 3", async () => {
@@ -89,7 +89,7 @@ describe("usage errors and failures", () => {
     ["tokens", "revoke", "not-a-uuid"],
     ["whoami", "--bogus"],
     ["no-such-command"],
-    ["tokens"],
+    ["tokens", "lsit"],
     ["status", "--server", "not a url"]
   ]
   it.each(usage)("exit 2 for %j", async (...args) => {
@@ -97,6 +97,31 @@ describe("usage errors and failures", () => {
     expect(human.code).toBe(2)
     expect(human.stdout).toBe("")
     expect(human.stderr).toMatch(/error: |Usage: /)
+  })
+
+  it("a usage error points to the help of the command that refused it, not the program's (issue 10.7)", async () => {
+    for (const [args, help] of [
+      [["tokens", "create", "x", "--expires-in-days", "0"], "lore tokens create --help"],
+      [["tokens", "create"], "lore tokens create --help"],
+      [["tokens", "revoke", "not-a-uuid"], "lore tokens revoke --help"],
+      [["admin", "users", "update", "a@b.c", "--bogus"], "lore admin users update --help"],
+      [["admin", "users", "update", "a@b.c"], "lore admin users update --help"],
+      [["tokens", "lsit"], "lore tokens --help"],
+      [["no-such-command"], "lore --help"]
+    ] as const) {
+      const result = await lore([...args], { env: env() })
+      expect(result.code, args.join(" ")).toBe(2)
+      expect(result.stderr, args.join(" ")).toContain(`See '${help}'.`)
+    }
+  })
+
+  it("a group with no subcommand runs its list: lore --json tokens prints the tokens as JSON (issue 10.7)", async () => {
+    const result = await lore(["--json", "tokens"], { env: env() })
+    expect(result.code, result.stderr).toBe(0)
+    const tokens = result.json() as Array<{ name: string }>
+    expect(tokens.map((token) => token.name)).toContain("bootstrap")
+    const plain = await lore(["tokens"], { env: env() })
+    expect(plain.stdout).toMatch(/^ID\s+NAME\s+PREFIX\s+STATUS/)
   })
 
   it("--json reports a usage error as one JSON document on stdout", async () => {

@@ -1,6 +1,6 @@
-import { type Command, InvalidArgumentError } from "commander"
 import { resolve } from "node:path"
-import { type CommandModule, handler } from "../command"
+import { parseCount } from "../arguments"
+import { defineCommand } from "../command"
 import type { Runtime } from "../context"
 import { CliError, ExitCode } from "../errors"
 
@@ -83,20 +83,19 @@ export const serve = async (runtime: Runtime, options: ServeOptions) => {
   process.stderr.write("Stopped.\n")
 }
 
-const parsePort = (value: string) => {
-  const port = Number(value)
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("a port number from 0 to 65535")
-  return port
-}
-
-export const serveCommand: CommandModule = {
-  register: (program: Command) => {
-    program
-      .command("serve")
-      .description("run the Lore server in this process (same as 'npm start'); settings from LORE_* and DATABASE_URL")
+export default defineCommand({
+  description: "run the Lore server in this process (same as 'npm start'); settings from LORE_* and DATABASE_URL",
+  helpGroup: "Getting started",
+  examples: [
+    "lore serve                                  # http://127.0.0.1:8787, embedded database in ./.lore",
+    "lore serve --port 9000 --data-dir /var/lib/lore",
+    "DATABASE_URL=postgres://lore@db/lore lore serve --host 0.0.0.0",
+    "lore --json serve --port 0                  # one ready line {url,dataDir,database} on stdout"
+  ],
+  configure: (command) =>
+    command
       .option("--host <host>", "interface to listen on (LORE_HOST, default 127.0.0.1)")
-      .option("--port <port>", "port to listen on (LORE_PORT, default 8787; 0 picks a free one)", parsePort)
-      .option("--data-dir <dir>", "embedded database and files (LORE_DATA_DIR, default ./.lore)")
-      .action(handler((runtime, command) => serve(runtime, command.opts<ServeOptions>())))
-  }
-}
+      .option("--port <port>", "port to listen on (LORE_PORT, default 8787; 0 picks a free one)", parseCount(0, 65535))
+      .option("--data-dir <dir>", "embedded database and files (LORE_DATA_DIR, default ./.lore)"),
+  run: (runtime, command) => serve(runtime, command.opts<ServeOptions>())
+})

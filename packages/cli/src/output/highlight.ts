@@ -1,12 +1,10 @@
+import type { Segment } from "./view"
+
 /**
  * Search snippets: a window of a passage around the first query term the server found in it
- * (`evidence.highlights`), and that window split into plain and highlighted runs for the terminal.
+ * (`evidence.highlights`), and that window split into plain and highlighted runs for the terminal; and
+ * a cited excerpt split around the cited passage.
  */
-
-export interface Segment {
-  readonly text: string
-  readonly hit: boolean
-}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -38,19 +36,31 @@ export const snippet = (content: string, highlights: ReadonlyArray<string>, widt
   return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`
 }
 
-/** `text` as runs, `hit` where a highlight term occurs (case-insensitive). */
+/** `text` as runs, emphasis `term` where a highlight term occurs (case-insensitive). */
 export const highlightSegments = (text: string, highlights: ReadonlyArray<string>): Array<Segment> => {
   const pattern = termsPattern(highlights)
-  if (!pattern) return [{ text, hit: false }]
+  if (!pattern) return [{ text }]
   const segments: Array<Segment> = []
   let last = 0
   for (const match of text.matchAll(pattern)) {
     const index = match.index ?? 0
     if (match[0].length === 0) continue
-    if (index > last) segments.push({ text: text.slice(last, index), hit: false })
-    segments.push({ text: match[0], hit: true })
+    if (index > last) segments.push({ text: text.slice(last, index) })
+    segments.push({ text: match[0], emphasis: "term" })
     last = index + match[0].length
   }
-  if (last < text.length) segments.push({ text: text.slice(last), hit: false })
+  if (last < text.length) segments.push({ text: text.slice(last) })
   return segments
+}
+
+/**
+ * `text` split around the cited passage, `start` to `end` (character offsets into `text`, end
+ * exclusive). Offsets outside the text are clamped; none, or an empty range, mark nothing.
+ */
+export const citedSegments = (text: string, start: number | null | undefined, end: number | null | undefined): Array<Segment> => {
+  if (start === null || start === undefined || end === null || end === undefined) return [{ text }]
+  const from = Math.max(0, Math.min(text.length, start))
+  const to = Math.max(from, Math.min(text.length, end))
+  if (to === from) return [{ text }]
+  return [{ text: text.slice(0, from) }, { text: text.slice(from, to), emphasis: "cited" as const }, { text: text.slice(to) }].filter((segment) => segment.text !== "")
 }

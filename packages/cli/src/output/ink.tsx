@@ -1,19 +1,65 @@
-import { PasswordInput, Spinner, TextInput } from "@inkjs/ui"
+import { ConfirmInput, PasswordInput, ProgressBar, Spinner, TextInput } from "@inkjs/ui"
 import { Box, render, Static, Text, useApp } from "ink"
-import { useEffect, useState } from "react"
-import { type Block, type Cell, cellText, type Tone, type View } from "./view"
+import { type ReactNode, useEffect, useState } from "react"
+import type { AddEvents, AddResult } from "../uploads"
+import { COLUMN_GAP, layoutTable, truncate } from "./table"
+import { type Block, type Cell, formatBytes, plural, type Segment, type Span, type Tone, type View } from "./view"
 
-// Loaded only when stdout is a terminal (see render.ts), so pipes and --json never pay for React.
+// Loaded only when stdout (or, for progress, stderr) is a terminal (present.ts), so pipes and --json never
+// load React.
 
 const toneColor: Record<Tone, string> = { success: "green", warning: "yellow", error: "red", muted: "gray", accent: "cyan" }
 const toneMark: Partial<Record<Tone, string>> = { success: "✓ ", warning: "! ", error: "✗ " }
 
-const CellText = ({ cell }: { readonly cell: Cell }) =>
-  typeof cell === "string" || !cell.tone ? (
-    <Text>{cellText(cell)}</Text>
+/** The terminal's width, for fitting tables; 80 when the stream does not say. */
+const terminalWidth = (stream: NodeJS.WriteStream = process.stdout) => (stream.columns && stream.columns > 0 ? stream.columns : 80)
+
+const SpanText = ({ span }: { readonly span: Span }) => (
+  <Text bold={span.bold ?? false} {...(span.tone === "muted" ? { dimColor: true } : span.tone ? { color: toneColor[span.tone] } : {})}>
+    {span.text}
+  </Text>
+)
+
+const CellText = ({ cell }: { readonly cell: Cell }) => <SpanText span={typeof cell === "string" ? { text: cell } : cell} />
+
+const SegmentText = ({ segment }: { readonly segment: Segment }) =>
+  segment.emphasis === "term" ? (
+    <Text bold color="yellow">
+      {segment.text}
+    </Text>
+  ) : segment.emphasis === "cited" ? (
+    <Text bold color="cyan" underline>
+      {segment.text}
+    </Text>
   ) : (
-    <Text color={toneColor[cell.tone]}>{cell.text}</Text>
+    <Text>{segment.text}</Text>
   )
+
+const Table = ({ block }: { readonly block: Extract<Block, { kind: "table" }> }) => {
+  if (block.rows.length === 0) return <Text dimColor>{block.empty}</Text>
+  const table = layoutTable(block.columns, block.rows, terminalWidth())
+  const line = (cells: ReadonlyArray<ReactNode>, key: number | string) => (
+    // A table that cannot fit with its fixed columns whole wraps rather than cut an id.
+    <Text key={key}>
+      {cells.map((cell, index) => (
+        <Text key={index}>
+          {index > 0 ? COLUMN_GAP : ""}
+          {cell}
+        </Text>
+      ))}
+    </Text>
+  )
+  return (
+    <Box flexDirection="column">
+      {line(
+        table.header.map((header) => <Text bold>{header}</Text>),
+        "header"
+      )}
+      {table.rows.map((row, rowIndex) => line(row.map((cell) => <SpanText span={cell} />), rowIndex))}
+      {table.omitted.length > 0 && <Text dimColor>Hidden at this width: {table.omitted.join(", ")} (widen the terminal, or pipe the output)</Text>}
+    </Box>
+  )
+}
 
 const BlockView = ({ block, first }: { readonly block: Block; readonly first: boolean }) => {
   switch (block.kind) {
@@ -45,32 +91,8 @@ const BlockView = ({ block, first }: { readonly block: Block; readonly first: bo
         </Box>
       )
     }
-    case "table": {
-      if (block.rows.length === 0) return <Text dimColor>{block.empty}</Text>
-      const widths = block.columns.map(
-        (column, index) => Math.max(column.header.length, ...block.rows.map((row) => cellText(row[index] ?? "").length)) + 2
-      )
-      return (
-        <Box flexDirection="column">
-          <Box>
-            {block.columns.map((column, index) => (
-              <Box key={column.header} width={widths[index]} flexShrink={0} justifyContent={column.align === "right" ? "flex-end" : "flex-start"}>
-                <Text bold>{column.header.toUpperCase()}</Text>
-              </Box>
-            ))}
-          </Box>
-          {block.rows.map((row, rowIndex) => (
-            <Box key={rowIndex}>
-              {row.map((cell, index) => (
-                <Box key={index} width={widths[index]} flexShrink={0}>
-                  <CellText cell={cell} />
-                </Box>
-              ))}
-            </Box>
-          ))}
-        </Box>
-      )
-    }
+    case "table":
+      return <Table block={block} />
     case "secret":
       // No border: a wrapped token inside a box would be copied with the box's characters.
       return (
@@ -80,6 +102,28 @@ const BlockView = ({ block, first }: { readonly block: Block; readonly first: bo
           <Text dimColor>{block.note}</Text>
         </Box>
       )
+    case "line":
+      return (
+        <Text>
+          {block.spans.map((span, index) => (
+            <SpanText key={index} span={span} />
+          ))}
+        </Text>
+      )
+    case "passage":
+      return (
+        <Box paddingLeft={block.indent ?? 0}>
+          <Text>
+            {block.segments.map((segment, index) => (
+              <SegmentText key={index} segment={segment} />
+            ))}
+          </Text>
+        </Box>
+      )
+    case "blank":
+      return <Text> </Text>
+    case "hint":
+      return <Text dimColor>{block.text}</Text>
   }
 }
 
@@ -91,51 +135,186 @@ export const ViewBlocks = ({ view }: { readonly view: View }) => (
   </Box>
 )
 
-type TaskState = { readonly phase: "running" } | { readonly phase: "done"; readonly view: View } | { readonly phase: "failed"; readonly error: unknown }
+type Outcome<T> = { readonly value: T } | { readonly error: unknown }
 
-function Task<T>(props: { readonly label: string; readonly run: () => Promise<T>; readonly view: (result: T) => View; readonly onResult: (result: T) => void }) {
+/** Renders `element` until it exits, then returns what it reported, or rejects with its error. */
+const untilOutcome = async <T,>(element: (report: (outcome: Outcome<T>) => void) => ReactNode, stream: NodeJS.WriteStream = process.stdout): Promise<T> => {
+  let outcome: Outcome<T> | undefined
+  const instance = render(<>{element((reported) => (outcome = reported))}</>, { stdout: stream, patchConsole: false })
+  await instance.waitUntilExit()
+  if (outcome && "value" in outcome) return outcome.value
+  throw outcome?.error ?? new Error("interrupted")
+}
+
+function Task<T>(props: { readonly label: string; readonly run: () => Promise<T>; readonly view: (result: T) => View; readonly report: (outcome: Outcome<T>) => void }) {
   const { exit } = useApp()
-  const [state, setState] = useState<TaskState>({ phase: "running" })
+  const [view, setView] = useState<View | undefined>()
+  const [failed, setFailed] = useState(false)
   useEffect(() => {
-    props
-      .run()
-      .then((result) => {
-        const view = props.view(result)
-        props.onResult(result)
-        return view
-      })
-      .then(
-        (view) => setState({ phase: "done", view }),
-        (error: unknown) => setState({ phase: "failed", error })
-      )
+    props.run().then(
+      (value) => {
+        try {
+          const rendered = props.view(value)
+          props.report({ value })
+          setView(rendered)
+        } catch (error) {
+          props.report({ error })
+          setFailed(true)
+        }
+      },
+      (error: unknown) => {
+        props.report({ error })
+        setFailed(true)
+      }
+    )
   }, [])
   useEffect(() => {
     // Exit after the final frame is committed, so the result (not the spinner) stays on screen.
-    if (state.phase === "done") exit()
-    if (state.phase === "failed") exit(state.error instanceof Error ? state.error : new Error(String(state.error)))
-  }, [state])
-  if (state.phase === "running") return <Spinner label={props.label} />
-  // Static output is written once, above the live area: a result taller than the terminal is then
-  // never redrawn (Ink clears the whole screen, scrollback included, to redraw a frame that tall).
-  if (state.phase === "done") return <Static items={[state.view]}>{(view, index) => <ViewBlocks key={index} view={view} />}</Static>
-  return null
+    if (view || failed) exit()
+  }, [view, failed])
+  if (failed) return null
+  if (!view) return <Spinner label={props.label} />
+  // Static output is written once, above the live area: a result taller than the terminal is then never
+  // redrawn (Ink clears the whole screen, scrollback included, to redraw a frame that tall).
+  return <Static items={[view]}>{(items, index) => <ViewBlocks key={index} view={items} />}</Static>
 }
 
 /** Shows a spinner while `run` works, then the view of its result; rejects with `run`'s error. */
-export const runTask = async <T,>(label: string, run: () => Promise<T>, view: (result: T) => View): Promise<T> => {
-  let outcome: { value: T } | undefined
-  let failure: unknown
-  const instance = render(<Task label={label} run={run} view={view} onResult={(value) => (outcome = { value })} />, {
-    patchConsole: false
-  })
-  try {
-    await instance.waitUntilExit()
-  } catch (error) {
-    failure = error
-  }
-  if (outcome) return outcome.value
-  throw failure ?? new Error("interrupted")
+export const runTask = <T,>(label: string, run: () => Promise<T>, view: (result: T) => View): Promise<T> =>
+  untilOutcome<T>((report) => <Task label={label} run={run} view={view} report={report} />)
+
+// ---- uploads ----------------------------------------------------------------------------------------
+
+interface FileRow {
+  readonly file: string
+  /** uploading: bytes on the way; sent: all bytes sent, the server is storing them; ingesting: the server parses and indexes. */
+  readonly phase: "queued" | "uploading" | "sent" | "ingesting" | "done"
+  readonly sent: number
+  readonly total: number | undefined
+  /** The source's status while ingesting (PROCESSING, ...). */
+  readonly state?: string
+  readonly since: number
 }
+
+const percent = (row: FileRow) => (row.total ? Math.min(100, Math.round((row.sent / row.total) * 100)) : 0)
+
+const LiveRow = ({ row, nameWidth }: { readonly row: FileRow; readonly nameWidth: number }) => {
+  const name = truncate(row.file, nameWidth).padEnd(nameWidth)
+  if (row.phase === "sent" || row.phase === "ingesting") {
+    const seconds = Math.floor((Date.now() - row.since) / 1000)
+    const what = row.phase === "sent" ? "uploaded, the server is storing it" : `ingesting: ${row.state ?? "PROCESSING"}`
+    return <Spinner label={`${name}  ${what}${seconds > 0 ? ` (${seconds} s)` : ""}`} />
+  }
+  return (
+    <Box>
+      <Box width={nameWidth + 2} flexShrink={0}>
+        <Text>{name}</Text>
+      </Box>
+      <Box width={30} flexShrink={0}>
+        <ProgressBar value={percent(row)} />
+      </Box>
+      <Text dimColor>
+        {" "}
+        {String(percent(row)).padStart(3)}% {row.total !== undefined ? `of ${formatBytes(row.total)}` : ""}
+      </Text>
+    </Box>
+  )
+}
+
+function UploadBoard<T>(props: {
+  readonly files: ReadonlyArray<string>
+  readonly work: (events: AddEvents) => Promise<T>
+  readonly lines: (result: AddResult) => View
+  readonly summary: (result: T) => View
+  readonly report: (outcome: Outcome<T>) => void
+}) {
+  const { exit } = useApp()
+  const [rows, setRows] = useState<ReadonlyArray<FileRow>>(() => props.files.map((file) => ({ file, phase: "queued", sent: 0, total: undefined, since: Date.now() })))
+  const [finished, setFinished] = useState<ReadonlyArray<View>>([])
+  const [over, setOver] = useState(false)
+  const [, tick] = useState(0)
+  useEffect(() => {
+    const update = (index: number, change: (row: FileRow) => Partial<FileRow>) =>
+      setRows((current) => current.map((row, at) => (at === index ? { ...row, ...change(row) } : row)))
+    const events: AddEvents = {
+      onStart: (index) => update(index, () => ({ phase: "uploading", since: Date.now() })),
+      // Once every byte is sent the bar has nothing more to say: a spinner shows the server is at work.
+      onProgress: (index, sent, total) =>
+        update(index, (row) => ({ sent, total, ...(total !== undefined && sent >= total && row.phase === "uploading" ? { phase: "sent" as const, since: Date.now() } : {}) })),
+      onUploaded: (index, source) => update(index, () => ({ phase: "ingesting", state: source.status, since: Date.now() })),
+      onStatus: (index, source) => update(index, () => ({ state: source.status })),
+      onDone: (index, result) => {
+        update(index, () => ({ phase: "done" }))
+        setFinished((current) => [...current, props.lines(result)])
+      }
+    }
+    // The elapsed seconds of the spinners move even when no event arrives.
+    const clock = setInterval(() => tick((n) => n + 1), 1000)
+    props.work(events).then(
+      (value) => {
+        clearInterval(clock)
+        props.report({ value })
+        setFinished((current) => [...current, props.summary(value)])
+        setOver(true)
+      },
+      (error: unknown) => {
+        clearInterval(clock)
+        props.report({ error })
+        setOver(true)
+      }
+    )
+    return () => clearInterval(clock)
+  }, [])
+  useEffect(() => {
+    if (over) exit()
+  }, [over])
+  const nameWidth = Math.min(40, Math.max(8, ...props.files.map((file) => file.length)))
+  const live = rows.filter((row) => row.phase !== "queued" && row.phase !== "done")
+  const doneCount = rows.filter((row) => row.phase === "done").length
+  return (
+    <>
+      {/* Finished files are written once above the live rows, so a long batch never redraws them. */}
+      <Static items={[...finished]}>{(view, index) => <ViewBlocks key={index} view={view} />}</Static>
+      {!over && (
+        <Box flexDirection="column">
+          {live.map((row) => (
+            <LiveRow key={row.file} row={row} nameWidth={nameWidth} />
+          ))}
+          <Text dimColor>
+            {doneCount} of {plural(rows.length, "file")} done
+          </Text>
+        </Box>
+      )}
+    </>
+  )
+}
+
+/**
+ * Runs a batch of uploads with a progress bar per file while its bytes are sent, then a spinner with the
+ * ingestion state until it settles, and the lines of each finished file; resolves with `work`'s result. Drawn on
+ * `stream`: stdout, or stderr when stdout carries --json.
+ */
+export const runUploadBoard = async <T,>(
+  files: ReadonlyArray<string>,
+  work: (events: AddEvents, signal: AbortSignal) => Promise<T>,
+  lines: (result: AddResult) => View,
+  summary: (result: T) => View,
+  stream: NodeJS.WriteStream = process.stdout
+): Promise<T> => {
+  const controller = new AbortController()
+  try {
+    return await untilOutcome<T>(
+      (report) => <UploadBoard files={files} work={(events) => work(events, controller.signal)} lines={lines} summary={summary} report={report} />,
+      stream
+    )
+  } catch (error) {
+    // Ctrl+C ends the board before the work: abort the uploads and waits, or they would keep the process alive.
+    controller.abort(error)
+    throw error
+  }
+}
+
+// ---- questions --------------------------------------------------------------------------------------
 
 const Prompt = (props: { readonly label: string; readonly secret: boolean; readonly defaultValue?: string }) => {
   const { exit } = useApp()
@@ -161,4 +340,21 @@ export const ask = async (label: string, secret: boolean, defaultValue?: string)
   })
   const result = (await instance.waitUntilExit()) as { value: string } | undefined
   return result?.value
+}
+
+const Confirm = (props: { readonly question: string }) => {
+  const { exit } = useApp()
+  return (
+    <Box>
+      <Text bold>{props.question} </Text>
+      <ConfirmInput defaultChoice="cancel" onConfirm={() => exit({ confirmed: true })} onCancel={() => exit({ confirmed: false })} />
+    </Box>
+  )
+}
+
+/** A yes/no question on stderr (stdout stays clean for --json); no by default and on Ctrl+C. */
+export const confirm = async (question: string): Promise<boolean> => {
+  const instance = render(<Confirm question={question} />, { stdout: process.stderr, patchConsole: false, exitOnCtrlC: true })
+  const result = (await instance.waitUntilExit()) as { confirmed: boolean } | undefined
+  return result?.confirmed ?? false
 }

@@ -1,13 +1,34 @@
-import { type Block, cellText, type Column, type View } from "./view"
+import { COLUMN_GAP, layoutTable } from "./table"
+import { type Block, cellText, type Segment, type View } from "./view"
 
-/** Views as plain aligned text: no colors, no escape codes, one record per line — for pipes, files and grep. */
-export const renderPlain = (view: View): string =>
-  view.map((block, index) => (block.kind === "heading" && index > 0 ? "\n" : "") + renderBlock(block)).join("\n") + "\n"
+/**
+ * Views as plain aligned text: no colors, no escape codes, one record per line, nothing cut — for pipes,
+ * files and grep. Hints are returned apart: they go to stderr, so stdout holds only the result.
+ */
+export const renderPlain = (view: View): { readonly out: string; readonly hints: string } => {
+  const out: Array<string> = []
+  const hints: Array<string> = []
+  view.forEach((block, index) => {
+    if (block.kind === "hint") hints.push(block.text)
+    else out.push((block.kind === "heading" && index > 0 ? "\n" : "") + renderBlock(block))
+  })
+  return { out: out.length > 0 ? out.join("\n") + "\n" : "", hints: hints.length > 0 ? hints.join("\n") + "\n" : "" }
+}
 
-const renderBlock = (block: Block): string => {
+/** Writes a view piped: the result on stdout, hints on stderr. */
+export const writePlain = (view: View) => {
+  const { out, hints } = renderPlain(view)
+  if (out) process.stdout.write(out)
+  if (hints) process.stderr.write(hints)
+}
+
+/** Piped there is no bold or colour: a cited passage is set off with » «; search terms are left as they are. */
+export const plainSegments = (segments: ReadonlyArray<Segment>) =>
+  segments.map((segment) => (segment.emphasis === "cited" ? `»${segment.text}«` : segment.text)).join("")
+
+const renderBlock = (block: Exclude<Block, { kind: "hint" }>): string => {
   switch (block.kind) {
     case "heading":
-      return block.text
     case "message":
       return block.text
     case "fields": {
@@ -16,26 +37,16 @@ const renderBlock = (block: Block): string => {
     }
     case "table": {
       if (block.rows.length === 0) return block.empty
-      const header = block.columns.map((column) => column.header.toUpperCase())
-      const rows = block.rows.map((row) => row.map(cellText))
-      return alignColumns(block.columns, [header, ...rows]).join("\n")
+      const table = layoutTable(block.columns, block.rows)
+      return [table.header.join(COLUMN_GAP).trimEnd(), ...table.rows.map((row) => row.map((cell) => cell.text).join(COLUMN_GAP).trimEnd())].join("\n")
     }
     case "secret":
       return `${block.label}: ${block.value}\n${block.note}`
+    case "line":
+      return block.spans.map((span) => span.text).join("")
+    case "passage":
+      return " ".repeat(block.indent ?? 0) + plainSegments(block.segments)
+    case "blank":
+      return ""
   }
-}
-
-export const alignColumns = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<ReadonlyArray<string>>): string[] => {
-  const widths = columns.map((_, index) => Math.max(...rows.map((row) => (row[index] ?? "").length)))
-  return rows.map((row) =>
-    columns
-      .map((column, index) => {
-        const text = row[index] ?? ""
-        const last = index === columns.length - 1
-        if (column.align === "right") return text.padStart(widths[index]!)
-        return last ? text : text.padEnd(widths[index]!)
-      })
-      .join("  ")
-      .trimEnd()
-  )
 }

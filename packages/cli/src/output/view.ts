@@ -1,6 +1,7 @@
 /**
- * What a command shows a person, independent of how: the plain renderer prints it as aligned text, the
- * Ink renderer with colors. Commands build views from their data and never write to stdout themselves.
+ * What a command shows a person, independent of how: the plain renderer (plain.ts) prints it as aligned
+ * text for pipes and files, the Ink renderer (ink.tsx) with colors on a terminal. Commands build views
+ * from their data and never write to stdout themselves.
  */
 export type Tone = "success" | "warning" | "error" | "muted" | "accent"
 
@@ -13,6 +14,26 @@ export type Cell = string | Styled
 export interface Column {
   readonly header: string
   readonly align?: "left" | "right"
+  /**
+   * How a table fits a terminal narrower than it: `text` (free text: titles, names, details) may be cut
+   * with `…`, widest first; `fixed` (ids, statuses, dates, keys: the default) is never cut; `optional`
+   * (counts, dates, a second handle such as a user's id beside their email) is left out, last first,
+   * when cutting the text is not enough.
+   */
+  readonly fit?: "text" | "fixed" | "optional"
+}
+
+/** A run of text; `term` is a search term (emphasized on a terminal only), `cited` the cited passage. */
+export interface Segment {
+  readonly text: string
+  readonly emphasis?: "term" | "cited"
+}
+
+/** One run of a line with its own style. */
+export interface Span {
+  readonly text: string
+  readonly tone?: Tone
+  readonly bold?: boolean
 }
 
 export type Block =
@@ -22,6 +43,16 @@ export type Block =
   | { readonly kind: "table"; readonly columns: ReadonlyArray<Column>; readonly rows: ReadonlyArray<ReadonlyArray<Cell>>; readonly empty: string }
   /** A secret shown once (a new token): set apart, never truncated. */
   | { readonly kind: "secret"; readonly label: string; readonly value: string; readonly note: string }
+  /** One line of differently styled runs. */
+  | { readonly kind: "line"; readonly spans: ReadonlyArray<Span> }
+  /** A passage with emphasized runs, indented by `indent` spaces. */
+  | { readonly kind: "passage"; readonly segments: ReadonlyArray<Segment>; readonly indent?: number }
+  | { readonly kind: "blank" }
+  /**
+   * A footer or hint for people (what to run next, how much more there is): on a terminal below the
+   * result, dimmed; piped, on stderr, so stdout holds only the result.
+   */
+  | { readonly kind: "hint"; readonly text: string }
 
 export type View = ReadonlyArray<Block>
 
@@ -42,3 +73,19 @@ export const formatTime = (value: string | Date | null | undefined, fallback = "
   if (Number.isNaN(date.getTime())) return String(value)
   return `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`
 }
+
+/** `12.3 kB` (decimal units, like `ls -h --si`). */
+export const formatBytes = (bytes: number): string => {
+  if (bytes < 1000) return `${bytes} B`
+  const units = ["kB", "MB", "GB", "TB"]
+  let value = bytes
+  let unit = -1
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000
+    unit++
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`
+}
+
+/** `1 file`, `3 files`. */
+export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import pg from "pg"
 import { binary, cliDir, ensureBuilt } from "./cli"
 
 const serverDir = join(cliDir, "..", "server")
@@ -9,9 +10,11 @@ const serverDir = join(cliDir, "..", "server")
 export interface ServedLore {
   readonly url: string
   /** The bootstrap admin's token (admin@lore.local). */
-  readonly token: string
+  readonly adminToken: string
   readonly dataDir: string
-  /** SIGTERM, wait for a clean exit, remove the data dir. */
+  /** The database of this server on PostgreSQL (DATABASE_URL set), else undefined (embedded). */
+  readonly databaseUrl: string | undefined
+  /** SIGTERM, wait for a clean exit, remove the data dir and drop the database. */
   readonly stop: () => Promise<void>
 }
 
@@ -22,20 +25,60 @@ const ensureServerBuilt = () => {
   }
 }
 
+/** A database of its own on the PostgreSQL server of DATABASE_URL, so test files run in parallel. */
+const createDatabase = async (adminUrl: string) => {
+  const name = `lore_cli_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    await client.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await client.end()
+  }
+  const target = new URL(adminUrl)
+  target.pathname = `/${name}`
+  return target.toString()
+}
+
+const dropDatabase = async (adminUrl: string, databaseUrl: string) => {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
+}
+
 /**
  * Starts a Lore server the way a user does, `lore serve` from this repository's built CLI, as a child
- * process: on a free port, with an embedded database in a fresh temporary data dir and a known bootstrap
- * token. Resolves once the server prints its ready line. CLI tests use this (or their own process), never
- * the server's test files.
+ * process on a free port, and resolves once it prints its ready line. The database is embedded in a fresh
+ * data dir (a copy of the run's template when the test run made one: it is the same finished database,
+ * seconds faster), or, when DATABASE_URL is set, a new database on that PostgreSQL server. `env` adds
+ * server settings (LORE_MAX_UPLOAD_BYTES, ...). CLI tests use this, never the server's test files.
  */
-export const serveLore = async (): Promise<ServedLore> => {
+export const serveLore = async (env: Record<string, string> = {}): Promise<ServedLore> => {
   ensureBuilt()
   ensureServerBuilt()
   const dataDir = mkdtempSync(join(tmpdir(), "lore-cli-served-"))
-  const token = `lore_pat_served${Math.random().toString(36).slice(2)}${"x".repeat(24)}`
+  const adminUrl = process.env.DATABASE_URL
+  const databaseUrl = adminUrl ? await createDatabase(adminUrl) : undefined
+  const template = databaseUrl ? undefined : process.env.LORE_TEST_TEMPLATE_DIR
+  let adminToken = `lore_pat_served${Math.random().toString(36).slice(2)}${"x".repeat(24)}`
+  if (template) {
+    cpSync(template, dataDir, { recursive: true })
+    adminToken = readFileSync(join(dataDir, "bootstrap-token"), "utf8").trim()
+  }
   const child = spawn(process.execPath, [binary, "serve", "--json", "--port", "0", "--data-dir", dataDir], {
-    // Only what the server needs: no DATABASE_URL (embedded), no LORE_* from the developer's shell.
-    env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), LORE_BOOTSTRAP_TOKEN: token, LORE_LOG_LEVEL: "warning" },
+    // Only what the server needs: no LORE_* or DATABASE_URL from the developer's shell.
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: tmpdir(),
+      LORE_BOOTSTRAP_TOKEN: adminToken,
+      LORE_LOG_LEVEL: "warning",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...env
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let stderr = ""
@@ -45,6 +88,7 @@ export const serveLore = async (): Promise<ServedLore> => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
     await exited
     rmSync(dataDir, { recursive: true, force: true })
+    if (adminUrl && databaseUrl) await dropDatabase(adminUrl, databaseUrl)
   }
   try {
     const url = await new Promise<string>((resolve, reject) => {
@@ -62,7 +106,7 @@ export const serveLore = async (): Promise<ServedLore> => {
         reject(new Error(`lore serve exited ${code} before it was ready\nstderr: ${stderr}`))
       })
     })
-    return { url, token, dataDir, stop }
+    return { url, adminToken, dataDir, databaseUrl, stop }
   } catch (error) {
     await stop()
     throw error

@@ -1,0 +1,22 @@
+import { Directory } from "../../../../arguments"
+import { defineCommand } from "../../../../command"
+import { present } from "../../../../output/present"
+import { departmentView } from "../../../../views/users"
+
+export default defineCommand({
+  description: "make a user a manager of the department",
+  examples: ["lore admin departments managers add Engineering ada@example.com"],
+  configure: (command) => command.argument("<department>", "department id or name").argument("<user>", "email or user id"),
+  run: async (runtime, command) => {
+    const [departmentRef, userRef] = command.processedArgs as [string, string]
+    const directory = new Directory(runtime.client({ requireToken: true }))
+    await present(runtime, {
+      progress: `Adding ${userRef}`,
+      run: async () => {
+        const [departmentId, userId] = await Promise.all([directory.departmentId(departmentRef), directory.userId(userRef)])
+        return directory.lore.admin.departments.addManager(departmentId, userId)
+      },
+      view: (department) => departmentView(`${userRef} now manages ${department.name}`, department)
+    })
+  }
+})
