@@ -84,6 +84,9 @@ const guardMultipart = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerRe
   )
 }
 
+/** How long a refused body is read and discarded before the 413 goes out regardless. */
+const DISCARD_MS = 5_000
+
 /** 413 with no body (the problem layer writes it). The connection closes once it is sent: the rest of the body is discarded. */
 const tooLarge = HttpServerResponse.empty({ status: 413, headers: { connection: "close" } })
 
@@ -104,6 +107,36 @@ const discardInsteadOfDestroy = (request: HttpServerRequest.HttpServerRequest) =
   }
 }
 
+/**
+ * Reads and discards what remains of a refused body before the answer goes out, for at most `maxMs`: a client
+ * still sending when the connection closes gets a reset instead of the 413 (seen with uploads of a few times
+ * the limit). A client that keeps sending past the bound gets the answer and the close anyway.
+ */
+const discardRest = (request: HttpServerRequest.HttpServerRequest, maxMs: number) =>
+  Effect.async<void>((resume) => {
+    const message = NodeHttpServerRequest.toIncomingMessage(request)
+    if (message.complete || message.destroyed) return resume(Effect.void)
+    const ignore = () => {}
+    const done = () => {
+      clearTimeout(timer)
+      message.off("end", done)
+      message.off("close", done)
+      resume(Effect.void)
+    }
+    const timer = setTimeout(done, maxMs)
+    message.unpipe()
+    message.removeAllListeners("data")
+    message.on("data", ignore)
+    message.once("end", done)
+    message.once("close", done)
+    message.resume()
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      message.off("end", done)
+      message.off("close", done)
+    })
+  })
+
 /** Whether the request announces a body; one that does not cannot exceed a limit or be malformed. */
 const hasBody = (request: HttpServerRequest.HttpServerRequest) =>
   request.headers["content-length"] !== undefined || request.headers["transfer-encoding"] !== undefined
@@ -120,7 +153,8 @@ export const bodyLimits = (bodyStallMs: number) => HttpApiBuilder.middleware((ap
           Option.exists(Cause.failureOption(cause as Cause.Cause<unknown>), isBodyTooLarge) || Option.exists(Cause.dieOption(cause), isBodyTooLarge)
             ? Effect.succeed(tooLarge)
             : Effect.failCause(cause)
-        )
+        ),
+        Effect.tap((response) => response.status === 413 ? discardRest(request, Math.min(bodyStallMs, DISCARD_MS)) : Effect.void)
       )
     })
   )
