@@ -6,6 +6,7 @@ import administration from "./migrations/0002_administration"
 import jobs from "./migrations/0003_jobs"
 import knowledge from "./migrations/0004_knowledge"
 import searchPostings from "./migrations/0005_search_postings"
+import aiGateways from "./migrations/0008_ai_gateways"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -13,7 +14,8 @@ export const migrations = {
   "0002_administration": administration,
   "0003_jobs": jobs,
   "0004_knowledge": knowledge,
-  "0005_search_postings": searchPostings
+  "0005_search_postings": searchPostings,
+  "0008_ai_gateways": aiGateways
 }
 
 const run = Migrator.make({})
