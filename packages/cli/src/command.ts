@@ -25,3 +25,29 @@ export type Me = Awaited<ReturnType<LoreClient["me"]["get"]>>
 export type AccessToken = Awaited<ReturnType<LoreClient["tokens"]["list"]>>[number]
 export type IssuedAccessToken = Awaited<ReturnType<LoreClient["tokens"]["create"]>>
 export type Health = Awaited<ReturnType<LoreClient["platform"]["health"]>>
+
+// The one-file-per-command shape of the CLI restructuring (the same definitions land with it; on this
+// branch only commands/admin/ai/ uses them, mounted by aiCommands.ts).
+
+/** At least one example, so every command's help shows how it is used. */
+export type Examples = readonly [string, ...Array<string>]
+
+export interface CommandSpec {
+  readonly kind: "command"
+  readonly description: string
+  readonly aliases?: ReadonlyArray<string>
+  readonly isDefault?: boolean
+  readonly examples: Examples
+  readonly notes?: string
+  readonly configure?: (command: Command) => void
+  readonly run: (runtime: import("./context").Runtime, command: Command) => Promise<void>
+}
+
+export interface GroupSpec {
+  readonly kind: "group"
+  readonly description: string
+  readonly examples: Examples
+}
+
+export const defineCommand = (spec: Omit<CommandSpec, "kind">): CommandSpec => ({ kind: "command", ...spec })
+export const defineGroup = (spec: Omit<GroupSpec, "kind">): GroupSpec => ({ kind: "group", ...spec })

@@ -1,5 +1,6 @@
 import type { Command } from "commander"
 import type { CommandModule } from "../command"
+import { registerAiCommands } from "../aiCommands"
 import { registerAuditCommand } from "./adminAudit"
 import { registerInvitationCommands } from "./adminInvitations"
 import { registerSpaceCommands } from "./adminSpaces"
@@ -18,5 +19,6 @@ export const adminCommand: CommandModule = {
     registerInvitationCommands(admin)
     registerSpaceCommands(admin)
     registerAuditCommand(admin)
+    registerAiCommands(admin)
   }
 }
