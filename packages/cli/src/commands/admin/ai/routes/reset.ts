@@ -10,10 +10,10 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<workload>", aiWorkloadValues.join(", "), workloadArgument)
-      .option("--version <version>", "the route's version you read (refused if it changed)", versionArgument),
+      .option("--if-version <version>", "the route's version you read (refused if it changed)", versionArgument),
   run: async (runtime, command) => {
     const [workload] = command.processedArgs as [AiWorkload]
-    const { version } = command.opts<{ version?: number }>()
+    const { ifVersion: version } = command.opts<{ ifVersion?: number }>()
     const lore = runtime.client({ requireToken: true })
     await present(runtime, {
       progress: `Resetting ${workload}`,

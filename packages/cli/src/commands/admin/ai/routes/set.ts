@@ -14,10 +14,10 @@ export default defineCommand({
       .option("--gateway <gateway>", "gateway key or id")
       .option("--model <model>", "the model id the provider knows")
       .option("--reasoning-effort <effort>", providerReasoningEffortValues.join(", "), effortArgument)
-      .option("--version <version>", "the route's version you read (default: the current one)", versionArgument),
+      .option("--if-version <version>", "the route's version you read (default: the current one)", versionArgument),
   run: async (runtime, command) => {
     const [workload] = command.processedArgs as [AiWorkload]
-    const flags = command.opts<{ gateway?: string; model?: string; reasoningEffort?: ProviderReasoningEffort; version?: number }>()
+    const flags = command.opts<{ gateway?: string; model?: string; reasoningEffort?: ProviderReasoningEffort; ifVersion?: number }>()
     if (!flags.gateway) throw usageError("missing --gateway: pass a gateway key or id (see 'lore admin ai gateways')")
     if (!flags.model?.trim()) throw usageError("missing --model: pass the model id (see 'lore admin ai gateways models <gateway>')")
     const lore = runtime.client({ requireToken: true })
@@ -30,7 +30,7 @@ export default defineCommand({
           gatewayProfileId: gateway.id,
           modelId: flags.model!.trim(),
           ...(flags.reasoningEffort === undefined ? {} : { providerReasoningEffort: flags.reasoningEffort }),
-          version: flags.version ?? (current?.source === "ADMIN" ? current.version : 0)
+          version: flags.ifVersion ?? (current?.source === "ADMIN" ? current.version : 0)
         })
       },
       view: (route) => routesView([route])
