@@ -120,6 +120,8 @@ export class GatewayProbe extends Effect.Service<GatewayProbe>()("lore/GatewayPr
         const request = HttpClientRequest.get(url).pipe(HttpClientRequest.acceptJson, HttpClientRequest.setHeaders(authHeaders(target.protocol, target.apiKey)))
         return client.execute(request).pipe(
           Effect.flatMap((response) => Effect.map(response.text, (text) => ({ status: response.status, text }))),
+          // Never follow a redirect: fetch would carry x-api-key and api-key (not only authorization) to wherever it points.
+          Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
           Effect.timeoutFail({ duration: Duration.seconds(target.requestTimeoutSeconds), onTimeout: () => "timeout" as const }),
           Effect.match({
             onFailure: (error) =>
@@ -133,6 +135,7 @@ export class GatewayProbe extends Effect.Service<GatewayProbe>()("lore/GatewayPr
                 return failed("UNAUTHORIZED", `${shown} refused the key (${status}${said ? `: ${said}` : ""}).${hint}`)
               }
               if (status === 429) return failed("RATE_LIMITED", `${shown} is rate limiting (429${said ? `: ${said}` : ""})`)
+              if (status >= 300 && status < 400) return failed("BAD_RESPONSE", `${shown} answered ${status}, a redirect, which Lore does not follow with a key; set the base URL to where it points`)
               if (status < 200 || status >= 300) return failed("BAD_RESPONSE", `${shown} answered ${status}${said ? `: ${said}` : ""}; check the base URL (it includes the version path, e.g. /v1)`)
               return Either.match(modelsOf(text), {
                 onLeft: (reason) => failed("BAD_RESPONSE", `${shown} answered ${status} but ${reason}; check the base URL and the preset`),

@@ -144,6 +144,13 @@ describe("gateways", () => {
     expect((await call("POST", "/api/admin/ai/gateways/test", { preset: "OPENAI", baseUrl: "ftp://example.com" })).body.code).toBe("INVALID_GATEWAY")
   })
 
+  it("does not follow a redirect with the key", async () => {
+    const redirected = await call("POST", "/api/admin/ai/gateways/test", { preset: "ANTHROPIC", baseUrl: `${providers.url}/redirect/anthropic/v1`, apiKey: SECRET })
+    expect(redirected.body).toMatchObject({ authenticated: false, errorCode: "BAD_RESPONSE" })
+    expect(redirected.body.errorMessage).toContain("redirect")
+    expect(providers.requests.some((request) => request.path.startsWith("/collect/"))).toBe(false)
+  })
+
   it("updates check the version (409 VERSION_CONFLICT on a stale one); a key in the URL is refused", async () => {
     const gateway = await newGateway("versioned")
     const updated = await call("PUT", `/api/admin/ai/gateways/${gateway.id}`, { displayName: "Renamed", requestTimeoutSeconds: 5, version: 1 })

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net"
  * - OpenAI-compatible `GET /v1/models` with `Authorization: Bearer <key>` (also Gemini's and self-hosted servers')
  * - Azure OpenAI `GET /azure/openai/v1/models` with `api-key: <key>`
  * - Anthropic `GET /anthropic/v1/models` with `x-api-key: <key>` and `anthropic-version`
- * - `/slow/...` waits `slowMs` before answering; `/html/v1/models` answers a web page (not an API)
+ * - `/slow/...` waits `slowMs` before answering; `/html/v1/models` answers a web page (not an API);
+ *   `/redirect/...` redirects to `/collect/...`, which records what arrives
  *
  * A wrong key is answered 401 with the key quoted back, as OpenAI does, so tests can check Lore never
  * passes it on. Every request is recorded.
@@ -28,6 +29,11 @@ export const startFakeProviders = async (options: { readonly apiKey: string; rea
     const path = (request.url ?? "/").split("?")[0]!
     requests.push({ method: request.method ?? "GET", path, headers: request.headers })
     const answer = () => {
+      if (path.startsWith("/redirect/")) {
+        response.writeHead(302, { location: path.replace("/redirect/", "/collect/") })
+        return response.end()
+      }
+      if (path.startsWith("/collect/")) return send(response, 200, { data: [{ id: "collected" }] })
       if (path.endsWith("/html/v1/models")) {
         response.writeHead(200, { "content-type": "text/html" })
         return response.end("<html><body>Welcome</body></html>")
