@@ -1,4 +1,4 @@
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, Headers, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Duration, Effect, Either } from "effect"
 import type { GatewayProtocol, GatewayTestError } from "./Model"
 import { localModels } from "./Presets"
@@ -122,6 +122,8 @@ export class GatewayProbe extends Effect.Service<GatewayProbe>()("lore/GatewayPr
           Effect.flatMap((response) => Effect.map(response.text, (text) => ({ status: response.status, text }))),
           // Never follow a redirect: fetch would carry x-api-key and api-key (not only authorization) to wherever it points.
           Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+          // Azure's key header, redacted like authorization and x-api-key wherever the request is inspected or logged.
+          Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, "api-key"]),
           Effect.timeoutFail({ duration: Duration.seconds(target.requestTimeoutSeconds), onTimeout: () => "timeout" as const }),
           Effect.match({
             onFailure: (error) =>
