@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { createServer } from "node:net"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import pg from "pg"
 import { http, type Call } from "../support/http"
 import { startTestServer, type TestServer } from "../support/server"
 import { type FakeProviders, startFakeProviders } from "../support/aiProviders"
@@ -262,5 +265,38 @@ describe("the credential is write-only", () => {
     // The capture works: the server's own log lines are in it.
     expect(captured.join("\n")).toContain("Lore is listening")
     for (const line of captured) expect(line).not.toContain(SECRET)
+  })
+})
+
+describe("the credential at rest", () => {
+  /** Every file under a directory (the embedded database lives in the data dir). */
+  const filesUnder = (dir: string): Array<string> =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name)
+      return statSync(path).isDirectory() ? filesUnder(path) : [path]
+    })
+
+  it("is stored AES-256-GCM sealed, never as its text", async () => {
+    const marker = "marker-gateway-name-9f3b"
+    const gateway = await newGateway("at-rest", { displayName: marker })
+    const atRest = `${SECRET}-at-rest`
+    expect((await call("PUT", `/api/admin/ai/gateways/${gateway.id}/credential`, { apiKey: atRest })).status).toBe(204)
+    if (server.databaseUrl) {
+      const client = new pg.Client({ connectionString: server.databaseUrl })
+      await client.connect()
+      try {
+        const { rows } = await client.query("SELECT credential_sealed FROM ai_gateways WHERE id = $1", [gateway.id])
+        expect(rows[0].credential_sealed).toMatch(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/)
+        expect(rows[0].credential_sealed).not.toContain(atRest)
+      } finally {
+        await client.end()
+      }
+    } else {
+      const contents = filesUnder(server.dataDir).map((file) => readFileSync(file))
+      // The scan sees what was written: the gateway's name is in the database files, the key is not.
+      expect(contents.some((bytes) => bytes.includes(marker))).toBe(true)
+      expect(contents.some((bytes) => bytes.includes(atRest))).toBe(false)
+    }
+    expect((await call("POST", `/api/admin/ai/gateways/${gateway.id}/test`)).body.errorCode).toBe("UNAUTHORIZED")
   })
 })
