@@ -1742,7 +1742,7 @@ export interface components {
             durationMillis: components["schemas"]["Int"];
         };
         /** @enum {string} */
-        GatewayTestErrorCode: "UNAUTHORIZED" | "RATE_LIMITED" | "UNREACHABLE" | "TIMEOUT" | "BAD_RESPONSE";
+        GatewayTestErrorCode: "UNAUTHORIZED" | "RATE_LIMITED" | "UNREACHABLE" | "TIMEOUT" | "BAD_RESPONSE" | "CREDENTIAL_UNREADABLE";
         UpdateGateway: {
             /**
              * maxLength(200)
@@ -6090,7 +6090,7 @@ export const invalidGatewayCodeValues: ReadonlyArray<components["schemas"]["Inva
 export const gatewayKeyTakenTypeValues: ReadonlyArray<components["schemas"]["GatewayKeyTaken"]["type"]> = ["https://lore.dev/problems/gateway-key-taken"];
 export const gatewayKeyTakenStatusValues: ReadonlyArray<components["schemas"]["GatewayKeyTaken"]["status"]> = [409];
 export const gatewayKeyTakenCodeValues: ReadonlyArray<components["schemas"]["GatewayKeyTaken"]["code"]> = ["GATEWAY_KEY_TAKEN"];
-export const gatewayTestErrorCodeValues: ReadonlyArray<components["schemas"]["GatewayTestErrorCode"]> = ["UNAUTHORIZED", "RATE_LIMITED", "UNREACHABLE", "TIMEOUT", "BAD_RESPONSE"];
+export const gatewayTestErrorCodeValues: ReadonlyArray<components["schemas"]["GatewayTestErrorCode"]> = ["UNAUTHORIZED", "RATE_LIMITED", "UNREACHABLE", "TIMEOUT", "BAD_RESPONSE", "CREDENTIAL_UNREADABLE"];
 export const gatewayNotFoundTypeValues: ReadonlyArray<components["schemas"]["GatewayNotFound"]["type"]> = ["https://lore.dev/problems/gateway-not-found"];
 export const gatewayNotFoundStatusValues: ReadonlyArray<components["schemas"]["GatewayNotFound"]["status"]> = [404];
 export const gatewayNotFoundCodeValues: ReadonlyArray<components["schemas"]["GatewayNotFound"]["code"]> = ["GATEWAY_NOT_FOUND"];

@@ -155,8 +155,12 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
     const lock = (actor: Principal, id: string) =>
       Effect.flatMap(repo.lockGateway(actor.organizationId, id), (row) => (row ? Effect.succeed(row) : Effect.fail(notFound)))
 
+    /** The stored key; a failure when it was sealed under another server key (LORE_SECRET_KEY changed). */
     const openCredential = (gatewayId: string) =>
-      Effect.map(repo.sealedCredential(gatewayId), (found) => (found?.credentialSealed ? box.decrypt(found.credentialSealed) : undefined))
+      Effect.flatMap(repo.sealedCredential(gatewayId), (found) =>
+        found?.credentialSealed
+          ? Effect.try({ try: () => box.decrypt(found.credentialSealed!), catch: () => "unreadable" as const })
+          : Effect.succeed(undefined))
 
     const audited = (actor: Principal, action: string, row: { readonly id: string; readonly gatewayKey: string }, details: Record<string, unknown> = {}) =>
       audit.record(actor, { action, resourceType: "ai_gateway", resourceId: row.id, details: { gatewayKey: row.gatewayKey, ...details } })
@@ -265,8 +269,14 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
           }
           const row = yield* repo.gateway(actor.organizationId, id)
           if (!row) return yield* notFound
-          const apiKey = yield* openCredential(id)
-          return yield* probe.test({ protocol: row.protocol, baseUrl: row.baseUrl, requestTimeoutSeconds: row.requestTimeoutSeconds, apiKey })
+          const apiKey = yield* Effect.either(openCredential(id))
+          if (apiKey._tag === "Left") {
+            return {
+              authenticated: false, models: [], errorCode: "CREDENTIAL_UNREADABLE" as const, durationMillis: 0,
+              errorMessage: "The stored API key cannot be decrypted with this server's key (was LORE_SECRET_KEY or the data dir's secret.key changed?); set the key again"
+            }
+          }
+          return yield* probe.test({ protocol: row.protocol, baseUrl: row.baseUrl, requestTimeoutSeconds: row.requestTimeoutSeconds, apiKey: apiKey.right })
         }),
 
       /** Tests settings before saving them, with a key that is used for this one call and kept nowhere. */

@@ -49,8 +49,8 @@ export type GatewaySource = typeof GatewaySource.Type
 export const RouteSource = Schema.Literal("DEFAULT", "ENVIRONMENT", "ADMIN").annotations({ identifier: "AiRouteSource" })
 export type RouteSource = typeof RouteSource.Type
 
-/** Why a gateway test failed. */
-export const GatewayTestError = Schema.Literal("UNAUTHORIZED", "RATE_LIMITED", "UNREACHABLE", "TIMEOUT", "BAD_RESPONSE").annotations({
+/** Why a gateway test failed (CREDENTIAL_UNREADABLE: the stored key was sealed under another server key). */
+export const GatewayTestError = Schema.Literal("UNAUTHORIZED", "RATE_LIMITED", "UNREACHABLE", "TIMEOUT", "BAD_RESPONSE", "CREDENTIAL_UNREADABLE").annotations({
   identifier: "GatewayTestErrorCode"
 })
 export type GatewayTestError = typeof GatewayTestError.Type
