@@ -6,7 +6,7 @@ import { findGateway, testView } from "../../../../views/ai"
 export default defineCommand({
   description: "check a gateway's URL and API key by listing the provider's models (exit 1 when it fails)",
   examples: ["lore admin ai gateways test openai", "lore --json admin ai gateways test local"],
-  notes: "A failed test exits 1 with its errorCode (UNAUTHORIZED, RATE_LIMITED, UNREACHABLE, TIMEOUT, BAD_RESPONSE) as the error code.",
+  notes: "A failed test exits 1 with its errorCode (UNAUTHORIZED, RATE_LIMITED, UNREACHABLE, TIMEOUT, BAD_RESPONSE, CREDENTIAL_UNREADABLE) as the error code.",
   configure: (command) => command.argument("<gateway>", "gateway key or id"),
   run: async (runtime, command) => {
     const [ref] = command.processedArgs as [string]
