@@ -29,4 +29,12 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   }
 }
 
+// A reader that stops early (`lore sources list | head`) closes the pipe: stop quietly, as other tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(ExitCode.ok)
+    throw error
+  })
+}
+
 process.exitCode = await main(process.argv)

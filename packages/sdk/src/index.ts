@@ -29,6 +29,7 @@ export {
   AdminSpacesArea,
   AdminAccessArea,
   AdminAuditArea,
+  AdminAiArea,
   type AuditQuery
 } from "./areas/admin"
 export { SDK_VERSION } from "./version"

@@ -2,7 +2,8 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
 import { AccessLive } from "./access/Layer"
-import { EmbeddingModel } from "./ai/EmbeddingModel"
+import { AiAdminHttp } from "./ai/Http"
+import { AiLive } from "./ai/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
 import { DatabaseLive } from "./db/Layer"
@@ -21,7 +22,7 @@ import { PlatformLive } from "./platform/Layer"
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
-const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, EmbeddingModel.Default).pipe(Layer.provideMerge(AccessLive))
+const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive).pipe(Layer.provideMerge(AccessLive))
 
 /**
  * The database (only once migrated), the job queue, the areas, then the job workers and first-start
@@ -36,7 +37,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

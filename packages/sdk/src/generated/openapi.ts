@@ -452,6 +452,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/ai/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminAi.listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminAi.listGateways"];
+        put?: never;
+        post: operations["adminAi.createGateway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/gateways/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminAi.testUnsavedGateway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/gateways/{profileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminAi.updateGateway"];
+        post?: never;
+        delete: operations["adminAi.deleteGateway"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/gateways/{profileId}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminAi.setGatewayCredential"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/gateways/{profileId}/assistant-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminAi.setAssistantModels"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/gateways/{profileId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminAi.testGateway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminAi.listRoutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/routes/{workload}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminAi.setRoute"];
+        post?: never;
+        delete: operations["adminAi.resetRoute"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ai/index-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminAi.getIndexSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources": {
         parameters: {
             query?: never;
@@ -1448,6 +1608,299 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        ProviderPreset: {
+            preset: components["schemas"]["GatewayPreset"];
+            displayName: string;
+            vendorName: string;
+            category: components["schemas"]["GatewayCategory"];
+            protocol: components["schemas"]["GatewayProtocol"];
+            defaultBaseUrl: string;
+            baseUrlEditable: boolean;
+            supportsProviderReasoningEffort: boolean;
+            supportsEmbeddings: boolean;
+        };
+        /** @enum {string} */
+        GatewayPreset: "OPENAI" | "AZURE_OPENAI" | "ANTHROPIC" | "GEMINI" | "OPENAI_COMPATIBLE" | "LOCAL";
+        /** @enum {string} */
+        GatewayCategory: "DIRECT_PROVIDER" | "CLOUD_PLATFORM" | "SELF_HOSTED" | "BUILT_IN";
+        /** @enum {string} */
+        GatewayProtocol: "OPENAI_COMPATIBLE" | "AZURE_OPENAI_COMPATIBLE" | "ANTHROPIC_COMPATIBLE" | "LOCAL";
+        Gateway: {
+            id: components["schemas"]["UUID"];
+            gatewayKey: string;
+            displayName: string;
+            preset: components["schemas"]["GatewayPreset"];
+            category: components["schemas"]["GatewayCategory"];
+            protocol: components["schemas"]["GatewayProtocol"];
+            supportsProviderReasoningEffort: boolean;
+            baseUrl: string;
+            requestTimeoutSeconds: components["schemas"]["Int"];
+            enabled: boolean;
+            version: components["schemas"]["Int"];
+            /** @description Whether an API key is stored; the key itself is write-only and never returned */
+            credentialSet: boolean;
+            credentialSetByUserId: components["schemas"]["UUID"] | null;
+            credentialSetAt: components["schemas"]["Timestamp"] | null;
+            assistantModels: components["schemas"]["AssistantModel"][];
+            source: components["schemas"]["GatewaySource"];
+            /** @description False for the built-in LOCAL gateway and the one set by LORE_EMBEDDING_* */
+            editable: boolean;
+        };
+        AssistantModel: {
+            id: components["schemas"]["UUID"];
+            modelId: string;
+            displayName: string;
+        };
+        /** @enum {string} */
+        GatewaySource: "BUILT_IN" | "ENVIRONMENT" | "ADMIN";
+        CreateGateway: {
+            /** @description lowercase letters, digits and dashes */
+            gatewayKey: string;
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            displayName: string;
+            preset: components["schemas"]["GatewayPreset"];
+            /**
+             * maxLength(2000)
+             * @description The API base including its version path, e.g. https://api.openai.com/v1; defaults to the preset's
+             */
+            baseUrl?: string;
+            /**
+             * between(1, 600)
+             * @description Seconds to wait for the first byte of an answer (default 60)
+             */
+            requestTimeoutSeconds?: components["schemas"]["Int"];
+            enabled?: boolean;
+            supportsProviderReasoningEffort?: boolean;
+        };
+        /** @description The gateway's settings do not fit its preset (base URL, reasoning effort) */
+        InvalidGateway: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-gateway";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_GATEWAY";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description An AI gateway with this gatewayKey exists already */
+        GatewayKeyTaken: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-key-taken";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "GATEWAY_KEY_TAKEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        TestUnsavedGateway: {
+            /** @description lowercase letters, digits and dashes */
+            gatewayKey?: string;
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            displayName?: string;
+            preset: components["schemas"]["GatewayPreset"];
+            /**
+             * maxLength(2000)
+             * @description The API base including its version path, e.g. https://api.openai.com/v1; defaults to the preset's
+             */
+            baseUrl?: string;
+            /**
+             * between(1, 600)
+             * @description Seconds to wait for the first byte of an answer (default 60)
+             */
+            requestTimeoutSeconds?: components["schemas"]["Int"];
+            enabled?: boolean;
+            supportsProviderReasoningEffort?: boolean;
+            /**
+             * maxLength(4096)
+             * @description Write-only: stored encrypted, never returned
+             */
+            apiKey?: string;
+        };
+        GatewayTest: {
+            authenticated: boolean;
+            models: {
+                id: string;
+                displayName: string;
+            }[];
+            errorCode: components["schemas"]["GatewayTestErrorCode"] | null;
+            /** @description What went wrong, in words; never the API key */
+            errorMessage: string | null;
+            durationMillis: components["schemas"]["Int"];
+        };
+        /** @enum {string} */
+        GatewayTestErrorCode: "UNAUTHORIZED" | "RATE_LIMITED" | "UNREACHABLE" | "TIMEOUT" | "BAD_RESPONSE" | "CREDENTIAL_UNREADABLE";
+        UpdateGateway: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            displayName?: string;
+            /**
+             * maxLength(2000)
+             * @description The API base including its version path, e.g. https://api.openai.com/v1; defaults to the preset's
+             */
+            baseUrl?: string;
+            /**
+             * between(1, 600)
+             * @description Seconds to wait for the first byte of an answer (default 60)
+             */
+            requestTimeoutSeconds?: components["schemas"]["Int"];
+            enabled?: boolean;
+            supportsProviderReasoningEffort?: boolean;
+            /**
+             * int
+             * @description The version read; a stale one is 409 VERSION_CONFLICT
+             */
+            version: number;
+        };
+        /** @description No AI gateway with this id in the organization */
+        GatewayNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "GATEWAY_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The built-in LOCAL gateway and the one set by LORE_EMBEDDING_* cannot be changed or deleted here */
+        GatewayNotEditable: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-not-editable";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "GATEWAY_NOT_EDITABLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The gateway or route changed since the version sent; read it again and retry */
+        AiVersionConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/version-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "VERSION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Routes use this gateway; the detail names them. Route those workloads elsewhere (or reset them) first */
+        GatewayInUse: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-in-use";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "GATEWAY_IN_USE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SetGatewayCredential: {
+            /**
+             * maxLength(4096)
+             * @description Write-only: stored encrypted, never returned
+             */
+            apiKey: string;
+        };
+        AssistantModelInput: {
+            id?: components["schemas"]["UUID"];
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            modelId: string;
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            displayName: string;
+        };
+        AiRoute: {
+            workload: components["schemas"]["AiWorkload"];
+            gatewayKey: string;
+            gatewayProfileId: components["schemas"]["UUID"];
+            modelId: string;
+            providerReasoningEffort?: components["schemas"]["ProviderReasoningEffort"];
+            source: components["schemas"]["AiRouteSource"];
+            editable: boolean;
+            /**
+             * int
+             * @description 0 while the workload has no admin route (send 0 to create one)
+             */
+            version: number;
+            lifecycleNote?: string;
+        };
+        /** @enum {string} */
+        AiWorkload: "ASSISTANT_CHAT" | "PROMPT_EXECUTION" | "KEYWORD_PLANNING" | "GRAPH_EXTRACTION" | "QUERY_EMBEDDING" | "DOCUMENT_EMBEDDING";
+        /** @enum {string} */
+        ProviderReasoningEffort: "NONE" | "MINIMAL" | "LOW" | "MEDIUM" | "HIGH";
+        /** @enum {string} */
+        AiRouteSource: "DEFAULT" | "ENVIRONMENT" | "ADMIN";
+        SetRoute: {
+            gatewayProfileId: components["schemas"]["UUID"];
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            modelId: string;
+            providerReasoningEffort?: components["schemas"]["ProviderReasoningEffort"];
+            /**
+             * nonNegative
+             * @description The route's version as read (0 when it has no admin route yet)
+             */
+            version: components["schemas"]["Int"];
+        };
+        /** @description The gateway or model cannot serve this workload (e.g. Anthropic has no embeddings, LOCAL runs fixed models) */
+        InvalidRoute: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-route";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_ROUTE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        IndexSettings: {
+            embeddingProvider: string;
+            embeddingModel: string;
+            dimensions: components["schemas"]["Int"];
+            distanceMetric: string;
+            managementMode: string;
+            editable: boolean;
+            lifecycleNote: string;
+        };
         /** @enum {string} */
         SourceStatus: "PROCESSING" | "READY" | "ATTENTION";
         SourcePage: {
@@ -1768,6 +2221,33 @@ export type ResourceNotFound = components['schemas']['ResourceNotFound'];
 export type AuditPage = components['schemas']['AuditPage'];
 export type AuditEvent = components['schemas']['AuditEvent'];
 export type InvalidCursor = components['schemas']['InvalidCursor'];
+export type ProviderPreset = components['schemas']['ProviderPreset'];
+export type GatewayPreset = components['schemas']['GatewayPreset'];
+export type GatewayCategory = components['schemas']['GatewayCategory'];
+export type GatewayProtocol = components['schemas']['GatewayProtocol'];
+export type Gateway = components['schemas']['Gateway'];
+export type AssistantModel = components['schemas']['AssistantModel'];
+export type GatewaySource = components['schemas']['GatewaySource'];
+export type CreateGateway = components['schemas']['CreateGateway'];
+export type InvalidGateway = components['schemas']['InvalidGateway'];
+export type GatewayKeyTaken = components['schemas']['GatewayKeyTaken'];
+export type TestUnsavedGateway = components['schemas']['TestUnsavedGateway'];
+export type GatewayTest = components['schemas']['GatewayTest'];
+export type GatewayTestErrorCode = components['schemas']['GatewayTestErrorCode'];
+export type UpdateGateway = components['schemas']['UpdateGateway'];
+export type GatewayNotFound = components['schemas']['GatewayNotFound'];
+export type GatewayNotEditable = components['schemas']['GatewayNotEditable'];
+export type AiVersionConflict = components['schemas']['AiVersionConflict'];
+export type GatewayInUse = components['schemas']['GatewayInUse'];
+export type SetGatewayCredential = components['schemas']['SetGatewayCredential'];
+export type AssistantModelInput = components['schemas']['AssistantModelInput'];
+export type AiRoute = components['schemas']['AiRoute'];
+export type AiWorkload = components['schemas']['AiWorkload'];
+export type ProviderReasoningEffort = components['schemas']['ProviderReasoningEffort'];
+export type AiRouteSource = components['schemas']['AiRouteSource'];
+export type SetRoute = components['schemas']['SetRoute'];
+export type InvalidRoute = components['schemas']['InvalidRoute'];
+export type IndexSettings = components['schemas']['IndexSettings'];
 export type SourceStatus = components['schemas']['SourceStatus'];
 export type SourcePage = components['schemas']['SourcePage'];
 export type Source = components['schemas']['Source'];
@@ -4019,6 +4499,941 @@ export interface operations {
             };
         };
     };
+    "adminAi.listProviders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderPreset"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.listGateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.createGateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateGateway"];
+            };
+        };
+        responses: {
+            /** @description Gateway */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_GATEWAY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidGateway"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_KEY_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayKeyTaken"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.testUnsavedGateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestUnsavedGateway"];
+            };
+        };
+        responses: {
+            /** @description GatewayTest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayTest"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_GATEWAY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidGateway"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.updateGateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGateway"];
+            };
+        };
+        responses: {
+            /** @description Gateway */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Gateway"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_GATEWAY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidGateway"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotFound"];
+                };
+            };
+            /** @description GATEWAY_NOT_EDITABLE, VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotEditable"] | components["schemas"]["AiVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.deleteGateway": {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                profileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotFound"];
+                };
+            };
+            /** @description GATEWAY_NOT_EDITABLE, GATEWAY_IN_USE, VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotEditable"] | components["schemas"]["GatewayInUse"] | components["schemas"]["AiVersionConflict"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.setGatewayCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetGatewayCredential"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotFound"];
+                };
+            };
+            /** @description GATEWAY_NOT_EDITABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotEditable"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.setAssistantModels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssistantModelInput"][];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantModel"][];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_GATEWAY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidGateway"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotFound"];
+                };
+            };
+            /** @description GATEWAY_NOT_EDITABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotEditable"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.testGateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                profileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GatewayTest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayTest"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.listRoutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiRoute"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.setRoute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workload: components["schemas"]["AiWorkload"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRoute"];
+            };
+        };
+        responses: {
+            /** @description AiRoute */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiRoute"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_ROUTE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidRoute"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GATEWAY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayNotFound"];
+                };
+            };
+            /** @description VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AiVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.resetRoute": {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                workload: components["schemas"]["AiWorkload"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AiVersionConflict"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAi.getIndexSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description IndexSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "sources.listSources": {
         parameters: {
             query?: {
@@ -4701,6 +6116,35 @@ export const resourceNotFoundCodeValues: ReadonlyArray<components["schemas"]["Re
 export const invalidCursorTypeValues: ReadonlyArray<components["schemas"]["InvalidCursor"]["type"]> = ["https://lore.dev/problems/invalid-cursor"];
 export const invalidCursorStatusValues: ReadonlyArray<components["schemas"]["InvalidCursor"]["status"]> = [400];
 export const invalidCursorCodeValues: ReadonlyArray<components["schemas"]["InvalidCursor"]["code"]> = ["INVALID_CURSOR"];
+export const gatewayPresetValues: ReadonlyArray<components["schemas"]["GatewayPreset"]> = ["OPENAI", "AZURE_OPENAI", "ANTHROPIC", "GEMINI", "OPENAI_COMPATIBLE", "LOCAL"];
+export const gatewayCategoryValues: ReadonlyArray<components["schemas"]["GatewayCategory"]> = ["DIRECT_PROVIDER", "CLOUD_PLATFORM", "SELF_HOSTED", "BUILT_IN"];
+export const gatewayProtocolValues: ReadonlyArray<components["schemas"]["GatewayProtocol"]> = ["OPENAI_COMPATIBLE", "AZURE_OPENAI_COMPATIBLE", "ANTHROPIC_COMPATIBLE", "LOCAL"];
+export const gatewaySourceValues: ReadonlyArray<components["schemas"]["GatewaySource"]> = ["BUILT_IN", "ENVIRONMENT", "ADMIN"];
+export const invalidGatewayTypeValues: ReadonlyArray<components["schemas"]["InvalidGateway"]["type"]> = ["https://lore.dev/problems/invalid-gateway"];
+export const invalidGatewayStatusValues: ReadonlyArray<components["schemas"]["InvalidGateway"]["status"]> = [400];
+export const invalidGatewayCodeValues: ReadonlyArray<components["schemas"]["InvalidGateway"]["code"]> = ["INVALID_GATEWAY"];
+export const gatewayKeyTakenTypeValues: ReadonlyArray<components["schemas"]["GatewayKeyTaken"]["type"]> = ["https://lore.dev/problems/gateway-key-taken"];
+export const gatewayKeyTakenStatusValues: ReadonlyArray<components["schemas"]["GatewayKeyTaken"]["status"]> = [409];
+export const gatewayKeyTakenCodeValues: ReadonlyArray<components["schemas"]["GatewayKeyTaken"]["code"]> = ["GATEWAY_KEY_TAKEN"];
+export const gatewayTestErrorCodeValues: ReadonlyArray<components["schemas"]["GatewayTestErrorCode"]> = ["UNAUTHORIZED", "RATE_LIMITED", "UNREACHABLE", "TIMEOUT", "BAD_RESPONSE", "CREDENTIAL_UNREADABLE"];
+export const gatewayNotFoundTypeValues: ReadonlyArray<components["schemas"]["GatewayNotFound"]["type"]> = ["https://lore.dev/problems/gateway-not-found"];
+export const gatewayNotFoundStatusValues: ReadonlyArray<components["schemas"]["GatewayNotFound"]["status"]> = [404];
+export const gatewayNotFoundCodeValues: ReadonlyArray<components["schemas"]["GatewayNotFound"]["code"]> = ["GATEWAY_NOT_FOUND"];
+export const gatewayNotEditableTypeValues: ReadonlyArray<components["schemas"]["GatewayNotEditable"]["type"]> = ["https://lore.dev/problems/gateway-not-editable"];
+export const gatewayNotEditableStatusValues: ReadonlyArray<components["schemas"]["GatewayNotEditable"]["status"]> = [409];
+export const gatewayNotEditableCodeValues: ReadonlyArray<components["schemas"]["GatewayNotEditable"]["code"]> = ["GATEWAY_NOT_EDITABLE"];
+export const aiVersionConflictTypeValues: ReadonlyArray<components["schemas"]["AiVersionConflict"]["type"]> = ["https://lore.dev/problems/version-conflict"];
+export const aiVersionConflictStatusValues: ReadonlyArray<components["schemas"]["AiVersionConflict"]["status"]> = [409];
+export const aiVersionConflictCodeValues: ReadonlyArray<components["schemas"]["AiVersionConflict"]["code"]> = ["VERSION_CONFLICT"];
+export const gatewayInUseTypeValues: ReadonlyArray<components["schemas"]["GatewayInUse"]["type"]> = ["https://lore.dev/problems/gateway-in-use"];
+export const gatewayInUseStatusValues: ReadonlyArray<components["schemas"]["GatewayInUse"]["status"]> = [409];
+export const gatewayInUseCodeValues: ReadonlyArray<components["schemas"]["GatewayInUse"]["code"]> = ["GATEWAY_IN_USE"];
+export const aiWorkloadValues: ReadonlyArray<components["schemas"]["AiWorkload"]> = ["ASSISTANT_CHAT", "PROMPT_EXECUTION", "KEYWORD_PLANNING", "GRAPH_EXTRACTION", "QUERY_EMBEDDING", "DOCUMENT_EMBEDDING"];
+export const providerReasoningEffortValues: ReadonlyArray<components["schemas"]["ProviderReasoningEffort"]> = ["NONE", "MINIMAL", "LOW", "MEDIUM", "HIGH"];
+export const aiRouteSourceValues: ReadonlyArray<components["schemas"]["AiRouteSource"]> = ["DEFAULT", "ENVIRONMENT", "ADMIN"];
+export const invalidRouteTypeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["type"]> = ["https://lore.dev/problems/invalid-route"];
+export const invalidRouteStatusValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["status"]> = [400];
+export const invalidRouteCodeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["code"]> = ["INVALID_ROUTE"];
 export const sourceStatusValues: ReadonlyArray<components["schemas"]["SourceStatus"]> = ["PROCESSING", "READY", "ATTENTION"];
 export const sourceNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["type"]> = ["https://lore.dev/problems/source-not-found"];
 export const sourceNotFoundStatusValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["status"]> = [404];

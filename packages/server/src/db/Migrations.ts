@@ -8,6 +8,7 @@ import knowledge from "./migrations/0004_knowledge"
 import searchPostings from "./migrations/0005_search_postings"
 import knowledgeVisibility from "./migrations/0006_knowledge_visibility"
 import principalSignals from "./migrations/0007_principal_signals"
+import aiGateways from "./migrations/0008_ai_gateways"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -17,7 +18,8 @@ export const migrations = {
   "0004_knowledge": knowledge,
   "0005_search_postings": searchPostings,
   "0006_knowledge_visibility": knowledgeVisibility,
-  "0007_principal_signals": principalSignals
+  "0007_principal_signals": principalSignals,
+  "0008_ai_gateways": aiGateways
 }
 
 const run = Migrator.make({})

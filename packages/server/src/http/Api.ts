@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
+import { AiAdminApi } from "../ai/Api"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -19,6 +20,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(UsersAdminApi)
   .add(AccessAdminApi)
   .add(AuditApi)
+  .add(AiAdminApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
   .addError(InternalError)

@@ -1,18 +1,18 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { EmbeddingModel } from "../ai/EmbeddingModel"
 import { Database } from "../db/Sql"
 import { Migrated } from "../db/Migrations"
 import { LoreApi } from "../http/Api"
 import { LORE_VERSION } from "./Version"
 import { asCaller } from "../domain/Principal"
 import { AuditTrail } from "./Audit"
+import { EmbeddingStatus } from "./EmbeddingStatus"
 
 export const PlatformHttp = HttpApiBuilder.group(LoreApi, "platform", (handlers) =>
   Effect.gen(function* () {
     const database = yield* Database
     const { level } = yield* Migrated
-    const embeddings = yield* EmbeddingModel
+    const embeddings = yield* EmbeddingStatus
     const startedAt = Date.now()
     return handlers.handle("getHealth", () =>
       Effect.sync(() => ({
@@ -21,9 +21,9 @@ export const PlatformHttp = HttpApiBuilder.group(LoreApi, "platform", (handlers)
         database: database.kind,
         databaseVersion: database.serverVersion,
         // Vector search runs only with an embedding model; the store says how it would run.
-        vectorSearch: Option.isSome(embeddings.info) ? (database.vector ? "pgvector" : "exact-cosine") : "off",
+        vectorSearch: Option.isSome(embeddings.model) ? (database.vector ? "pgvector" : "exact-cosine") : "off",
         vectorStore: database.vector ? "pgvector" : "exact-cosine",
-        embeddingModel: Option.match(embeddings.info, { onNone: () => "none", onSome: (info) => `${info.model} (${info.dimensions} dimensions)` }),
+        embeddingModel: Option.match(embeddings.model, { onNone: () => "none", onSome: (info) => `${info.model} (${info.dimensions} dimensions)` }),
         migrationLevel: String(level),
         uptimeSeconds: String(Math.floor((Date.now() - startedAt) / 1000))
       }))

@@ -1,8 +1,10 @@
 import type { LoreFetchClient } from "../../fetchClient"
 import { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
+import { AdminAiArea } from "./ai"
 import { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 export { AdminAccessArea, AdminAuditArea, AdminSpacesArea, type AuditQuery } from "./access"
+export { AdminAiArea } from "./ai"
 export { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 /** Everything under /api/admin; each call needs the matching permission (403 PERMISSION_DENIED otherwise). */
@@ -14,6 +16,7 @@ export class AdminArea {
   readonly spaces: AdminSpacesArea
   readonly access: AdminAccessArea
   readonly audit: AdminAuditArea
+  readonly ai: AdminAiArea
 
   constructor(client: LoreFetchClient) {
     this.users = new AdminUsersArea(client)
@@ -23,5 +26,6 @@ export class AdminArea {
     this.spaces = new AdminSpacesArea(client)
     this.access = new AdminAccessArea(client)
     this.audit = new AdminAuditArea(client)
+    this.ai = new AdminAiArea(client)
   }
 }

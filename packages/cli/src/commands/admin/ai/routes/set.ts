@@ -1,0 +1,39 @@
+import type { AiWorkload, ProviderReasoningEffort } from "@lore/sdk"
+import { aiWorkloadValues, providerReasoningEffortValues } from "@lore/sdk"
+import { defineCommand } from "../../../../command"
+import { usageError } from "../../../../errors"
+import { present } from "../../../../output/present"
+import { effortArgument, findGateway, routesView, versionArgument, workloadArgument } from "../../../../views/ai"
+
+export default defineCommand({
+  description: "route a workload to a gateway and model (409 if someone changed the route meanwhile)",
+  examples: ["lore admin ai routes set assistant-chat --gateway openai --model gpt-4o-mini", "lore admin ai routes set query-embedding --gateway ollama --model nomic-embed-text"],
+  configure: (command) =>
+    command
+      .argument("<workload>", aiWorkloadValues.join(", "), workloadArgument)
+      .option("--gateway <gateway>", "gateway key or id")
+      .option("--model <model>", "the model id the provider knows")
+      .option("--reasoning-effort <effort>", providerReasoningEffortValues.join(", "), effortArgument)
+      .option("--if-version <version>", "the route's version you read (default: the current one)", versionArgument),
+  run: async (runtime, command) => {
+    const [workload] = command.processedArgs as [AiWorkload]
+    const flags = command.opts<{ gateway?: string; model?: string; reasoningEffort?: ProviderReasoningEffort; ifVersion?: number }>()
+    if (!flags.gateway) throw usageError("missing --gateway: pass a gateway key or id (see 'lore admin ai gateways')")
+    if (!flags.model?.trim()) throw usageError("missing --model: pass the model id (see 'lore admin ai gateways models <gateway>')")
+    const lore = runtime.client({ requireToken: true })
+    await present(runtime, {
+      progress: `Routing ${workload}`,
+      run: async () => {
+        const [gateway, routes] = await Promise.all([findGateway(lore, flags.gateway!), lore.admin.ai.routes()])
+        const current = routes.find((route) => route.workload === workload)
+        return lore.admin.ai.setRoute(workload, {
+          gatewayProfileId: gateway.id,
+          modelId: flags.model!.trim(),
+          ...(flags.reasoningEffort === undefined ? {} : { providerReasoningEffort: flags.reasoningEffort }),
+          version: flags.ifVersion ?? (current?.source === "ADMIN" ? current.version : 0)
+        })
+      },
+      view: (route) => routesView([route])
+    })
+  }
+})

@@ -1,0 +1,154 @@
+import type { AiRoute, AiWorkload, Gateway, GatewayPreset, GatewayTest, IndexSettings, LoreClient, ProviderPreset, ProviderReasoningEffort } from "@lore/sdk"
+import { aiWorkloadValues, gatewayPresetValues, providerReasoningEffortValues } from "@lore/sdk"
+import { InvalidArgumentError } from "commander"
+import { readFileSync } from "node:fs"
+import { CliError, ExitCode, usageError } from "../errors"
+import { type Cell, styled, type View } from "../output/view"
+
+// What `lore admin ai ...` shares: argument parsing, lookups by key, and the views.
+
+const choice =
+  <T extends string>(values: ReadonlyArray<T>) =>
+  (raw: string): T => {
+    const normalized = raw.trim().replace(/-/g, "_").toLowerCase()
+    const found = values.find((value) => value.toLowerCase() === normalized)
+    if (!found) throw new InvalidArgumentError(`one of ${values.join(", ")}`)
+    return found
+  }
+
+export const workloadArgument = choice<AiWorkload>(aiWorkloadValues)
+export const presetArgument = choice<GatewayPreset>(gatewayPresetValues)
+export const effortArgument = choice<ProviderReasoningEffort>(providerReasoningEffortValues)
+
+export const secondsArgument = (raw: string): number => {
+  const seconds = Number(raw)
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 600) throw new InvalidArgumentError("a whole number of seconds from 1 to 600")
+  return seconds
+}
+
+export const versionArgument = (raw: string): number => {
+  const version = Number(raw)
+  if (!Number.isInteger(version) || version < 0) throw new InvalidArgumentError("a version number (0 or more)")
+  return version
+}
+
+/** A gateway named by its key (`local`, `openai`) or id; exit 5 when there is none. */
+export const findGateway = async (lore: LoreClient, ref: string): Promise<Gateway> => {
+  const gateways = await lore.admin.ai.gateways()
+  const wanted = ref.trim().toLowerCase()
+  const found = gateways.find((gateway) => gateway.id === wanted || gateway.gatewayKey === wanted)
+  if (!found) {
+    throw new CliError(ExitCode.notFound, "GATEWAY_NOT_FOUND", `no AI gateway '${ref}' (gateways: ${gateways.map((gateway) => gateway.gatewayKey).join(", ")})`)
+  }
+  return found
+}
+
+/**
+ * The API key, from stdin (`--stdin`) or a hidden prompt on a terminal; never from an argument, which would
+ * land in the shell's history and the process list. Without a terminal (or in CI) and without --stdin, it
+ * fails at once naming --stdin, so a script never hangs on a prompt.
+ */
+export const readApiKey = async (
+  runtime: { readonly canPrompt: boolean },
+  fromStdin: boolean,
+  prompt: () => Promise<string>,
+  gatewayKey: string
+): Promise<string> => {
+  if (fromStdin) {
+    if (process.stdin.isTTY) throw usageError("--stdin reads the API key from stdin, but stdin is a terminal; pipe the key in, or leave out --stdin to be asked")
+    const key = readFileSync(0, "utf8").trim()
+    if (key === "") throw usageError("--stdin: stdin was empty; pipe the API key in")
+    return key
+  }
+  if (!runtime.canPrompt) {
+    throw usageError(
+      `cannot prompt for the API key (stdin is not a terminal or CI is set); pipe it in with --stdin, e.g. printf %s "$KEY" | lore admin ai gateways credential ${gatewayKey} --stdin`
+    )
+  }
+  return prompt()
+}
+
+const enabledCell = (enabled: boolean): Cell => (enabled ? styled("enabled", "success") : styled("disabled", "warning"))
+
+export const providersView = (presets: ReadonlyArray<ProviderPreset>): View => [
+  {
+    kind: "table",
+    columns: [{ header: "preset" }, { header: "name" }, { header: "protocol" }, { header: "default base url" }, { header: "embeddings" }],
+    rows: presets.map((preset) => [styled(preset.preset, "accent"), preset.displayName, preset.protocol, preset.defaultBaseUrl, preset.supportsEmbeddings ? "yes" : "no"]),
+    empty: "No provider presets."
+  }
+]
+
+export const gatewaysView = (gateways: ReadonlyArray<Gateway>): View => [
+  {
+    kind: "table",
+    columns: [{ header: "key" }, { header: "preset" }, { header: "base url" }, { header: "status" }, { header: "key set" }, { header: "source" }, { header: "version", align: "right" }, { header: "id" }],
+    rows: gateways.map((gateway) => [
+      styled(gateway.gatewayKey, "accent"),
+      gateway.preset,
+      gateway.baseUrl,
+      enabledCell(gateway.enabled),
+      gateway.credentialSet ? "yes" : gateway.protocol === "LOCAL" ? "-" : styled("no", "muted"),
+      gateway.editable ? gateway.source : styled(`${gateway.source} (read-only)`, "muted"),
+      String(gateway.version),
+      styled(gateway.id, "muted")
+    ]),
+    empty: "No gateways."
+  }
+]
+
+export const gatewayView = (gateway: Gateway, headline: string): View => [
+  { kind: "message", tone: "success", text: headline },
+  {
+    kind: "fields",
+    fields: [
+      ["Id", styled(gateway.id, "muted")],
+      ["Preset", `${gateway.preset} (${gateway.protocol})`],
+      ["Base URL", gateway.baseUrl],
+      ["Timeout", `${gateway.requestTimeoutSeconds} s`],
+      ["Status", enabledCell(gateway.enabled)],
+      ["API key", gateway.credentialSet ? `set ${gateway.credentialSetAt ?? ""}`.trim() : "not set"],
+      ["Version", String(gateway.version)]
+    ]
+  }
+]
+
+export const testView = (gateway: string, result: GatewayTest): View =>
+  result.authenticated
+    ? [
+        { kind: "message", tone: "success", text: `${gateway}: authenticated, ${result.models.length} models (${result.durationMillis} ms)` },
+        { kind: "table", columns: [{ header: "model" }, { header: "name" }], rows: result.models.map((model) => [model.id, model.displayName]), empty: "The provider lists no models." }
+      ]
+    : [{ kind: "message", tone: "error", text: `${gateway}: ${result.errorCode ?? "FAILED"}: ${result.errorMessage ?? "the test failed"}` }]
+
+export const routesView = (routes: ReadonlyArray<AiRoute>): View => [
+  {
+    kind: "table",
+    columns: [{ header: "workload" }, { header: "gateway" }, { header: "model" }, { header: "effort" }, { header: "source" }, { header: "version", align: "right" }, { header: "note" }],
+    rows: routes.map((route) => [
+      styled(route.workload, "accent"),
+      route.gatewayKey,
+      route.modelId,
+      route.providerReasoningEffort ?? "-",
+      route.source === "ADMIN" ? route.source : styled(route.source, "muted"),
+      String(route.version),
+      route.lifecycleNote ?? ""
+    ]),
+    empty: "No routes."
+  }
+]
+
+export const indexSettingsView = (settings: IndexSettings): View => [
+  {
+    kind: "fields",
+    fields: [
+      ["Embedding provider", settings.embeddingProvider],
+      ["Embedding model", settings.embeddingModel],
+      ["Dimensions", String(settings.dimensions)],
+      ["Distance", settings.distanceMetric],
+      ["Managed by", settings.managementMode],
+      ["Editable", settings.editable ? "yes" : "no"]
+    ]
+  },
+  { kind: "message", tone: "muted", text: settings.lifecycleNote }
+]
