@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startFakeProviders, type FakeProviders } from "../../server/test/support/aiProviders"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { startFakeProviders, type FakeProviders } from "../../test-support/aiProviders"
+import { serveLore, type ServedLore } from "./support/serve"
 import { ensureBuilt, lore, newConfigHome } from "./support/cli"
 
 const KEY = "sk-cli-test-key-never-an-argument-77"
 
-let server: TestServer
+let server: ServedLore
 let providers: FakeProviders
 let home: string
 const admin = (args: ReadonlyArray<string>, options: { input?: string; env?: Record<string, string> } = {}) =>
@@ -20,12 +20,12 @@ const ok = async (pending: ReturnType<typeof lore>) => {
 beforeAll(async () => {
   ensureBuilt()
   providers = await startFakeProviders({ apiKey: KEY })
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   await ok(admin(["login", "--server", server.url, "--token", server.adminToken]))
 })
 afterAll(async () => {
-  await server?.dispose()
+  await server?.stop()
   await providers?.close()
 })
 

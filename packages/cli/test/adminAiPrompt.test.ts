@@ -1,19 +1,19 @@
 import { spawn } from "node:child_process"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { startFakeProviders, type FakeProviders } from "../../server/test/support/aiProviders"
-import { startTestServer, type TestServer } from "../../server/test/support/server"
+import { startFakeProviders, type FakeProviders } from "../../test-support/aiProviders"
+import { serveLore, type ServedLore } from "./support/serve"
 import { binary, ensureBuilt, lore, newConfigHome } from "./support/cli"
 
 const KEY = "sk-typed-at-a-hidden-prompt-31337"
 
-let server: TestServer
+let server: ServedLore
 let providers: FakeProviders
 let home: string
 
 beforeAll(async () => {
   ensureBuilt()
   providers = await startFakeProviders({ apiKey: KEY })
-  server = await startTestServer()
+  server = await serveLore()
   home = newConfigHome()
   const login = await lore(["login", "--server", server.url, "--token", server.adminToken], { env: { XDG_CONFIG_HOME: home } })
   expect(login.code, login.stderr).toBe(0)
@@ -21,7 +21,7 @@ beforeAll(async () => {
   expect(added.code, added.stderr).toBe(0)
 })
 afterAll(async () => {
-  await server?.dispose()
+  await server?.stop()
   await providers?.close()
 })
 

@@ -1,36 +1,17 @@
 import type { AiRoute, AiWorkload, Gateway, GatewayPreset, GatewayTest, IndexSettings, LoreClient, ProviderPreset, ProviderReasoningEffort } from "@lore/sdk"
 import { aiWorkloadValues, gatewayPresetValues, providerReasoningEffortValues } from "@lore/sdk"
-import { InvalidArgumentError } from "commander"
+import { oneOf, parseCount } from "../arguments"
 import { readFileSync } from "node:fs"
 import { CliError, ExitCode, usageError } from "../errors"
 import { type Cell, styled, type View } from "../output/view"
 
 // What `lore admin ai ...` shares: argument parsing, lookups by key, and the views.
 
-const choice =
-  <T extends string>(values: ReadonlyArray<T>) =>
-  (raw: string): T => {
-    const normalized = raw.trim().replace(/-/g, "_").toLowerCase()
-    const found = values.find((value) => value.toLowerCase() === normalized)
-    if (!found) throw new InvalidArgumentError(`one of ${values.join(", ")}`)
-    return found
-  }
-
-export const workloadArgument = choice<AiWorkload>(aiWorkloadValues)
-export const presetArgument = choice<GatewayPreset>(gatewayPresetValues)
-export const effortArgument = choice<ProviderReasoningEffort>(providerReasoningEffortValues)
-
-export const secondsArgument = (raw: string): number => {
-  const seconds = Number(raw)
-  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 600) throw new InvalidArgumentError("a whole number of seconds from 1 to 600")
-  return seconds
-}
-
-export const versionArgument = (raw: string): number => {
-  const version = Number(raw)
-  if (!Number.isInteger(version) || version < 0) throw new InvalidArgumentError("a version number (0 or more)")
-  return version
-}
+export const workloadArgument = oneOf<AiWorkload>(aiWorkloadValues)
+export const presetArgument = oneOf<GatewayPreset>(gatewayPresetValues)
+export const effortArgument = oneOf<ProviderReasoningEffort>(providerReasoningEffortValues)
+export const secondsArgument = parseCount(1, 600)
+export const versionArgument = parseCount(0, Number.MAX_SAFE_INTEGER)
 
 /** A gateway named by its key (`local`, `openai`) or id; exit 5 when there is none. */
 export const findGateway = async (lore: LoreClient, ref: string): Promise<Gateway> => {
