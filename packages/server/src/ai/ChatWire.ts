@@ -105,8 +105,9 @@ const within = <A>(promise: Promise<A>, target: WireTarget, abort: AbortControll
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      abort.abort()
+      // Rejects before aborting, so the race settles on TIMEOUT rather than on the aborted read.
       reject(new ChatError({ code: "TIMEOUT", message: `No ${what} within ${target.requestTimeoutSeconds}s` }))
+      abort.abort()
     }, target.requestTimeoutSeconds * 1000)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
