@@ -10,6 +10,9 @@ import { type LoreSettings, Settings } from "../../src/Config"
 import { type Principal, systemActor } from "../../src/domain/Principal"
 import { createTestDatabase, type TestDatabase } from "../jobs/support"
 import { newBootstrapToken } from "../support/server"
+import { http } from "../support/http"
+import { HttpServer } from "@effect/platform"
+import { serverUrl } from "../../src/http/Http"
 import { type FakeChat, startFakeChat } from "../support/chatProviders"
 
 const SECRET = "sk-model-layer-5ecret-0123456789abcdef"
@@ -34,6 +37,8 @@ let scope: Scope.CloseableScope
 let context: Context.Context<Models | Routes | Gateways | SqlClient.SqlClient>
 let chat: FakeChat
 let actor: Principal
+let adminToken: string
+let url: string
 /** Runs on the app's services with the server's logger (JSON, debug), as a request handler would. */
 const inApp = <A, E>(effect: Effect.Effect<A, E, Models | Routes | Gateways | SqlClient.SqlClient>) =>
   effect.pipe(Effect.provide(context), Effect.provide(Logger.json), Logger.withMinimumLogLevel(LogLevel.Debug))
@@ -44,11 +49,13 @@ beforeAll(async () => {
   capture()
   chat = await startFakeChat({ apiKey: SECRET, slowMs: 3_000, gapMs: 250 })
   database = await createTestDatabase()
-  const settings: LoreSettings = { ...database.settings, port: 0, bootstrapToken: Option.some(Redacted.make(newBootstrapToken())), logLevel: "debug" }
+  adminToken = newBootstrapToken()
+  const settings: LoreSettings = { ...database.settings, port: 0, bootstrapToken: Option.some(Redacted.make(adminToken)), logLevel: "debug" }
   scope = Effect.runSync(Scope.make())
   context = await Effect.runPromise(Layer.buildWithScope(appLayer(Layer.merge(Layer.succeed(Settings, settings), EmbeddingSettings.layer(undefined))), scope)) as any
   const [organization] = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string }>`SELECT id FROM organizations LIMIT 1`))
   actor = systemActor(organization!.id, "model layer test")
+  url = Effect.runSync(Effect.provide(serverUrl, context as unknown as Context.Context<HttpServer.HttpServer>))
 }, 60_000)
 afterAll(async () => {
   if (scope) await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -220,6 +227,30 @@ describe("usage and secrets", () => {
     expect(usage).toContainEqual({ workload: "PROMPT_EXECUTION", gatewayKey: "fake-claude", modelId: "claude-test-1", inputTokens: 9, outputTokens: 6, outcome: "OK" })
     expect(usage).toContainEqual({ workload: "PROMPT_EXECUTION", gatewayKey: "fake-slow", modelId: "gpt-test", inputTokens: 0, outputTokens: 0, outcome: "FAILED" })
     expect(usage).toContainEqual({ workload: "KEYWORD_PLANNING", gatewayKey: "local", modelId: "lore-keywords", inputTokens: 0, outputTokens: 0, outcome: "OK" })
+  })
+
+  it("GET /api/admin/ai/usage sums the calls by day, workload, gateway and model", async () => {
+    const admin = http(url, adminToken)
+    const stored = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ calls: number; inputTokens: number; outputTokens: number }>`
+      SELECT count(*)::int AS calls, sum(input_tokens)::int AS input_tokens, sum(output_tokens)::int AS output_tokens FROM ai_usage`))
+    const usage = await admin("GET", "/api/admin/ai/usage")
+    expect(usage.status, JSON.stringify(usage.body)).toBe(200)
+    expect(usage.body.totals).toMatchObject(stored[0]!)
+    expect(usage.body.totals.calls).toBeGreaterThan(10)
+    expect(usage.body.byDay).toEqual([expect.objectContaining({ day: new Date().toISOString().slice(0, 10), calls: stored[0]!.calls })])
+    expect(usage.body.byModel).toContainEqual(expect.objectContaining({ gatewayKey: "fake-claude", modelId: "claude-test-1", inputTokens: 9 + 13 }))
+    expect(usage.body.byGateway).toContainEqual(expect.objectContaining({ gatewayKey: "fake-slow", calls: 1, failedCalls: 1, inputTokens: 0 }))
+    const workloads = usage.body.byWorkload.map((row: any) => row.workload)
+    expect(workloads).toEqual([...workloads].sort())
+    expect(workloads).toEqual(expect.arrayContaining(["ASSISTANT_CHAT", "KEYWORD_PLANNING", "PROMPT_EXECUTION"]))
+    expect(usage.body.byWorkload.reduce((sum: number, row: any) => sum + row.outputTokens, 0)).toBe(stored[0]!.outputTokens)
+
+    const future = await admin("GET", `/api/admin/ai/usage?since=${new Date(Date.now() + 86_400_000).toISOString()}&until=${new Date(Date.now() + 2 * 86_400_000).toISOString()}`)
+    expect(future.body.totals.calls).toBe(0)
+    expect(future.body.byDay).toEqual([])
+    expect((await admin("GET", "/api/admin/ai/usage?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z")).body.code).toBe("INVALID_USAGE_PERIOD")
+    expect((await admin("GET", "/api/admin/ai/usage?since=yesterday")).status).toBe(400)
+    expect((await http(url)("GET", "/api/admin/ai/usage")).status).toBe(401)
   })
 
   it("never logs the credential; the call log shows its headers redacted", () => {
