@@ -2,6 +2,7 @@ import { Clock, Effect, Stream } from "effect"
 import type { Principal } from "../domain/Principal"
 import { type ChatChunk, type ChatCompletion, ChatError, type ChatRequest, complete, redactHeaders, streamChat, type WireTarget, wireRequest } from "./ChatWire"
 import { Gateways } from "./Gateways"
+import { languageModel } from "./LanguageModelAdapter"
 import { extractiveAnswer, type Passage, salientTerms } from "./LocalModel"
 import { LOCAL_GATEWAY_ID, type RouteSource, type Workload } from "./Model"
 import { localModels } from "./Presets"
@@ -151,6 +152,16 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
       resolve,
       generate,
       stream,
+
+      /**
+       * The workload's model as an @effect/ai LanguageModel for this caller: each generate or stream call
+       * resolves the route afresh, records usage and, on LOCAL, answers from `passages`.
+       */
+      languageModel: (actor: Principal, workload: Workload, passages: ReadonlyArray<Passage> = []) =>
+        languageModel({
+          generate: (request) => generate(actor, workload, request, passages),
+          stream: (request) => Effect.map(stream(actor, workload, request, passages), ({ chunks }) => chunks)
+        }),
 
       /**
        * Answers a question from retrieved passages, citing them as [n]. LOCAL quotes the best-matching

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { SqlClient } from "@effect/sql"
-import { Chunk, type Context, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope, Stream } from "effect"
+import { LanguageModel } from "@effect/ai"
+import { Chunk, type Context, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Schema, Scope, Stream } from "effect"
 import { EmbeddingSettings } from "../../src/ai/EmbeddingSettings"
 import { Gateways } from "../../src/ai/Gateways"
 import { Models } from "../../src/ai/Models"
@@ -98,6 +99,14 @@ describe("LOCAL, the default for every chat-like workload", () => {
     expect(answer.citations).toEqual([{ index: 1, passageId: "p1", title: "Travel policy" }])
   })
 
+  it("serves as an @effect/ai LanguageModel like any provider", async () => {
+    const answer = await run(Effect.gen(function* () {
+      const model = yield* (yield* Models).languageModel(actor, "ASSISTANT_CHAT", passages)
+      return yield* Effect.provideService(LanguageModel.generateText({ prompt: "Which trips do employees book trains for?" }), LanguageModel.LanguageModel, model)
+    }))
+    expect(answer.text).toContain("\"Employees book trains for trips under 500 km.\" [1]")
+  })
+
   it("says plainly when nothing relevant was found", async () => {
     const answer = await run(Effect.flatMap(Models, (models) => models.answer(actor, "ASSISTANT_CHAT", "What is the parking fee?", passages)))
     expect(answer.text).toMatch(/nothing relevant/)
@@ -179,6 +188,26 @@ describe("OpenAI chat completions", () => {
     const attempts = chat.requests.filter((request) => request.path.startsWith("/limited/"))
     expect(attempts).toHaveLength(2)
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(950)
+  })
+})
+
+describe("the model layer as an @effect/ai LanguageModel", () => {
+  it("generates text, structured objects and streams through LanguageModel on the routed gateway", async () => {
+    const openai = await gateway("fake-effect-ai", "OPENAI_COMPATIBLE", `${chat.url}/v1`)
+    await route("PROMPT_EXECUTION", openai.id, "gpt-test")
+    const { text, object, deltas } = await run(Effect.gen(function* () {
+      const model = yield* (yield* Models).languageModel(actor, "PROMPT_EXECUTION")
+      const use = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, LanguageModel.LanguageModel, model)
+      const text = yield* use(LanguageModel.generateText({ prompt: "Say hello" }))
+      const object = yield* use(LanguageModel.generateObject({ prompt: "Plan keywords", schema: Schema.Struct({ keywords: Schema.Array(Schema.String) }), objectName: "keyword_plan" }))
+      const parts = yield* Stream.runCollect(Stream.provideService(LanguageModel.streamText({ prompt: "Say hello" }), LanguageModel.LanguageModel, model))
+      return { text, object, deltas: Chunk.toArray(parts).flatMap((part) => (part.type === "text-delta" ? [part.delta] : [])) }
+    }))
+    expect(text.text).toBe("Hello from the fake model")
+    expect(text.usage.inputTokens).toBe(11)
+    expect(object.value).toEqual({ keywords: ["alpha", "beta"] })
+    expect(chat.requests.filter((request) => request.body.response_format).at(-1)!.body.response_format.json_schema.name).toBe("keyword_plan")
+    expect(deltas).toEqual(["Hel", "lo ", "there"])
   })
 })
 
