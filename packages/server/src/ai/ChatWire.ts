@@ -228,8 +228,9 @@ const send = async (target: WireTarget, wire: WireRequest, abort: AbortControlle
 const badResponse = (message: string) => new ChatError({ code: "BAD_RESPONSE", message })
 
 /** One call, answered whole. */
-export const complete = async (target: WireTarget, request: ChatRequest): Promise<ChatCompletion> => {
+export const complete = async (target: WireTarget, request: ChatRequest, interrupted?: AbortSignal): Promise<ChatCompletion> => {
   const abort = new AbortController()
+  interrupted?.addEventListener("abort", () => abort.abort(), { once: true })
   const response = await send(target, wireRequest(target, request, false), abort)
   const body = await within(response.json() as Promise<any>, target, abort, "answer").catch((error) => {
     throw error instanceof ChatError ? error : badResponse("The answer is not JSON")

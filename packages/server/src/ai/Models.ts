@@ -118,7 +118,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
         }
         yield* logCall(model.target, request, false)
         const completion = yield* Effect.tryPromise({
-          try: () => complete(model.target, request),
+          try: (interrupted) => complete(model.target, request, interrupted),
           catch: (error) => (error instanceof ChatError ? error : new ChatError({ code: "BAD_RESPONSE", message: String(error) }))
         }).pipe(Effect.tapError(() => record(actor, workload, model.provider, started, "FAILED")))
         yield* record(actor, workload, model.provider, started, "OK", completion.usage)

@@ -66,7 +66,7 @@ afterAll(async () => {
 })
 
 /** A gateway with the secret as its key, and the workload routed to it (the route created or changed). */
-const gateway = (key: string, preset: "OPENAI_COMPATIBLE" | "ANTHROPIC", baseUrl: string, requestTimeoutSeconds = 5) =>
+const gateway = (key: string, preset: "OPENAI_COMPATIBLE" | "ANTHROPIC" | "AZURE_OPENAI", baseUrl: string, requestTimeoutSeconds = 5) =>
   run(Effect.gen(function* () {
     const gateways = yield* Gateways
     const created = yield* gateways.create(actor, { gatewayKey: key, displayName: key, preset, baseUrl, requestTimeoutSeconds })
@@ -208,6 +208,20 @@ describe("the model layer as an @effect/ai LanguageModel", () => {
     expect(object.value).toEqual({ keywords: ["alpha", "beta"] })
     expect(chat.requests.filter((request) => request.body.response_format).at(-1)!.body.response_format.json_schema.name).toBe("keyword_plan")
     expect(deltas).toEqual(["Hel", "lo ", "there"])
+  })
+})
+
+describe("Azure OpenAI", () => {
+  it("sends the key as api-key (redacted in the call log like authorization)", async () => {
+    const azure = await gateway("fake-azure", "AZURE_OPENAI", `${chat.url}/openai/v1`)
+    await route("PROMPT_EXECUTION", azure.id, "gpt-azure")
+    const answer = await run(Effect.flatMap(Models, (models) => models.generate(actor, "PROMPT_EXECUTION", question)))
+    expect(answer.provider).toMatchObject({ gatewayKey: "fake-azure", protocol: "AZURE_OPENAI_COMPATIBLE" })
+    const sent = chat.requests.at(-1)!
+    expect(sent.path).toBe("/openai/v1/chat/completions")
+    expect(sent.headers["api-key"]).toBe(SECRET)
+    expect(sent.headers.authorization).toBeUndefined()
+    expect(captured.join("\n")).toContain("\"api-key\":\"[redacted]\"")
   })
 })
 
