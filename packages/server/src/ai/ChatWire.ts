@@ -144,6 +144,14 @@ const anthropicMessages = (messages: ReadonlyArray<ChatMessage>) =>
           }
         : { role: message.role, content: message.content })
 
+/**
+ * Anthropic takes reasoning effort as a thinking budget in tokens (at least 1024), added to max_tokens so the
+ * answer keeps its own room. Thinking cannot be combined with a forced tool, so structured output goes without.
+ */
+const THINKING_BUDGET = { MINIMAL: 1024, LOW: 2048, MEDIUM: 8192, HIGH: 24576 } as const
+const thinkingBudget = (target: WireTarget, request: ChatRequest) =>
+  target.reasoningEffort && target.reasoningEffort !== "NONE" && !request.responseSchema ? THINKING_BUDGET[target.reasoningEffort] : 0
+
 /** Structured output on Anthropic is a tool the model must call; its input is the answer. */
 const STRUCTURED_TOOL = "structured_answer"
 
@@ -161,7 +169,8 @@ export const wireRequest = (target: WireTarget, request: ChatRequest, stream: bo
       headers,
       body: {
         model: target.modelId,
-        max_tokens: request.maxTokens ?? 4096,
+        max_tokens: (request.maxTokens ?? 4096) + thinkingBudget(target, request),
+        ...(thinkingBudget(target, request) ? { thinking: { type: "enabled", budget_tokens: thinkingBudget(target, request) } } : {}),
         ...(system ? { system } : {}),
         messages: anthropicMessages(request.messages),
         ...(tools.length ? { tools } : {}),

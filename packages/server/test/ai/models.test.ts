@@ -177,6 +177,8 @@ describe("OpenAI chat completions", () => {
       yield* Stream.runForEach(chunks, (chunk) => Effect.sync(() => received.push(chunk._tag === "text" ? chunk.text : chunk._tag)))
     }))
     expect(received).toEqual(["Hel"])
+    // A stream that has reached the caller is never sent again: one request, not a retry after the stall.
+    expect(chat.requests.filter((request) => request.path.startsWith("/stall/"))).toHaveLength(1)
     expect(Exit.isFailure(streamed) && JSON.stringify(streamed.cause)).toContain("TIMEOUT")
   })
 
@@ -240,6 +242,14 @@ describe("Anthropic messages", () => {
       { _tag: "finish", finishReason: "end_turn", usage: { inputTokens: 9, outputTokens: 6 } }
     ])
     expect(chat.requests.at(-1)!.headers["x-api-key"]).toBe(SECRET)
+
+    // Reasoning effort becomes a thinking budget, added to max_tokens; on chat completions it is reasoning_effort.
+    const listed = await run(Effect.flatMap(Routes, (routes) => routes.list(actor)))
+    await run(Effect.flatMap(Routes, (routes) => routes.set(actor, "PROMPT_EXECUTION", {
+      gatewayProfileId: claude.id, modelId: "claude-test-1", providerReasoningEffort: "MEDIUM", version: listed.find((route) => route.workload === "PROMPT_EXECUTION")!.version
+    })))
+    await run(Effect.flatMap(Models, (models) => models.generate(actor, "PROMPT_EXECUTION", question)))
+    expect(chat.requests.at(-1)!.body).toMatchObject({ max_tokens: 4096 + 8192, thinking: { type: "enabled", budget_tokens: 8192 } })
   })
 })
 
@@ -281,7 +291,7 @@ describe("usage and secrets", () => {
     expect(usage.body.totals).toMatchObject(stored[0]!)
     expect(usage.body.totals.calls).toBeGreaterThan(10)
     expect(usage.body.byDay).toEqual([expect.objectContaining({ day: new Date().toISOString().slice(0, 10), calls: stored[0]!.calls })])
-    expect(usage.body.byModel).toContainEqual(expect.objectContaining({ gatewayKey: "fake-claude", modelId: "claude-test-1", inputTokens: 9 + 13 }))
+    expect(usage.body.byModel).toContainEqual(expect.objectContaining({ gatewayKey: "fake-claude", modelId: "claude-test-1", inputTokens: 13 + 9 + 13 }))
     expect(usage.body.byGateway).toContainEqual(expect.objectContaining({ gatewayKey: "fake-slow", calls: 1, failedCalls: 1, inputTokens: 0 }))
     const workloads = usage.body.byWorkload.map((row: any) => row.workload)
     expect(workloads).toEqual([...workloads].sort())
