@@ -21,6 +21,9 @@ export interface ProviderInfo {
   readonly fallbackReason?: string
 }
 
+/** The workloads a language model serves (the embedding workloads have their own client, `EmbeddingModel`). */
+export type ChatWorkload = Exclude<Workload, "QUERY_EMBEDDING" | "DOCUMENT_EMBEDDING">
+
 /** A workload's route resolved for one call: LOCAL, or a gateway to call over HTTP. */
 export type ResolvedModel =
   | { readonly _tag: "local"; readonly provider: ProviderInfo }
@@ -53,7 +56,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
     const gateways = yield* Gateways
     const usage = yield* UsageRepo
 
-    const local = (workload: Workload, source: RouteSource, fallbackReason?: string): ResolvedModel => ({
+    const local = (workload: ChatWorkload, source: RouteSource, fallbackReason?: string): ResolvedModel => ({
       _tag: "local",
       provider: {
         gatewayId: LOCAL_GATEWAY_ID, gatewayKey: "local", modelId: localModels[workload].modelId, protocol: "LOCAL", source,
@@ -61,7 +64,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
       }
     })
 
-    const resolve = (actor: Principal, workload: Workload) =>
+    const resolve = (actor: Principal, workload: ChatWorkload) =>
       Effect.gen(function* () {
         const route = (yield* routes.list(actor)).find((candidate) => candidate.workload === workload)!
         if (route.gatewayProfileId === LOCAL_GATEWAY_ID) return local(workload, route.source)
@@ -83,7 +86,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
         }
       })
 
-    const record = (actor: Principal, workload: Workload, provider: ProviderInfo, started: number, outcome: "OK" | "FAILED", tokens = { inputTokens: 0, outputTokens: 0 }) =>
+    const record = (actor: Principal, workload: ChatWorkload, provider: ProviderInfo, started: number, outcome: "OK" | "FAILED", tokens = { inputTokens: 0, outputTokens: 0 }) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         usage.record({
           organizationId: actor.organizationId, workload, gatewayId: provider.gatewayId, gatewayKey: provider.gatewayKey, modelId: provider.modelId,
@@ -97,7 +100,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
     }
 
     /** LOCAL's answer to a chat request: the extractive answerer, or the salient terms for keyword planning. */
-    const localCompletion = (workload: Workload, request: ChatRequest, passages: ReadonlyArray<Passage>) => {
+    const localCompletion = (workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage>) => {
       const question = lastUserText(request)
       if (workload === "KEYWORD_PLANNING") {
         const keywords = salientTerms(question)
@@ -107,7 +110,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
       return { text: answer.text, toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 }, citations: answer.citations }
     }
 
-    const generate = (actor: Principal, workload: Workload, request: ChatRequest, passages: ReadonlyArray<Passage> = []) =>
+    const generate = (actor: Principal, workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage> = []) =>
       Effect.gen(function* () {
         const model = yield* resolve(actor, workload)
         const started = yield* Clock.currentTimeMillis
@@ -129,7 +132,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
      * A streamed call: the provider that answers, then its chunks as they arrive (text, completed tool calls,
      * the finish with usage). LOCAL answers in one text chunk.
      */
-    const stream = (actor: Principal, workload: Workload, request: ChatRequest, passages: ReadonlyArray<Passage> = []) =>
+    const stream = (actor: Principal, workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage> = []) =>
       Effect.gen(function* () {
         const model = yield* resolve(actor, workload)
         const started = yield* Clock.currentTimeMillis
@@ -157,7 +160,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
        * The workload's model as an @effect/ai LanguageModel for this caller: each generate or stream call
        * resolves the route afresh, records usage and, on LOCAL, answers from `passages`.
        */
-      languageModel: (actor: Principal, workload: Workload, passages: ReadonlyArray<Passage> = []) =>
+      languageModel: (actor: Principal, workload: ChatWorkload, passages: ReadonlyArray<Passage> = []) =>
         languageModel({
           generate: (request) => generate(actor, workload, request, passages),
           stream: (request) => Effect.map(stream(actor, workload, request, passages), ({ chunks }) => chunks)
