@@ -30,6 +30,18 @@ afterAll(async () => {
 })
 
 describe("lore admin ai", () => {
+  it("shows model usage for a period, refusing a date it cannot read or a period that ends before it starts", async () => {
+    const usage = (await ok(admin(["admin", "ai", "usage", "--since", "2026-01-01", "--until", "2026-02-01", "--json"]))).json()
+    expect(usage).toMatchObject({ since: "2026-01-01T00:00:00.000Z", until: "2026-02-01T00:00:00.000Z", totals: { calls: 0, inputTokens: 0 }, byDay: [] })
+    expect((await ok(admin(["admin", "ai", "usage"]))).stdout).toContain("No model calls in this period.")
+    const unreadable = await admin(["admin", "ai", "usage", "--since", "last tuesday"])
+    expect(unreadable.code).toBe(2)
+    expect(unreadable.stderr).toContain("--since")
+    const backwards = await admin(["admin", "ai", "usage", "--since", "2026-02-01", "--until", "2026-01-01"])
+    expect(backwards.code).toBe(6)
+    expect(backwards.stderr).toContain("INVALID_USAGE_PERIOD")
+  })
+
   it("lists providers, gateways (LOCAL built in), routes and index settings", async () => {
     const presets = (await ok(admin(["admin", "ai", "providers", "--json"]))).json()
     expect(presets.map((preset: any) => preset.preset)).toEqual(["OPENAI", "AZURE_OPENAI", "ANTHROPIC", "GEMINI", "OPENAI_COMPATIBLE", "LOCAL"])

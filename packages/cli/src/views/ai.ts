@@ -1,4 +1,4 @@
-import type { AiRoute, AiWorkload, Gateway, GatewayPreset, GatewayTest, IndexSettings, LoreClient, ProviderPreset, ProviderReasoningEffort } from "@lore/sdk"
+import type { AiRoute, AiUsage, AiWorkload, Gateway, GatewayPreset, GatewayTest, IndexSettings, LoreClient, ProviderPreset, ProviderReasoningEffort } from "@lore/sdk"
 import { aiWorkloadValues, gatewayPresetValues, providerReasoningEffortValues } from "@lore/sdk"
 import { oneOf, parseCount } from "../arguments"
 import { readFileSync } from "node:fs"
@@ -132,4 +132,22 @@ export const indexSettingsView = (settings: IndexSettings): View => [
     ]
   },
   { kind: "message", tone: "muted", text: settings.lifecycleNote }
+]
+
+type UsageTotals = AiUsage["totals"]
+const usageCells = (totals: UsageTotals): Array<Cell> => [
+  String(totals.calls), totals.failedCalls ? styled(String(totals.failedCalls), "error") : "0", String(totals.inputTokens), String(totals.outputTokens),
+  `${(totals.durationMillis / 1000).toFixed(1)}s`
+]
+const usageColumns = [
+  { header: "calls", align: "right" as const }, { header: "failed", align: "right" as const }, { header: "tokens in", align: "right" as const },
+  { header: "tokens out", align: "right" as const }, { header: "time", align: "right" as const }
+]
+
+export const usageView = (usage: AiUsage): View => [
+  { kind: "message", tone: "muted", text: `From ${usage.since} to ${usage.until}` },
+  { kind: "fields", fields: [["Calls", String(usage.totals.calls)], ["Failed", String(usage.totals.failedCalls)], ["Tokens in", String(usage.totals.inputTokens)], ["Tokens out", String(usage.totals.outputTokens)]] },
+  { kind: "table", columns: [{ header: "day" }, ...usageColumns], rows: usage.byDay.map((row) => [row.day, ...usageCells(row)]), empty: "No model calls in this period." },
+  { kind: "table", columns: [{ header: "workload" }, ...usageColumns], rows: usage.byWorkload.map((row) => [row.workload, ...usageCells(row)]), empty: "" },
+  { kind: "table", columns: [{ header: "gateway" }, { header: "model" }, ...usageColumns], rows: usage.byModel.map((row) => [styled(row.gatewayKey, "accent"), row.modelId, ...usageCells(row)]), empty: "" }
 ]

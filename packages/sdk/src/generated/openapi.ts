@@ -612,6 +612,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/ai/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminAi.getAiUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources": {
         parameters: {
             query?: never;
@@ -1901,6 +1917,66 @@ export interface components {
             editable: boolean;
             lifecycleNote: string;
         };
+        /** @description Model calls in [since, until): LOCAL's are counted too, with zero tokens */
+        AiUsage: {
+            since: components["schemas"]["Timestamp"];
+            until: components["schemas"]["Timestamp"];
+            totals: {
+                calls: components["schemas"]["Int"];
+                failedCalls: components["schemas"]["Int"];
+                inputTokens: components["schemas"]["Int"];
+                outputTokens: components["schemas"]["Int"];
+                durationMillis: components["schemas"]["Int"];
+            };
+            byDay: {
+                /** @description UTC day, YYYY-MM-DD */
+                day: string;
+                calls: components["schemas"]["Int"];
+                failedCalls: components["schemas"]["Int"];
+                inputTokens: components["schemas"]["Int"];
+                outputTokens: components["schemas"]["Int"];
+                durationMillis: components["schemas"]["Int"];
+            }[];
+            byWorkload: {
+                workload: components["schemas"]["AiWorkload"];
+                calls: components["schemas"]["Int"];
+                failedCalls: components["schemas"]["Int"];
+                inputTokens: components["schemas"]["Int"];
+                outputTokens: components["schemas"]["Int"];
+                durationMillis: components["schemas"]["Int"];
+            }[];
+            byGateway: {
+                gatewayKey: string;
+                calls: components["schemas"]["Int"];
+                failedCalls: components["schemas"]["Int"];
+                inputTokens: components["schemas"]["Int"];
+                outputTokens: components["schemas"]["Int"];
+                durationMillis: components["schemas"]["Int"];
+            }[];
+            byModel: {
+                gatewayKey: string;
+                modelId: string;
+                calls: components["schemas"]["Int"];
+                failedCalls: components["schemas"]["Int"];
+                inputTokens: components["schemas"]["Int"];
+                outputTokens: components["schemas"]["Int"];
+                durationMillis: components["schemas"]["Int"];
+            }[];
+        };
+        /** @description since must be before until, and the period at most 366 days */
+        InvalidUsagePeriod: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-usage-period";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_USAGE_PERIOD";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         /** @enum {string} */
         SourceStatus: "PROCESSING" | "READY" | "ATTENTION";
         SourcePage: {
@@ -2248,6 +2324,8 @@ export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
 export type IndexSettings = components['schemas']['IndexSettings'];
+export type AiUsage = components['schemas']['AiUsage'];
+export type InvalidUsagePeriod = components['schemas']['InvalidUsagePeriod'];
 export type SourceStatus = components['schemas']['SourceStatus'];
 export type SourcePage = components['schemas']['SourcePage'];
 export type Source = components['schemas']['Source'];
@@ -5434,6 +5512,67 @@ export interface operations {
             };
         };
     };
+    "adminAi.getAiUsage": {
+        parameters: {
+            query?: {
+                /** @description Start, inclusive (default: 30 days before until) */
+                since?: components["schemas"]["Timestamp"];
+                /** @description End, exclusive (default: now) */
+                until?: components["schemas"]["Timestamp"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Model calls in [since, until): LOCAL's are counted too, with zero tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiUsage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_USAGE_PERIOD */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidUsagePeriod"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "sources.listSources": {
         parameters: {
             query?: {
@@ -6145,6 +6284,9 @@ export const aiRouteSourceValues: ReadonlyArray<components["schemas"]["AiRouteSo
 export const invalidRouteTypeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["type"]> = ["https://lore.dev/problems/invalid-route"];
 export const invalidRouteStatusValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["status"]> = [400];
 export const invalidRouteCodeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["code"]> = ["INVALID_ROUTE"];
+export const invalidUsagePeriodTypeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["type"]> = ["https://lore.dev/problems/invalid-usage-period"];
+export const invalidUsagePeriodStatusValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["status"]> = [400];
+export const invalidUsagePeriodCodeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["code"]> = ["INVALID_USAGE_PERIOD"];
 export const sourceStatusValues: ReadonlyArray<components["schemas"]["SourceStatus"]> = ["PROCESSING", "READY", "ATTENTION"];
 export const sourceNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["type"]> = ["https://lore.dev/problems/source-not-found"];
 export const sourceNotFoundStatusValues: ReadonlyArray<components["schemas"]["SourceNotFound"]["status"]> = [404];

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Body, created, IntegerParam, Query, Timestamp } from "../domain/Schemas"
 import { requires } from "../domain/Security"
-import { AiVersionConflict, GatewayInUse, GatewayKeyTaken, GatewayNotEditable, GatewayNotFound, InvalidGateway, InvalidRoute } from "./Errors"
+import { AiVersionConflict, GatewayInUse, GatewayKeyTaken, GatewayNotEditable, GatewayNotFound, InvalidGateway, InvalidRoute, InvalidUsagePeriod } from "./Errors"
 import { GatewayCategory, GatewayPreset, GatewayProtocol, GatewaySource, GatewayTestError, ReasoningEffort, RouteSource, Workload } from "./Model"
 
 export const ProviderPreset = Schema.Struct({
@@ -128,6 +128,29 @@ export const IndexSettings = Schema.Struct({
   lifecycleNote: Schema.String
 }).annotations({ identifier: "IndexSettings" })
 
+const UsageTotals = {
+  calls: Schema.Int,
+  failedCalls: Schema.Int,
+  inputTokens: Schema.Int,
+  outputTokens: Schema.Int,
+  durationMillis: Schema.Int
+}
+
+export const AiUsage = Schema.Struct({
+  since: Timestamp,
+  until: Timestamp,
+  totals: Schema.Struct(UsageTotals),
+  byDay: Schema.Array(Schema.Struct({ day: Schema.String.annotations({ description: "UTC day, YYYY-MM-DD" }), ...UsageTotals })),
+  byWorkload: Schema.Array(Schema.Struct({ workload: Workload, ...UsageTotals })),
+  byGateway: Schema.Array(Schema.Struct({ gatewayKey: Schema.String, ...UsageTotals })),
+  byModel: Schema.Array(Schema.Struct({ gatewayKey: Schema.String, modelId: Schema.String, ...UsageTotals }))
+}).annotations({ identifier: "AiUsage", description: "Model calls in [since, until): LOCAL's are counted too, with zero tokens" })
+
+const UsageQuery = Query({
+  since: Schema.optional(Timestamp).annotations({ description: "Start, inclusive (default: 30 days before until)" }),
+  until: Schema.optional(Timestamp).annotations({ description: "End, exclusive (default: now)" })
+})
+
 const GatewayPath = Schema.Struct({ profileId: Schema.UUID })
 const WorkloadPath = Schema.Struct({ workload: Workload })
 const VersionQuery = Query({ version: Schema.optional(IntegerParam(0, 2_147_483_647)) })
@@ -218,5 +241,12 @@ export class AiAdminApi extends HttpApiGroup.make("adminAi")
       .pipe(requires("ai.manage"))
   )
   .add(HttpApiEndpoint.get("getIndexSettings", "/admin/ai/index-settings").addSuccess(IndexSettings).pipe(requires("ai.manage")))
+  .add(
+    HttpApiEndpoint.get("getAiUsage", "/admin/ai/usage")
+      .setUrlParams(UsageQuery)
+      .addSuccess(AiUsage)
+      .addError(InvalidUsagePeriod)
+      .pipe(requires("ai.manage"))
+  )
   .annotate(OpenApi.Title, "Administration: AI")
-  .annotate(OpenApi.Description, "AI gateways and their write-only credentials, provider presets, workload routes and the search index's embedding settings") {}
+  .annotate(OpenApi.Description, "AI gateways and their write-only credentials, provider presets, workload routes, the search index's embedding settings and model usage") {}

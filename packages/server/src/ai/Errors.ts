@@ -27,3 +27,7 @@ export class InvalidGateway extends ProblemError<InvalidGateway>()("InvalidGatew
 export class InvalidRoute extends ProblemError<InvalidRoute>()("InvalidRoute", {
   status: 400, code: "INVALID_ROUTE", description: "The gateway or model cannot serve this workload (e.g. Anthropic has no embeddings, LOCAL runs fixed models)"
 }) {}
+
+export class InvalidUsagePeriod extends ProblemError<InvalidUsagePeriod>()("InvalidUsagePeriod", {
+  status: 400, code: "INVALID_USAGE_PERIOD", description: "since must be before until, and the period at most 366 days"
+}) {}

@@ -258,6 +258,23 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
           })
         ),
 
+      /**
+       * What the model layer needs to call a gateway: its settings and its opened key (`unreadable` when it
+       * was sealed under another server key); undefined when the gateway does not exist (any more).
+       */
+      connection: (actor: Principal, id: string) =>
+        Effect.gen(function* () {
+          if (id === ENVIRONMENT_GATEWAY_ID) {
+            if (Option.isNone(environmentGateway)) return undefined
+            const { apiKey, ...view } = environmentGateway.value
+            return { gateway: view as GatewayView, apiKey: apiKey as string | "unreadable" | undefined }
+          }
+          const row = yield* repo.gateway(actor.organizationId, id)
+          if (!row) return undefined
+          const apiKey = yield* Effect.orElseSucceed(openCredential(id), () => "unreadable" as const)
+          return { gateway: viewOf(row, []), apiKey: apiKey as string | "unreadable" | undefined }
+        }),
+
       /** Tests a saved gateway with its stored key (or the environment's). */
       test: (actor: Principal, id: string): Effect.Effect<GatewayTestResult, GatewayNotFound> =>
         Effect.gen(function* () {

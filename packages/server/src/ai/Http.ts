@@ -5,11 +5,13 @@ import { LoreApi } from "../http/Api"
 import { Gateways } from "./Gateways"
 import { providerPresets } from "./Presets"
 import { Routes } from "./Routes"
+import { Usage } from "./Usage"
 
 export const AiAdminHttp = HttpApiBuilder.group(LoreApi, "adminAi", (handlers) =>
   Effect.gen(function* () {
     const gateways = yield* Gateways
     const routes = yield* Routes
+    const usage = yield* Usage
     return handlers
       .handle("listProviders", () => Effect.succeed(providerPresets))
       .handle("listGateways", () => asCaller(gateways.list))
@@ -24,5 +26,6 @@ export const AiAdminHttp = HttpApiBuilder.group(LoreApi, "adminAi", (handlers) =
       .handle("setRoute", ({ path, payload }) => asCaller((me) => routes.set(me, path.workload, payload)))
       .handle("resetRoute", ({ path, urlParams }) => asCaller((me) => routes.reset(me, path.workload, urlParams.version)))
       .handle("getIndexSettings", () => asCaller(routes.indexSettings))
+      .handle("getAiUsage", ({ urlParams }) => asCaller((me) => usage.summary(me, urlParams.since, urlParams.until)))
   })
 )

@@ -9,6 +9,7 @@ import searchPostings from "./migrations/0005_search_postings"
 import knowledgeVisibility from "./migrations/0006_knowledge_visibility"
 import principalSignals from "./migrations/0007_principal_signals"
 import aiGateways from "./migrations/0008_ai_gateways"
+import aiUsage from "./migrations/0009_ai_usage"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -19,7 +20,8 @@ export const migrations = {
   "0005_search_postings": searchPostings,
   "0006_knowledge_visibility": knowledgeVisibility,
   "0007_principal_signals": principalSignals,
-  "0008_ai_gateways": aiGateways
+  "0008_ai_gateways": aiGateways,
+  "0009_ai_usage": aiUsage
 }
 
 const run = Migrator.make({})

@@ -2,6 +2,7 @@ import type { LoreFetchClient } from "../../fetchClient"
 import { unwrap, unwrapEmpty } from "../../response"
 import type {
   AiRoute,
+  AiUsage,
   AiWorkload,
   AssistantModel,
   AssistantModelInput,
@@ -85,5 +86,12 @@ export class AdminAiArea {
 
   indexSettings(): Promise<IndexSettings> {
     return unwrap(this.client.GET("/api/admin/ai/index-settings"))
+  }
+
+  /** Model calls, tokens and time by day, workload, gateway and model in [since, until) (default: the last 30 days). */
+  usage(period: { readonly since?: Date | string; readonly until?: Date | string } = {}): Promise<AiUsage> {
+    const iso = (value: Date | string) => (typeof value === "string" ? value : value.toISOString())
+    const query = { ...(period.since === undefined ? {} : { since: iso(period.since) }), ...(period.until === undefined ? {} : { until: iso(period.until) }) }
+    return unwrap(this.client.GET("/api/admin/ai/usage", { params: { query } }))
   }
 }

@@ -1,0 +1,55 @@
+/** A retrieved passage an answer may quote. */
+export interface Passage {
+  readonly id: string
+  readonly title: string
+  readonly text: string
+}
+
+const STOPWORDS = new Set(
+  ("a an and are as at be been but by can could did do does for from had has have how i if in into is it its me my " +
+    "of on or our should so than that the their them then there these they this to was we were what when where which " +
+    "who whom why will with would you your about any all also after before between both each few more most other " +
+    "some such only own same too very just not no nor please tell explain describe give show find list").split(" ")
+)
+
+/** The question's salient terms: lower-cased words, stop words dropped, each once, in order of appearance. */
+export const salientTerms = (question: string): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  for (const word of question.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []) {
+    if (word.length < 2 || STOPWORDS.has(word) || seen.has(word)) continue
+    seen.add(word)
+  }
+  return [...seen]
+}
+
+const sentences = (text: string) =>
+  text.replace(/\s+/g, " ").split(/(?<=[.!?])\s+/).map((sentence) => sentence.trim()).filter((sentence) => sentence.length > 0)
+
+const stem = (word: string) => word.replace(/(ing|ed|es|s)$/, "")
+
+export const NOTHING_RELEVANT = "I found nothing relevant to this question in the passages available to you."
+
+/**
+ * LOCAL's answer: the sentences of the passages that share the most salient terms with the question,
+ * quoted and cited by passage number ([1] is the first passage given), with the sources listed; says so
+ * plainly when no passage shares any term.
+ */
+export const extractiveAnswer = (question: string, passages: ReadonlyArray<Passage>, limit = 3) => {
+  const terms = salientTerms(question).map(stem)
+  const scored = passages.flatMap((passage, index) =>
+    sentences(passage.text).map((sentence, position) => {
+      const words = new Set((sentence.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map(stem))
+      return { passage: index, position, sentence, score: terms.filter((term) => words.has(term)).length }
+    }))
+    .filter((candidate) => candidate.score > 0)
+    .sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position)
+    .slice(0, limit)
+  if (scored.length === 0) return { text: NOTHING_RELEVANT, citations: [] as ReadonlyArray<{ readonly index: number; readonly passageId: string; readonly title: string }> }
+  const cited = [...new Set(scored.map((candidate) => candidate.passage))].sort((a, b) => a - b)
+  const quotes = scored.map((candidate) => `> "${candidate.sentence}" [${candidate.passage + 1}]`)
+  const sources = cited.map((index) => `[${index + 1}] ${passages[index]!.title}`)
+  return {
+    text: `From the passages found:\n\n${quotes.join("\n")}\n\nSources:\n${sources.join("\n")}`,
+    citations: cited.map((index) => ({ index: index + 1, passageId: passages[index]!.id, title: passages[index]!.title }))
+  }
+}

@@ -1,0 +1,49 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { Count, exec, rows } from "../db/Rows"
+
+export interface UsageRecord {
+  readonly organizationId: string
+  readonly workload: string
+  readonly gatewayId: string
+  readonly gatewayKey: string
+  readonly modelId: string
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly durationMs: number
+  readonly outcome: "OK" | "FAILED"
+}
+
+export const UsageTotalRow = Schema.Struct({
+  day: Schema.String,
+  workload: Schema.String,
+  gatewayKey: Schema.String,
+  modelId: Schema.String,
+  calls: Count,
+  failedCalls: Count,
+  inputTokens: Count,
+  outputTokens: Count,
+  durationMs: Count
+})
+export type UsageTotalRow = typeof UsageTotalRow.Type
+
+/** SQL for the per-call usage log of the model layer and its totals. */
+export class UsageRepo extends Effect.Service<UsageRepo>()("lore/UsageRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return {
+      record: exec((usage: UsageRecord) => sql`
+        INSERT INTO ai_usage (organization_id, workload, gateway_id, gateway_key, model_id, input_tokens, output_tokens, duration_ms, outcome)
+        VALUES (${usage.organizationId}, ${usage.workload}, ${usage.gatewayId}, ${usage.gatewayKey}, ${usage.modelId},
+          ${usage.inputTokens}, ${usage.outputTokens}, ${usage.durationMs}, ${usage.outcome})`),
+      /** Totals per UTC day, workload, gateway and model in [since, until). */
+      totals: rows("ai.usageTotals", UsageTotalRow, (organizationId: string, since: Date, until: Date) => sql`
+        SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, workload, gateway_key, model_id,
+          count(*)::int AS calls, count(*) FILTER (WHERE outcome = 'FAILED')::int AS failed_calls,
+          sum(input_tokens)::int AS input_tokens, sum(output_tokens)::int AS output_tokens, sum(duration_ms)::int AS duration_ms
+        FROM ai_usage
+        WHERE organization_id = ${organizationId} AND created_at >= ${since} AND created_at < ${until}
+        GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
+    }
+  })
+}) {}
