@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { InvalidCursor } from "../domain/Errors"
+import { UUID_PATTERN } from "../domain/Schemas"
 
 /**
  * The one keyset cursor of every paged list: the last row's timestamp as ISO 8601 UTC to the microsecond
@@ -16,14 +17,13 @@ export interface CursorPosition {
 export const MICROSECOND_TEXT = `YYYY-MM-DD"T"HH24:MI:SS.US"Z"`
 
 const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export const encodeCursor = (position: CursorPosition) => Buffer.from(`${position.at}|${position.id}`).toString("base64url")
 
 const parse = (cursor: string): CursorPosition | undefined => {
   const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
   const valid = rest.length === 0 && at !== undefined && AT.test(at) && !Number.isNaN(new Date(at).getTime()) &&
-    id !== undefined && UUID.test(id)
+    id !== undefined && UUID_PATTERN.test(id)
   return valid ? { at, id } : undefined
 }
 

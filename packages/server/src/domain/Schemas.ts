@@ -39,3 +39,6 @@ export const created = <S extends Schema.Schema.Any>(schema: S): S => {
   const identifier = Option.getOrUndefined(SchemaAST.getIdentifierAnnotation(schema.ast))
   return schema.annotations(HttpApiSchema.annotations({ status: 201, ...(identifier ? { identifier } : {}) })) as S
 }
+
+/** A uuid's text form, for ids that arrive outside a Schema (cursors, job ids) and must be checked before SQL casts them. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i

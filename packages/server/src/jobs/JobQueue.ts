@@ -1,4 +1,5 @@
 import { Duration, Effect, Option, Schema } from "effect"
+import { UUID_PATTERN } from "../domain/Schemas"
 import { JobRepo } from "./JobRepo"
 import { JobSignal } from "./JobSignal"
 import {
@@ -16,7 +17,6 @@ import {
   type Lease
 } from "./Model"
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface ListJobsOptions {
   readonly status?: Job["status"]
@@ -46,7 +46,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("lore/JobQueue", {
     const config = yield* JobQueueConfig
 
     const get = (id: string) =>
-      uuidPattern.test(id) ? Effect.map(repo.byId(id), Option.fromNullable) : Effect.succeed(Option.none<Job>())
+      UUID_PATTERN.test(id) ? Effect.map(repo.byId(id), Option.fromNullable) : Effect.succeed(Option.none<Job>())
 
     const enqueue = (kind: string, payload: unknown, options: EnqueueOptions = {}): Effect.Effect<Enqueued> =>
       Effect.gen(function* () {
@@ -94,7 +94,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("lore/JobQueue", {
     /** Cancels a QUEUED or RUNNING job (a running handler is interrupted at its next heartbeat). */
     const cancel = (id: string): Effect.Effect<Job, JobNotFound | JobNotCancellable> =>
       Effect.gen(function* () {
-        if (!uuidPattern.test(id)) return yield* new JobNotFound({ jobId: id })
+        if (!UUID_PATTERN.test(id)) return yield* new JobNotFound({ jobId: id })
         const cancelled = yield* repo.cancel(id)
         if (cancelled) return cancelled
         const current = yield* get(id)
@@ -134,7 +134,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("lore/JobQueue", {
       get,
       list: (options: ListJobsOptions = {}) =>
         repo.list({ status: options.status, kind: options.kind, limit: Math.min(Math.max(1, options.limit ?? 100), 1000) }),
-      attempts: (jobId: string): Effect.Effect<ReadonlyArray<JobAttempt>> => (uuidPattern.test(jobId) ? repo.attempts(jobId) : Effect.succeed([])),
+      attempts: (jobId: string): Effect.Effect<ReadonlyArray<JobAttempt>> => (UUID_PATTERN.test(jobId) ? repo.attempts(jobId) : Effect.succeed([])),
       /** Exact counts per kind and status, for admin dashboards and health. */
       counts: repo.counts(),
       /** Deletes finished jobs (and their attempts) that finished before `olderThan` ago; answers how many. */
