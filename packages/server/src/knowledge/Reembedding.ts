@@ -9,7 +9,7 @@ import { type ChunkText, EmbeddingIndexRepo } from "./EmbeddingIndexRepo"
 import { EmbedGeneration } from "./Jobs"
 
 /** Chunks per provider round trip and per committed step: a restart loses at most one batch of work. */
-const BATCH = 128
+const BATCH = 32
 
 /** What ingestion embeds for a chunk, so both paths make the same vector. */
 export const embeddingText = (chunk: Pick<ChunkText, "title" | "headingPath" | "content">) => [chunk.title, ...chunk.headingPath, chunk.content].join("\n")
