@@ -11,6 +11,7 @@ import principalSignals from "./migrations/0007_principal_signals"
 import aiGateways from "./migrations/0008_ai_gateways"
 import aiUsage from "./migrations/0009_ai_usage"
 import embeddingGenerations from "./migrations/0010_embedding_generations"
+import assistant from "./migrations/0011_assistant"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -23,7 +24,8 @@ export const migrations = {
   "0007_principal_signals": principalSignals,
   "0008_ai_gateways": aiGateways,
   "0009_ai_usage": aiUsage,
-  "0010_embedding_generations": embeddingGenerations
+  "0010_embedding_generations": embeddingGenerations,
+  "0011_assistant": assistant
 }
 
 const run = Migrator.make({})

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
+import { AssistantAdminApi, AssistantApi } from "../assistant/Api"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -23,6 +24,8 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AiAdminApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
+  .add(AssistantApi)
+  .add(AssistantAdminApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")

@@ -139,6 +139,8 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
       heading: chunk.heading,
       headingPath: chunk.headingPath,
       classification: chunk.classification as Classification,
+      /** The document's media type (used by the assistant's source parts; not part of the search API's Evidence). */
+      mediaType: chunk.mediaType,
       relevanceScore: Math.round(rank.score * 1e6) / 1e6,
       lexicalRank: rank.lexicalRank,
       vectorRank: rank.vectorRank
