@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
+import { AssistantFilesApi } from "../assistant/FilesApi"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -23,6 +24,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AiAdminApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
+  .add(AssistantFilesApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
