@@ -114,7 +114,7 @@ export class AssistantFiles extends Effect.Service<AssistantFiles>()("lore/Assis
           : detected._tag === "Unsupported" ? detected.detected
           : "application/octet-stream"
         const id = randomUUID()
-        yield* transaction(
+        const stored = yield* transaction(
           Effect.gen(function* () {
             yield* repo.insert({
               id,
@@ -129,10 +129,13 @@ export class AssistantFiles extends Effect.Service<AssistantFiles>()("lore/Assis
             })
             yield* repo.putContent(id, bytes)
             yield* queue.enqueueJob(ProcessAssistantFile, { fileId: id }, { dedupeKey: `assistant-file:${id}`, maxAttempts: 3 })
+            // Read before the commit, so the answer is the first status (UPLOADED) whatever a worker does next.
+            return yield* repo.owned(caller.userId, id)
           })
         )
-        // Just written in this request: its absence would be a defect.
-        return describe(yield* Effect.orDie(owned(caller, id)))
+        // Just written in this transaction: its absence would be a defect.
+        if (!stored) return yield* Effect.dieMessage(`assistant file ${id} vanished after its insert`)
+        return describe(stored)
       })
 
     const list = (caller: Principal, query: { readonly page: number; readonly limit: number }) =>
