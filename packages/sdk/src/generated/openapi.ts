@@ -2283,7 +2283,7 @@ export interface components {
             mediaType: string;
             contentLength: components["schemas"]["Int"];
             status: components["schemas"]["AssistantFileStatus"];
-            /** @description When FAILED: UNSUPPORTED_MEDIA_TYPE, EMPTY_FILE, CORRUPT_FILE, ENCRYPTED, NO_TEXT, ARCHIVE_TOO_LARGE or TIMEOUT */
+            /** @description When FAILED: UNSUPPORTED_MEDIA_TYPE, EMPTY_FILE, CORRUPT_FILE, ENCRYPTED, NO_TEXT, ARCHIVE_TOO_LARGE, TIMEOUT or PROCESSING_FAILED */
             failureCode: string | null;
             /** @description When FAILED: what happened and what to do, for the uploader */
             failureMessage: string | null;

@@ -17,7 +17,7 @@ export const AssistantFile = Schema.Struct({
   contentLength: Schema.Int,
   status: AssistantFileStatus,
   failureCode: Schema.NullOr(Schema.String).annotations({
-    description: "When FAILED: UNSUPPORTED_MEDIA_TYPE, EMPTY_FILE, CORRUPT_FILE, ENCRYPTED, NO_TEXT, ARCHIVE_TOO_LARGE or TIMEOUT"
+    description: "When FAILED: UNSUPPORTED_MEDIA_TYPE, EMPTY_FILE, CORRUPT_FILE, ENCRYPTED, NO_TEXT, ARCHIVE_TOO_LARGE, TIMEOUT or PROCESSING_FAILED"
   }),
   failureMessage: Schema.NullOr(Schema.String).annotations({ description: "When FAILED: what happened and what to do, for the uploader" }),
   generation: Schema.Int.annotations({ description: "Processing generation of the current chunks (0 before the first)" }),

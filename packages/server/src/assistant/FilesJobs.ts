@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Schedule, Schema } from "effect"
+import { Cause, Effect, Layer, Schedule, Schema } from "effect"
 import { Settings } from "../Config"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobQueue } from "../jobs/JobQueue"
@@ -70,6 +70,19 @@ const processFile = ({ fileId }: { fileId: string }, context: JobContext) =>
     yield* Effect.logInfo("assistant file ready").pipe(Effect.annotateLogs({ fileId, chunks: chunks.length, pages: parsed.document.pageCount }))
   })
 
+/** The last attempt's failure (database trouble, a crash) still ends the file FAILED, never PROCESSING forever. */
+const processFileOrGiveUp = (payload: { fileId: string }, context: JobContext) =>
+  processFile(payload, context).pipe(
+    // An interruption (a worker shutting down releases the job) is not a failure: the job runs again.
+    Effect.tapErrorCause((cause) =>
+      context.job.attempts >= context.job.maxAttempts && !Cause.isInterruptedOnly(cause)
+        ? Effect.flatMap(FilesRepo, (repo) =>
+          repo.markFailed(payload.fileId, "PROCESSING_FAILED", "The file could not be processed because of a server error; upload it again, and tell an administrator if it keeps happening")
+        ).pipe(Effect.ignore)
+        : Effect.void
+    )
+  )
+
 const purgeExpired = () =>
   Effect.gen(function* () {
     const repo = yield* FilesRepo
@@ -86,7 +99,7 @@ const purgeExpired = () =>
 export const FilesJobsLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const handlers = yield* JobHandlers
-    yield* handlers.registerJob(ProcessAssistantFile, processFile)
+    yield* handlers.registerJob(ProcessAssistantFile, processFileOrGiveUp)
     yield* handlers.registerJob(PurgeExpiredAssistantFiles, purgeExpired)
   })
 )
