@@ -1,5 +1,6 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
+import { AssistantFilesArea } from "./areas/assistantFiles"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
@@ -74,7 +75,9 @@ export const createLoreClient = (options: LoreClientOptions) => {
     sources: new SourcesArea(raw),
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
-    admin: new AdminArea(raw)
+    admin: new AdminArea(raw),
+    /** The assistant: `files` (private chat attachments). */
+    assistant: { files: new AssistantFilesArea(raw) }
   }
 }
 

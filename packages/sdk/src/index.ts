@@ -18,6 +18,7 @@ export { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
 export { InvitationsArea } from "./areas/invitations"
 export { SourcesArea, type SourceQuery, type UploadOptions, type WaitOptions } from "./areas/sources"
 export { KnowledgeArea, CitationsArea, type CatalogQuery, type CitedFile, type SearchQuery } from "./areas/knowledge"
+export { AssistantFilesArea, type AssistantFileQuery, type AssistantFileUploadOptions, type AssistantFileWaitOptions } from "./areas/assistantFiles"
 export { multipartBody, mediaTypeFor, type MultipartBody, type MultipartFile, type UploadProgress, type UploadSource } from "./multipart"
 export { fileNameFrom, type DownloadedFile } from "./download"
 export {

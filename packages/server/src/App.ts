@@ -6,6 +6,8 @@ import { AiAdminHttp } from "./ai/Http"
 import { AiLive } from "./ai/Layer"
 import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
 import { AssistantLive } from "./assistant/Layer"
+import { AssistantFilesHttp } from "./assistant/FilesHttp"
+import { AssistantFilesLive } from "./assistant/FilesLayer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
 import { DatabaseLive } from "./db/Layer"
@@ -25,7 +27,7 @@ import { PlatformLive } from "./platform/Layer"
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
 const AreasLive = AssistantLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive)),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive)),
   Layer.provideMerge(AccessLive)
 )
 
@@ -42,7 +44,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -12,6 +12,7 @@ import aiGateways from "./migrations/0008_ai_gateways"
 import aiUsage from "./migrations/0009_ai_usage"
 import embeddingGenerations from "./migrations/0010_embedding_generations"
 import assistant from "./migrations/0011_assistant"
+import assistantFiles from "./migrations/0012_assistant_files"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -25,7 +26,8 @@ export const migrations = {
   "0008_ai_gateways": aiGateways,
   "0009_ai_usage": aiUsage,
   "0010_embedding_generations": embeddingGenerations,
-  "0011_assistant": assistant
+  "0011_assistant": assistant,
+  "0012_assistant_files": assistantFiles
 }
 
 const run = Migrator.make({})

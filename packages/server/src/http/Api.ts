@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
 import { AssistantAdminApi, AssistantApi } from "../assistant/Api"
+import { AssistantFilesApi } from "../assistant/FilesApi"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -26,6 +27,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(KnowledgeApi)
   .add(AssistantApi)
   .add(AssistantAdminApi)
+  .add(AssistantFilesApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
