@@ -916,6 +916,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistant/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.listAssistantFiles"];
+        put?: never;
+        post: operations["assistantFiles.uploadAssistantFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.getAssistantFile"];
+        put?: never;
+        post?: never;
+        delete: operations["assistantFiles.deleteAssistantFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files/{fileId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.getAssistantFileContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files/{fileId}/chunks/{chunkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.getAssistantFileChunk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2631,6 +2695,91 @@ export interface components {
              */
             prompt: string;
         };
+        FilePage: {
+            items: components["schemas"]["AssistantFile"][];
+            page: components["schemas"]["Int"];
+            hasMore: boolean;
+        };
+        AssistantFile: {
+            id: components["schemas"]["UUID"];
+            fileName: string;
+            /** @description What the bytes are, by content (the declared type only separates text formats) */
+            mediaType: string;
+            contentLength: components["schemas"]["Int"];
+            status: components["schemas"]["AssistantFileStatus"];
+            /** @description When FAILED: UNSUPPORTED_MEDIA_TYPE, EMPTY_FILE, CORRUPT_FILE, ENCRYPTED, NO_TEXT, ARCHIVE_TOO_LARGE, TIMEOUT or PROCESSING_FAILED */
+            failureCode: string | null;
+            /** @description When FAILED: what happened and what to do, for the uploader */
+            failureMessage: string | null;
+            /**
+             * int
+             * @description Processing generation of the current chunks (0 before the first)
+             */
+            generation: number;
+            pageCount: components["schemas"]["Int"] | null;
+            chunkCount: components["schemas"]["Int"] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time in UTC
+             */
+            expiresAt: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        AssistantFileStatus: "UPLOADED" | "PROCESSING" | "READY" | "FAILED";
+        /** @description Too many requests of this kind from this user; retry after the number of seconds in the Retry-After header */
+        RateLimitExceeded: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/rate-limited";
+            title: string;
+            /** @enum {number} */
+            status: 429;
+            /** @enum {string} */
+            code: "RATE_LIMITED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No assistant file with this id among the caller's own (files are private to their owner; expired files are gone) */
+        AssistantFileNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/assistant-file-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ASSISTANT_FILE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        FileChunk: {
+            id: components["schemas"]["UUID"];
+            fileId: components["schemas"]["UUID"];
+            generation: components["schemas"]["Int"];
+            /** @description The file's name */
+            title: string;
+            heading: string | null;
+            startPage: components["schemas"]["Int"] | null;
+            endPage: components["schemas"]["Int"] | null;
+            content: string;
+        };
+        /** @description No chunk with this id in the file's current processing generation */
+        FileChunkNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/file-chunk-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "FILE_CHUNK_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2795,6 +2944,13 @@ export type KnowledgeSearchToolResult = components['schemas']['KnowledgeSearchTo
 export type ToolCitation = components['schemas']['ToolCitation'];
 export type StarterList = components['schemas']['StarterList'];
 export type StarterInput = components['schemas']['StarterInput'];
+export type FilePage = components['schemas']['FilePage'];
+export type AssistantFile = components['schemas']['AssistantFile'];
+export type AssistantFileStatus = components['schemas']['AssistantFileStatus'];
+export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
+export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
+export type FileChunk = components['schemas']['FileChunk'];
+export type FileChunkNotFound = components['schemas']['FileChunkNotFound'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -7491,6 +7647,383 @@ export interface operations {
             };
         };
     };
+    "assistantFiles.listAssistantFiles": {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FilePage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePage"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.uploadAssistantFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * itemsCount(1)
+                     * @description an array of exactly 1 item(s)
+                     */
+                    file: components["schemas"]["PersistedFile"][];
+                };
+            };
+        };
+        responses: {
+            /** @description AssistantFile */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantFile"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitExceeded"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.getAssistantFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AssistantFile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantFile"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.deleteAssistantFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.getAssistantFileContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The original bytes, with their media type, as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.getAssistantFileChunk": {
+        parameters: {
+            query?: {
+                /** @description The generation the chunk id came from; a chunk of an older generation is 404 */
+                generation?: number;
+            };
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+                chunkId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FileChunk */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileChunk"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND, FILE_CHUNK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"] | components["schemas"]["FileChunkNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -7683,3 +8216,13 @@ export const messageNotFoundTypeValues: ReadonlyArray<components["schemas"]["Mes
 export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["status"]> = [404];
 export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
 export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
+export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
+export const rateLimitExceededTypeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["type"]> = ["https://lore.dev/problems/rate-limited"];
+export const rateLimitExceededStatusValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["status"]> = [429];
+export const rateLimitExceededCodeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["code"]> = ["RATE_LIMITED"];
+export const assistantFileNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["type"]> = ["https://lore.dev/problems/assistant-file-not-found"];
+export const assistantFileNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["status"]> = [404];
+export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["code"]> = ["ASSISTANT_FILE_NOT_FOUND"];
+export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
+export const fileChunkNotFoundStatusValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["status"]> = [404];
+export const fileChunkNotFoundCodeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["code"]> = ["FILE_CHUNK_NOT_FOUND"];
