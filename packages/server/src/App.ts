@@ -4,6 +4,8 @@ import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
 import { AccessLive } from "./access/Layer"
 import { AiAdminHttp } from "./ai/Http"
 import { AiLive } from "./ai/Layer"
+import { AssetsHttp } from "./assets/Http"
+import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
 import { DatabaseLive } from "./db/Layer"
@@ -22,7 +24,7 @@ import { PlatformLive } from "./platform/Layer"
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
-const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive).pipe(Layer.provideMerge(AccessLive))
+const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssetsLive).pipe(Layer.provideMerge(AccessLive))
 
 /**
  * The database (only once migrated), the job queue, the areas, then the job workers and first-start
@@ -37,7 +39,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssetsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -10,6 +10,7 @@ import knowledgeVisibility from "./migrations/0006_knowledge_visibility"
 import principalSignals from "./migrations/0007_principal_signals"
 import aiGateways from "./migrations/0008_ai_gateways"
 import aiUsage from "./migrations/0009_ai_usage"
+import assets from "./migrations/0013_assets"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -21,7 +22,8 @@ export const migrations = {
   "0006_knowledge_visibility": knowledgeVisibility,
   "0007_principal_signals": principalSignals,
   "0008_ai_gateways": aiGateways,
-  "0009_ai_usage": aiUsage
+  "0009_ai_usage": aiUsage,
+  "0013_assets": assets
 }
 
 const run = Migrator.make({})

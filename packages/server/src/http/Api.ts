@@ -1,6 +1,8 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
+import { AssetsApi } from "../assets/Api"
+import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -23,10 +25,11 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AiAdminApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
+  .add(AssetsApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(OpenApi.Description, "Permission-aware knowledge assistant and governed AI asset registry")
-  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge])
+  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge, ...publishedPayloadSchemas])
   .annotate(OpenApi.Transform, problemDocument) {}
