@@ -1,5 +1,6 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
+import { AssetsArea } from "./areas/assets"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
@@ -74,7 +75,8 @@ export const createLoreClient = (options: LoreClientOptions) => {
     sources: new SourcesArea(raw),
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
-    admin: new AdminArea(raw)
+    admin: new AdminArea(raw),
+    assets: new AssetsArea(raw)
   }
 }
 

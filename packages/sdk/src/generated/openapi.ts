@@ -2630,6 +2630,38 @@ export interface components {
         PortfolioState: "DRAFT_ONLY" | "IN_REVIEW" | "RELEASED" | "WITHDRAWN";
         /** @enum {string} */
         SharingState: "PRIVATE" | "SHARED";
+        CreateAsset: {
+            type: components["schemas"]["AssetType"];
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+            namespace: string;
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9-]{0,62}$ */
+            slug: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            draft: components["schemas"]["DraftInput"];
+        };
+        DraftInput: {
+            /**
+             * maxLength(300)
+             * @description a string at most 300 character(s) long
+             */
+            title: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            /**
+             * maxLength(20)
+             * @description a string at most 20 character(s) long
+             */
+            schemaVersion: string;
+            /**
+             * maxLength(524288)
+             * @description a string at most 524288 character(s) long
+             */
+            payload: string;
+        };
         Asset: {
             id: components["schemas"]["UUID"];
             type: components["schemas"]["AssetType"];
@@ -2787,6 +2819,34 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        DraftUpdate: {
+            /**
+             * maxLength(300)
+             * @description a string at most 300 character(s) long
+             */
+            title: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            /**
+             * maxLength(20)
+             * @description a string at most 20 character(s) long
+             */
+            schemaVersion: string;
+            /**
+             * maxLength(524288)
+             * @description a string at most 524288 character(s) long
+             */
+            payload: string;
+            /**
+             * positive
+             * @description a positive number
+             */
+            lockVersion: components["schemas"]["Int"];
+        };
         /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
         AssetRoleRequired: {
             /** @enum {string} */
@@ -2815,6 +2875,18 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        Submission: {
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            changeNote: string;
+            /**
+             * positive
+             * @description a positive number
+             */
+            lockVersion: components["schemas"]["Int"];
+        };
         /** @description The asset has a review in progress; it must be resolved before another submission */
         ReviewAlreadyOpen: {
             /** @enum {string} */
@@ -2828,6 +2900,14 @@ export interface components {
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
             requestId: string;
+        };
+        RoleAssignmentInput: {
+            principalType: components["schemas"]["AssetPrincipalType"];
+            principalId: components["schemas"]["UUID"];
+            role: components["schemas"]["AssetRole"];
+            /** Format: date-time */
+            validFrom?: string;
+            validUntil?: string | null;
         };
         /** @enum {string} */
         AssetPrincipalType: "USER";
@@ -2858,6 +2938,14 @@ export interface components {
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
             requestId: string;
+        };
+        ReviewDecisionInput: {
+            decision: components["schemas"]["ReviewDecision"];
+            /**
+             * maxLength(5000)
+             * @description a string at most 5000 character(s) long
+             */
+            comment: string;
         };
         /** @description The asset has no review with this id that the caller may see */
         ReviewNotFound: {
@@ -2929,6 +3017,14 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        ReleaseInput: {
+            revisionId: components["schemas"]["UUID"];
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            versionLabel: string;
+        };
         /** @description The asset has no revision with this id that the caller may see */
         RevisionNotFound: {
             /** @enum {string} */
@@ -2999,6 +3095,23 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        DirectReleaseInput: {
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            versionLabel: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            changeNote: string;
+            /**
+             * positive
+             * @description a positive number
+             */
+            lockVersion: components["schemas"]["Int"];
+        };
         /** @description The knowledge space's asset policy does not allow releases without review */
         DirectReleaseNotAllowed: {
             /** @enum {string} */
@@ -3012,6 +3125,14 @@ export interface components {
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
             requestId: string;
+        };
+        Withdrawal: {
+            releaseId: components["schemas"]["UUID"];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            reason: string;
         };
         /** @description The asset has no release with this id that the caller may see */
         ReleaseNotFound: {
@@ -3075,6 +3196,19 @@ export interface components {
             version: number;
             /** @description What reviews record as the policy that applied */
             policyVersion: string;
+        };
+        AssetPolicyInput: {
+            /**
+             * between(1, 10)
+             * @description a number between 1 and 10
+             */
+            requiredApprovals: components["schemas"]["Int"];
+            directReleaseAllowed: boolean;
+            /**
+             * nonNegative
+             * @description a non-negative number
+             */
+            version: components["schemas"]["Int"];
         };
         OrphanedAsset: {
             assetId: components["schemas"]["UUID"];
@@ -3235,6 +3369,8 @@ export type AssetType = components['schemas']['AssetType'];
 export type AssetSummary = components['schemas']['AssetSummary'];
 export type PortfolioState = components['schemas']['PortfolioState'];
 export type SharingState = components['schemas']['SharingState'];
+export type CreateAsset = components['schemas']['CreateAsset'];
+export type DraftInput = components['schemas']['DraftInput'];
 export type Asset = components['schemas']['Asset'];
 export type Draft = components['schemas']['Draft'];
 export type Revision = components['schemas']['Revision'];
@@ -3252,29 +3388,37 @@ export type AssetRole = components['schemas']['AssetRole'];
 export type AssetNotFound = components['schemas']['AssetNotFound'];
 export type AssetSlugTaken = components['schemas']['AssetSlugTaken'];
 export type InvalidAssetContent = components['schemas']['InvalidAssetContent'];
+export type DraftUpdate = components['schemas']['DraftUpdate'];
 export type AssetRoleRequired = components['schemas']['AssetRoleRequired'];
 export type LockVersionConflict = components['schemas']['LockVersionConflict'];
+export type Submission = components['schemas']['Submission'];
 export type ReviewAlreadyOpen = components['schemas']['ReviewAlreadyOpen'];
+export type RoleAssignmentInput = components['schemas']['RoleAssignmentInput'];
 export type AssetPrincipalType = components['schemas']['AssetPrincipalType'];
 export type InvalidRoleAssignment = components['schemas']['InvalidRoleAssignment'];
 export type AssignmentNotFound = components['schemas']['AssignmentNotFound'];
+export type ReviewDecisionInput = components['schemas']['ReviewDecisionInput'];
 export type ReviewNotFound = components['schemas']['ReviewNotFound'];
 export type NotAReviewer = components['schemas']['NotAReviewer'];
 export type SelfApprovalForbidden = components['schemas']['SelfApprovalForbidden'];
 export type ReviewResolved = components['schemas']['ReviewResolved'];
 export type DuplicateDecision = components['schemas']['DuplicateDecision'];
+export type ReleaseInput = components['schemas']['ReleaseInput'];
 export type RevisionNotFound = components['schemas']['RevisionNotFound'];
 export type InvalidVersionLabel = components['schemas']['InvalidVersionLabel'];
 export type RevisionNotApproved = components['schemas']['RevisionNotApproved'];
 export type RevisionAlreadyReleased = components['schemas']['RevisionAlreadyReleased'];
 export type VersionNotGreater = components['schemas']['VersionNotGreater'];
+export type DirectReleaseInput = components['schemas']['DirectReleaseInput'];
 export type DirectReleaseNotAllowed = components['schemas']['DirectReleaseNotAllowed'];
+export type Withdrawal = components['schemas']['Withdrawal'];
 export type ReleaseNotFound = components['schemas']['ReleaseNotFound'];
 export type ReleaseNotAvailable = components['schemas']['ReleaseNotAvailable'];
 export type RevisionDiff = components['schemas']['RevisionDiff'];
 export type FieldChange = components['schemas']['FieldChange'];
 export type FieldChangeKind = components['schemas']['FieldChangeKind'];
 export type AssetPolicy = components['schemas']['AssetPolicy'];
+export type AssetPolicyInput = components['schemas']['AssetPolicyInput'];
 export type OrphanedAsset = components['schemas']['OrphanedAsset'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -7126,37 +7270,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    type: components["schemas"]["AssetType"];
-                    /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
-                    namespace: string;
-                    /** @description a string matching the pattern ^[a-z0-9][a-z0-9-]{0,62}$ */
-                    slug: string;
-                    knowledgeSpaceId: components["schemas"]["UUID"];
-                    draft: {
-                        /**
-                         * maxLength(300)
-                         * @description a string at most 300 character(s) long
-                         */
-                        title: string;
-                        /**
-                         * maxLength(2000)
-                         * @description a string at most 2000 character(s) long
-                         */
-                        summary: string;
-                        classification: components["schemas"]["Classification"];
-                        /**
-                         * maxLength(20)
-                         * @description a string at most 20 character(s) long
-                         */
-                        schemaVersion: string;
-                        /**
-                         * maxLength(524288)
-                         * @description a string at most 524288 character(s) long
-                         */
-                        payload: string;
-                    };
-                };
+                "application/json": components["schemas"]["CreateAsset"];
             };
         };
         responses: {
@@ -7312,34 +7426,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * maxLength(300)
-                     * @description a string at most 300 character(s) long
-                     */
-                    title: string;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
-                    summary: string;
-                    classification: components["schemas"]["Classification"];
-                    /**
-                     * maxLength(20)
-                     * @description a string at most 20 character(s) long
-                     */
-                    schemaVersion: string;
-                    /**
-                     * maxLength(524288)
-                     * @description a string at most 524288 character(s) long
-                     */
-                    payload: string;
-                    /**
-                     * positive
-                     * @description a positive number
-                     */
-                    lockVersion: components["schemas"]["Int"];
-                };
+                "application/json": components["schemas"]["DraftUpdate"];
             };
         };
         responses: {
@@ -7437,18 +7524,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
-                    changeNote: string;
-                    /**
-                     * positive
-                     * @description a positive number
-                     */
-                    lockVersion: components["schemas"]["Int"];
-                };
+                "application/json": components["schemas"]["Submission"];
             };
         };
         responses: {
@@ -7537,14 +7613,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    principalType: components["schemas"]["AssetPrincipalType"];
-                    principalId: components["schemas"]["UUID"];
-                    role: components["schemas"]["AssetRole"];
-                    /** Format: date-time */
-                    validFrom?: string;
-                    validUntil?: string | null;
-                };
+                "application/json": components["schemas"]["RoleAssignmentInput"];
             };
         };
         responses: {
@@ -7702,14 +7771,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    decision: components["schemas"]["ReviewDecision"];
-                    /**
-                     * maxLength(5000)
-                     * @description a string at most 5000 character(s) long
-                     */
-                    comment: string;
-                };
+                "application/json": components["schemas"]["ReviewDecisionInput"];
             };
         };
         responses: {
@@ -7798,14 +7860,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    revisionId: components["schemas"]["UUID"];
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
-                    versionLabel: string;
-                };
+                "application/json": components["schemas"]["ReleaseInput"];
             };
         };
         responses: {
@@ -7903,23 +7958,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
-                    versionLabel: string;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
-                    changeNote: string;
-                    /**
-                     * positive
-                     * @description a positive number
-                     */
-                    lockVersion: components["schemas"]["Int"];
-                };
+                "application/json": components["schemas"]["DirectReleaseInput"];
             };
         };
         responses: {
@@ -8017,14 +8056,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    releaseId: components["schemas"]["UUID"];
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
-                    reason: string;
-                };
+                "application/json": components["schemas"]["Withdrawal"];
             };
         };
         responses: {
@@ -8113,14 +8145,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    releaseId: components["schemas"]["UUID"];
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
-                    reason: string;
-                };
+                "application/json": components["schemas"]["Withdrawal"];
             };
         };
         responses: {
@@ -8326,19 +8351,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * between(1, 10)
-                     * @description a number between 1 and 10
-                     */
-                    requiredApprovals: components["schemas"]["Int"];
-                    directReleaseAllowed: boolean;
-                    /**
-                     * nonNegative
-                     * @description a non-negative number
-                     */
-                    version: components["schemas"]["Int"];
-                };
+                "application/json": components["schemas"]["AssetPolicyInput"];
             };
         };
         responses: {

@@ -192,31 +192,31 @@ export const CreateAssetBody = Body({
   namespace: Namespace,
   slug: Slug,
   knowledgeSpaceId: Schema.UUID,
-  draft: Schema.Struct(DraftInput).annotations({ parseOptions: { onExcessProperty: "error" } })
-})
+  draft: Schema.Struct(DraftInput).annotations({ identifier: "DraftInput", parseOptions: { onExcessProperty: "error" } })
+}).annotations({ identifier: "CreateAsset" })
 const LockVersion = Schema.Int.pipe(Schema.positive())
-export const DraftBody = Body({ ...DraftInput, lockVersion: LockVersion })
-export const SubmissionBody = Body({ changeNote: Schema.String.pipe(Schema.maxLength(2000)), lockVersion: LockVersion })
-export const DecisionBody = Body({ decision: ReviewDecision, comment: Schema.String.pipe(Schema.maxLength(5000)) })
-export const ReleaseBody = Body({ revisionId: Schema.UUID, versionLabel: Schema.String.pipe(Schema.maxLength(100)) })
+export const DraftBody = Body({ ...DraftInput, lockVersion: LockVersion }).annotations({ identifier: "DraftUpdate" })
+export const SubmissionBody = Body({ changeNote: Schema.String.pipe(Schema.maxLength(2000)), lockVersion: LockVersion }).annotations({ identifier: "Submission" })
+export const DecisionBody = Body({ decision: ReviewDecision, comment: Schema.String.pipe(Schema.maxLength(5000)) }).annotations({ identifier: "ReviewDecisionInput" })
+export const ReleaseBody = Body({ revisionId: Schema.UUID, versionLabel: Schema.String.pipe(Schema.maxLength(100)) }).annotations({ identifier: "ReleaseInput" })
 export const DirectReleaseBody = Body({
   versionLabel: Schema.String.pipe(Schema.maxLength(100)),
   changeNote: Schema.String.pipe(Schema.maxLength(2000)),
   lockVersion: LockVersion
-})
-export const WithdrawalBody = Body({ releaseId: Schema.UUID, reason: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(2000)) })
+}).annotations({ identifier: "DirectReleaseInput" })
+export const WithdrawalBody = Body({ releaseId: Schema.UUID, reason: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(2000)) }).annotations({ identifier: "Withdrawal" })
 export const RoleAssignmentBody = Body({
   principalType: Schema.Literal("USER").annotations({ identifier: "AssetPrincipalType" }),
   principalId: Schema.UUID,
   role: AssetRole,
   validFrom: Schema.optional(Schema.DateFromString.annotations({ jsonSchema: { type: "string", format: "date-time" } })),
   validUntil: Schema.optional(Schema.NullOr(Schema.DateFromString.annotations({ jsonSchema: { type: "string", format: "date-time" } })))
-})
+}).annotations({ identifier: "RoleAssignmentInput" })
 export const PolicyBody = Body({
   requiredApprovals: Schema.Int.pipe(Schema.between(1, 10)),
   directReleaseAllowed: Schema.Boolean,
   version: Schema.Int.pipe(Schema.nonNegative())
-})
+}).annotations({ identifier: "AssetPolicyInput" })
 export const AssetListQuery = Query({
   q: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
   type: Schema.optional(AssetType)

@@ -70,10 +70,12 @@ export const workInstructionPayload = () => ({
   ]
 })
 
-export const draftOf = (payload: unknown, overrides: Record<string, unknown> = {}) => ({
+type Classification = "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED"
+
+export const draftOf = (payload: unknown, overrides: { title?: string; summary?: string; classification?: Classification; schemaVersion?: string; payload?: string } = {}) => ({
   title: "Incident summary",
   summary: "Summarizes an incident",
-  classification: "INTERNAL",
+  classification: "INTERNAL" as Classification,
   schemaVersion: "1",
   payload: JSON.stringify(payload),
   ...overrides
