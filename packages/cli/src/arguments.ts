@@ -269,3 +269,34 @@ const resolveGrant = async (directory: Directory, spec: GrantSpec): Promise<AddG
   const subjectId = spec.kind === "USER" ? await directory.userId(spec.subject!) : await directory.departmentId(spec.subject!)
   return { relation: spec.relation, kind: spec.kind, subjectId }
 }
+
+// ---- assets -----------------------------------------------------------------------------------------
+
+/**
+ * An asset named by id or as `namespace/slug`, among the assets the caller may see. Unknown: exit 5. The
+ * list endpoint matches `q` anywhere, so the exact namespace and slug are picked from its answer.
+ */
+export const resolveAsset = async (lore: LoreClient, ref: string): Promise<{ readonly id: string; readonly namespace: string; readonly slug: string } | undefined> => {
+  const wanted = ref.trim()
+  if (isUuid(wanted)) return { id: wanted, namespace: "", slug: "" }
+  const match = /^([a-z0-9][a-z0-9._-]*)\/([a-z0-9][a-z0-9-]*)$/.exec(wanted)
+  if (!match) throw usageError(`'${ref}' is neither an asset id nor namespace/slug`, "Name an asset as its id or as namespace/slug (e.g. ops/incident-summary).")
+  const [, namespace, slug] = match as unknown as [string, string, string]
+  const found = (await lore.assets.list({ q: slug })).find((asset) => asset.namespace === namespace && asset.slug === slug)
+  return found && { id: found.id, namespace, slug }
+}
+
+/** `resolveAsset`, failing with exit 5 when the caller sees no such asset. */
+export const requireAsset = async (lore: LoreClient, ref: string) => {
+  const found = await resolveAsset(lore, ref)
+  if (!found) throw notFound("ASSET_NOT_FOUND", `no asset '${ref}' that you can see`, "'lore assets list' shows the assets you can see.")
+  return found.id
+}
+
+/** A strict semantic version (1.2.3, 2.0.0-rc.1), as releases need. */
+export const parseVersionLabel = (raw: string) => {
+  if (!/^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(raw)) {
+    throw new InvalidArgumentError("a semantic version such as 1.0.0")
+  }
+  return raw
+}

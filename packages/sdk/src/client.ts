@@ -1,6 +1,7 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
 import { AssistantFilesArea } from "./areas/assistantFiles"
+import { AssetsArea } from "./areas/assets"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
@@ -77,7 +78,8 @@ export const createLoreClient = (options: LoreClientOptions) => {
     citations: new CitationsArea(raw),
     admin: new AdminArea(raw),
     /** The assistant: `files` (private chat attachments). */
-    assistant: { files: new AssistantFilesArea(raw) }
+    assistant: { files: new AssistantFilesArea(raw) },
+    assets: new AssetsArea(raw)
   }
 }
 

@@ -8,6 +8,8 @@ import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
 import { AssistantLive } from "./assistant/Layer"
 import { AssistantFilesHttp } from "./assistant/FilesHttp"
 import { AssistantFilesLive } from "./assistant/FilesLayer"
+import { AssetsHttp } from "./assets/Http"
+import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
 import { DatabaseLive } from "./db/Layer"
@@ -27,7 +29,7 @@ import { PlatformLive } from "./platform/Layer"
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
 const AreasLive = AssistantLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive)),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, AssetsLive)),
   Layer.provideMerge(AccessLive)
 )
 
@@ -44,7 +46,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssetsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

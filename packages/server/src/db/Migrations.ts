@@ -13,6 +13,7 @@ import aiUsage from "./migrations/0009_ai_usage"
 import embeddingGenerations from "./migrations/0010_embedding_generations"
 import assistant from "./migrations/0011_assistant"
 import assistantFiles from "./migrations/0012_assistant_files"
+import assets from "./migrations/0013_assets"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -27,7 +28,8 @@ export const migrations = {
   "0009_ai_usage": aiUsage,
   "0010_embedding_generations": embeddingGenerations,
   "0011_assistant": assistant,
-  "0012_assistant_files": assistantFiles
+  "0012_assistant_files": assistantFiles,
+  "0013_assets": assets
 }
 
 const run = Migrator.make({})

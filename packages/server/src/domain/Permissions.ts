@@ -17,7 +17,8 @@ export const permissions = [
   "connectors.manage",
   "ai.manage",
   "provisioning.manage",
-  "assets.review"
+  "assets.review",
+  "assets.govern"
 ] as const
 export type Permission = (typeof permissions)[number]
 
@@ -26,7 +27,7 @@ const all = [...permissions]
 /** What each platform role may do. The user role ADMIN holds everything ORG_ADMIN does. */
 export const rolePermissions: Record<PlatformRole, ReadonlyArray<Permission>> = {
   ORG_ADMIN: all,
-  KNOWLEDGE_ADMIN: ["users.read", "spaces.read", "spaces.manage", "grants.manage", "access.explain", "departments.manage"],
+  KNOWLEDGE_ADMIN: ["users.read", "spaces.read", "spaces.manage", "grants.manage", "access.explain", "departments.manage", "assets.govern"],
   CONNECTOR_ADMIN: ["users.read", "spaces.read", "connectors.manage", "access.explain"],
   ASSET_REVIEWER: ["assets.review"],
   AUDITOR: ["users.read", "spaces.read", "access.explain", "audit.read"]

@@ -3,6 +3,8 @@ import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
 import { AssistantAdminApi, AssistantApi } from "../assistant/Api"
 import { AssistantFilesApi } from "../assistant/FilesApi"
+import { AssetsApi } from "../assets/Api"
+import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -28,10 +30,11 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssistantApi)
   .add(AssistantAdminApi)
   .add(AssistantFilesApi)
+  .add(AssetsApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(OpenApi.Description, "Permission-aware knowledge assistant and governed AI asset registry")
-  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge])
+  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge, ...publishedPayloadSchemas])
   .annotate(OpenApi.Transform, problemDocument) {}

@@ -1,0 +1,101 @@
+import type { LoreFetchClient } from "../fetchClient"
+import { unwrap } from "../response"
+import type {
+  Asset,
+  AssetPolicy,
+  AssetPolicyInput,
+  AssetSummary,
+  AssetType,
+  CreateAsset,
+  DirectReleaseInput,
+  DraftUpdate,
+  OrphanedAsset,
+  ReleaseInput,
+  ReviewDecisionInput,
+  RevisionDiff,
+  RoleAssignmentInput,
+  Submission,
+  Withdrawal
+} from "../generated/openapi"
+
+/**
+ * Governed assets: prompt templates, work instructions and capability packs, from draft through review to
+ * immutable releases. Every write answers the whole Asset as the caller may see it. A draft write or a
+ * submission sends the draft's `lockVersion` (409 LOCK_VERSION_CONFLICT when stale).
+ */
+export class AssetsArea {
+  constructor(private readonly client: LoreFetchClient) {}
+
+  /** The assets the caller may see, optionally matching `q` (namespace, slug, title, summary) and of one type. */
+  list(query: { q?: string; type?: AssetType } = {}): Promise<Array<AssetSummary>> {
+    return unwrap(this.client.GET("/api/assets", { params: { query } }))
+  }
+
+  create(input: CreateAsset): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets", { body: input }))
+  }
+
+  get(assetId: string): Promise<Asset> {
+    return unwrap(this.client.GET("/api/assets/{assetId}", { params: { path: { assetId } } }))
+  }
+
+  updateDraft(assetId: string, input: DraftUpdate): Promise<Asset> {
+    return unwrap(this.client.PUT("/api/assets/{assetId}/draft", { params: { path: { assetId } }, body: input }))
+  }
+
+  /** Freezes the draft as a revision and opens its review. */
+  submit(assetId: string, input: Submission): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/submissions", { params: { path: { assetId } }, body: input }))
+  }
+
+  /** APPROVE, REQUEST_CHANGES or REJECT the review `reviewCaseId` (the Review's id). */
+  decide(assetId: string, reviewCaseId: string, input: ReviewDecisionInput): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/reviews/{reviewCaseId}/decisions", { params: { path: { assetId, reviewCaseId } }, body: input }))
+  }
+
+  /** Releases an approved revision under a semver label greater than every earlier release. */
+  release(assetId: string, input: ReleaseInput): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/releases", { params: { path: { assetId } }, body: input }))
+  }
+
+  /** Releases the draft without review, where the space's asset policy allows it. */
+  directRelease(assetId: string, input: DirectReleaseInput): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/direct-releases", { params: { path: { assetId } }, body: input }))
+  }
+
+  withdraw(assetId: string, input: Withdrawal): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/withdrawal", { params: { path: { assetId } }, body: input }))
+  }
+
+  /** Governance admins (assets.govern): withdraws at once and notifies the owners through the audit trail. */
+  emergencyWithdraw(assetId: string, input: Withdrawal): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/emergency-withdrawal", { params: { path: { assetId } }, body: input }))
+  }
+
+  assignRole(assetId: string, input: RoleAssignmentInput): Promise<Asset> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/role-assignments", { params: { path: { assetId } }, body: input }))
+  }
+
+  /** Ends a role assignment now (it stays listed, with its validUntil). */
+  endRole(assetId: string, assignmentId: string): Promise<Asset> {
+    return unwrap(this.client.DELETE("/api/assets/{assetId}/role-assignments/{assignmentId}", { params: { path: { assetId, assignmentId } } }))
+  }
+
+  /** What a revision changes against the release before it. */
+  diff(assetId: string, revisionId: string): Promise<RevisionDiff> {
+    return unwrap(this.client.GET("/api/assets/{assetId}/revisions/{revisionId}/diff", { params: { path: { assetId, revisionId } } }))
+  }
+
+  policy(knowledgeSpaceId: string): Promise<AssetPolicy> {
+    return unwrap(this.client.GET("/api/asset-policies/{knowledgeSpaceId}", { params: { path: { knowledgeSpaceId } } }))
+  }
+
+  setPolicy(knowledgeSpaceId: string, input: AssetPolicyInput): Promise<AssetPolicy> {
+    return unwrap(this.client.PUT("/api/asset-policies/{knowledgeSpaceId}", { params: { path: { knowledgeSpaceId } }, body: input }))
+  }
+
+  /** The assets a user's deactivation would orphan (users.manage). */
+  orphanedBy(userId: string): Promise<Array<OrphanedAsset>> {
+    return unwrap(this.client.GET("/api/admin/users/{userId}/orphaned-assets", { params: { path: { userId } } }))
+  }
+}

@@ -1,0 +1,34 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { LoreApi } from "../http/Api"
+import { asCaller } from "../domain/Principal"
+import { Assets } from "./Assets"
+import { Governance } from "./Governance"
+import { SpacePolicies } from "./SpacePolicies"
+
+export const AssetsHttp = HttpApiBuilder.group(LoreApi, "assets", (handlers) =>
+  Effect.gen(function* () {
+    const assets = yield* Assets
+    const governance = yield* Governance
+    const policies = yield* SpacePolicies
+    return handlers
+      .handle("listAssets", ({ urlParams }) => asCaller((me) => assets.list(me, urlParams)))
+      .handle("createAsset", ({ payload }) => asCaller((me) => assets.create(me, payload)))
+      .handle("getAsset", ({ path }) => asCaller((me) => assets.present(me, path.assetId)))
+      .handle("updateAssetDraft", ({ path, payload }) => asCaller((me) => assets.updateDraft(me, path.assetId, payload)))
+      .handle("submitAsset", ({ path, payload }) => asCaller((me) => assets.submit(me, path.assetId, payload)))
+      .handle("assignAssetRole", ({ path, payload }) => asCaller((me) => governance.assignRole(me, path.assetId, payload)))
+      .handle("endAssetRole", ({ path }) => asCaller((me) => governance.endRole(me, path.assetId, path.assignmentId)))
+      .handle("decideReview", ({ path, payload }) => asCaller((me) => governance.decide(me, path.assetId, path.reviewCaseId, payload)))
+      .handle("releaseAsset", ({ path, payload }) => asCaller((me) => governance.release(me, path.assetId, payload)))
+      .handle("directReleaseAsset", ({ path, payload }) => asCaller((me) => governance.directRelease(me, path.assetId, payload)))
+      .handle("withdrawRelease", ({ path, payload }) => asCaller((me) => governance.withdraw(me, path.assetId, payload, false)))
+      .handle("emergencyWithdrawRelease", ({ path, payload }) => asCaller((me) =>
+        // The emergency path checks no asset role (assets.govern was checked by the endpoint).
+        governance.withdraw(me, path.assetId, payload, true).pipe(Effect.catchTag("AssetRoleRequired", Effect.die))))
+      .handle("getRevisionDiff", ({ path }) => asCaller((me) => governance.diff(me, path.assetId, path.revisionId)))
+      .handle("getAssetPolicy", ({ path }) => asCaller((me) => policies.get(me, path.knowledgeSpaceId)))
+      .handle("setAssetPolicy", ({ path, payload }) => asCaller((me) => policies.set(me, path.knowledgeSpaceId, payload)))
+      .handle("listOrphanedAssets", ({ path }) => asCaller((me) => governance.orphanedBy(me, path.userId)))
+  })
+)

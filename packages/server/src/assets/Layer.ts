@@ -1,0 +1,21 @@
+import { Effect, Layer } from "effect"
+import { ResourceResolvers } from "../access/Resources"
+import { Assets } from "./Assets"
+import { AssetsRepo } from "./AssetsRepo"
+import { Governance } from "./Governance"
+import { SpacePolicies } from "./SpacePolicies"
+
+/** The explanation and the audit trail's labels find assets through this resolver. */
+const AssetResolversLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const assets = yield* Assets
+    const resolvers = yield* ResourceResolvers
+    yield* resolvers.register("ASSET", assets.resolveForAccess)
+  })
+)
+
+/** The governed assets area: drafts, the lifecycle, ownership, policies and delivery. */
+export const AssetsLive = AssetResolversLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default)),
+  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, AssetsRepo.Default))
+)
