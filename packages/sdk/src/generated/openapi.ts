@@ -980,6 +980,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assets.listAssets"];
+        put?: never;
+        post: operations["assets.createAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assets.getAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["assets.updateAssetDraft"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.submitAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/role-assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.assignAssetRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/role-assignments/{assignmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["assets.endAssetRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/reviews/{reviewCaseId}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.decideReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.releaseAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/direct-releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.directReleaseAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/withdrawal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.withdrawRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/emergency-withdrawal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assets.emergencyWithdrawRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/revisions/{revisionId}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assets.getRevisionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/asset-policies/{knowledgeSpaceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assets.getAssetPolicy"];
+        put: operations["assets.setAssetPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{userId}/orphaned-assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assets.listOrphanedAssets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1045,6 +1269,191 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @description PROMPT_TEMPLATE payload, schemaVersion 1 */
+        PromptTemplateBody: {
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            objective: string;
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            audience: string;
+            /**
+             * maxLength(20000)
+             * @description a string at most 20000 character(s) long
+             */
+            systemInstruction: string;
+            /**
+             * maxLength(50000)
+             * @description {{variable}} placeholders, rendered with HTML escaping off
+             */
+            userTemplate: string;
+            /**
+             * maxItems(100)
+             * @description an array of at most 100 item(s)
+             */
+            variables: components["schemas"]["PromptVariable"][];
+            outputContract?: {
+                [key: string]: unknown;
+            };
+            knowledgeRequirements?: string[];
+            /**
+             * maxLength(5000)
+             * @description a string at most 5000 character(s) long
+             */
+            knownLimitations?: string;
+        };
+        PromptVariable: {
+            /** @description a string matching the pattern ^[A-Za-z_][A-Za-z0-9_]{0,63}$ */
+            name: string;
+            type: components["schemas"]["PromptVariableType"];
+            required: boolean;
+            /**
+             * unknown
+             * @description A value of the variable's type, or null
+             */
+            defaultValue?: unknown;
+            /** @description Sensitive values are never logged, stored or audited */
+            sensitive: boolean;
+            /**
+             * maxLength(500)
+             * @description A JavaScript regular expression STRING values must match
+             */
+            pattern?: string | null;
+            /** @description The values of an ENUM variable */
+            allowedValues?: string[];
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            description?: string;
+        };
+        /**
+         * @description DATE values are YYYY-MM-DD
+         * @enum {string}
+         */
+        PromptVariableType: "STRING" | "NUMBER" | "BOOLEAN" | "ENUM" | "DATE";
+        /** @description WORK_INSTRUCTION payload, schemaVersion 1 */
+        WorkInstructionBody: {
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            purpose: string;
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            audience: string;
+            prerequisites?: string[];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            completionOutcome: string;
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            responsibleRole: string;
+            /**
+             * maxItems(200)
+             * @description an array of at most 200 item(s)
+             */
+            steps: components["schemas"]["Step"][];
+        };
+        Step: {
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            key: string;
+            /**
+             * maxLength(300)
+             * @description a string at most 300 character(s) long
+             */
+            title: string;
+            /**
+             * maxLength(10000)
+             * @description a string at most 10000 character(s) long
+             */
+            instruction: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            expectedResult?: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            check?: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            escalation?: string;
+            prohibitedActions?: string[];
+            relatedAssetIds?: components["schemas"]["UUID"][];
+            relatedKnowledgeVersionIds?: components["schemas"]["UUID"][];
+        };
+        /**
+         * Format: uuid
+         * @description a Universally Unique Identifier
+         */
+        UUID: string;
+        /** @description CAPABILITY_PACK payload, schemaVersion 1 */
+        CapabilityPackBody: {
+            purpose: components["schemas"]["PackPurpose"];
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            audience: string;
+            prerequisites?: string[];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            expectedOutcome: string;
+            completionCriteria?: string[];
+            /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}$ */
+            reviewDate: string;
+            ownerUserId: components["schemas"]["UUID"];
+            /**
+             * maxItems(200)
+             * @description an array of at most 200 item(s)
+             */
+            items: components["schemas"]["PackItemSpec"][];
+        };
+        /** @enum {string} */
+        PackPurpose: "ROLE_ONBOARDING" | "TEAM_ONBOARDING" | "SKILL_DEVELOPMENT" | "COMPLIANCE" | "PROCESS_CHANGE";
+        /** @description ASSET_RELEASE items name assetId and releaseId; KNOWLEDGE_VERSION items knowledgeAssetId and versionNumber */
+        PackItemSpec: {
+            /** @description a string matching the pattern ^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$ */
+            itemKey: string;
+            /**
+             * maxLength(300)
+             * @description a string at most 300 character(s) long
+             */
+            title: string;
+            kind: components["schemas"]["PackItemKind"];
+            assetId?: components["schemas"]["UUID"] | null;
+            releaseId?: components["schemas"]["UUID"] | null;
+            knowledgeAssetId?: components["schemas"]["UUID"] | null;
+            /**
+             * positive
+             * @description a positive number
+             */
+            versionNumber?: components["schemas"]["Int"] | null;
+            required: boolean;
+            order: components["schemas"]["Int"];
+        };
+        /** @enum {string} */
+        PackItemKind: "ASSET_RELEASE" | "KNOWLEDGE_VERSION";
         /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
         Health: {
             [key: string]: string;
@@ -1075,11 +1484,6 @@ export interface components {
             platformRoles?: components["schemas"]["PlatformRole"][];
             canManageMembers?: boolean;
         };
-        /**
-         * Format: uuid
-         * @description a Universally Unique Identifier
-         */
-        UUID: string;
         /** @enum {string} */
         UserRole: "EMPLOYEE" | "MANAGER" | "ADMIN";
         /**
@@ -2780,6 +3184,612 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @enum {string} */
+        AssetType: "PROMPT_TEMPLATE" | "WORK_INSTRUCTION" | "CAPABILITY_PACK" | "SKILL";
+        AssetSummary: {
+            id: components["schemas"]["UUID"];
+            type: components["schemas"]["AssetType"];
+            namespace: string;
+            slug: string;
+            title: string;
+            summary: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            portfolioState: components["schemas"]["PortfolioState"];
+            ownerUserId: components["schemas"]["UUID"] | null;
+            sharingState: components["schemas"]["SharingState"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        PortfolioState: "DRAFT_ONLY" | "IN_REVIEW" | "RELEASED" | "WITHDRAWN";
+        /** @enum {string} */
+        SharingState: "PRIVATE" | "SHARED";
+        CreateAsset: {
+            type: components["schemas"]["AssetType"];
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+            namespace: string;
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9-]{0,62}$ */
+            slug: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            draft: components["schemas"]["DraftInput"];
+        };
+        DraftInput: {
+            /**
+             * maxLength(300)
+             * @description a string at most 300 character(s) long
+             */
+            title: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            /**
+             * maxLength(20)
+             * @description a string at most 20 character(s) long
+             */
+            schemaVersion: string;
+            /**
+             * maxLength(524288)
+             * @description a string at most 524288 character(s) long
+             */
+            payload: string;
+        };
+        Asset: {
+            id: components["schemas"]["UUID"];
+            type: components["schemas"]["AssetType"];
+            namespace: string;
+            slug: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            portfolioState: components["schemas"]["PortfolioState"];
+            /** @description The asset has an owner present, so its releases can be governed */
+            authorizationReady: boolean;
+            ownerUserId: components["schemas"]["UUID"] | null;
+            sharingState: components["schemas"]["SharingState"];
+            /** @description null for callers who see released versions only */
+            draft: components["schemas"]["Draft"] | null;
+            revisions: components["schemas"]["Revision"][];
+            reviews: components["schemas"]["Review"][];
+            releases: components["schemas"]["Release"][];
+            ownershipHealth: components["schemas"]["OwnershipHealth"];
+            roleAssignments: components["schemas"]["RoleAssignment"][];
+        };
+        Draft: {
+            id: components["schemas"]["UUID"];
+            lockVersion: components["schemas"]["Int"];
+            title: string;
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            schemaVersion: string;
+            /** @description JSON text of the type's body (see the *Body schemas), byte for byte as stored */
+            payload: string;
+            editedByUserId: components["schemas"]["UUID"] | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        Revision: {
+            id: components["schemas"]["UUID"];
+            sequence: components["schemas"]["Int"];
+            title: string;
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            schemaVersion: string;
+            payload: string;
+            /** @description sha256: + hex of the RFC 8785 canonical JSON of {title, summary, classification, schemaVersion, payload (parsed)} */
+            digest: string;
+            changeNote: string;
+            createdByUserId: components["schemas"]["UUID"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        Review: {
+            id: components["schemas"]["UUID"];
+            revisionId: components["schemas"]["UUID"];
+            revisionDigest: string;
+            state: components["schemas"]["ReviewState"];
+            policyVersion: string;
+            requiredApprovals: components["schemas"]["Int"];
+            requestedByUserId: components["schemas"]["UUID"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            resolvedAt: components["schemas"]["Timestamp"] | null;
+            decisions: components["schemas"]["Decision"][];
+        };
+        /** @enum {string} */
+        ReviewState: "IN_REVIEW" | "APPROVED" | "CHANGES_REQUESTED" | "REJECTED";
+        Decision: {
+            reviewerUserId: components["schemas"]["UUID"];
+            decision: components["schemas"]["ReviewDecision"];
+            comment: string;
+            decidedAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        ReviewDecision: "APPROVE" | "REQUEST_CHANGES" | "REJECT";
+        Release: {
+            id: components["schemas"]["UUID"];
+            revisionId: components["schemas"]["UUID"];
+            sequence: components["schemas"]["Int"];
+            versionLabel: string;
+            publicationMode: components["schemas"]["PublicationMode"];
+            title: string;
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            schemaVersion: string;
+            payload: string;
+            /** @description Equal to its revision's digest */
+            digest: string;
+            releasedByUserId: components["schemas"]["UUID"] | null;
+            releasedAt: components["schemas"]["Timestamp"];
+            availability: components["schemas"]["Availability"];
+            availabilityHistory: components["schemas"]["AvailabilityChange"][];
+        };
+        /** @enum {string} */
+        PublicationMode: "REVIEWED" | "DIRECT";
+        /** @enum {string} */
+        Availability: "AVAILABLE" | "WITHDRAWN" | "EMERGENCY_WITHDRAWN";
+        AvailabilityChange: {
+            availability: components["schemas"]["Availability"];
+            reason: string;
+            changedByUserId: components["schemas"]["UUID"] | null;
+            effectiveAt: components["schemas"]["Timestamp"];
+        };
+        OwnershipHealth: {
+            ownerPresent: boolean;
+            backupOwnerPresent: boolean;
+            /** @description Neither an owner nor a backup owner is present (assigned, in their window, active user) */
+            orphaned: boolean;
+            /** @description Owner or backup owner missing, or the owner's window ends within 30 days */
+            continuityAtRisk: boolean;
+        };
+        RoleAssignment: {
+            id: components["schemas"]["UUID"];
+            principalType: string;
+            principalId: string;
+            role: components["schemas"]["AssetRole"];
+            validFrom: components["schemas"]["Timestamp"];
+            validUntil: components["schemas"]["Timestamp"] | null;
+            assignedByUserId: components["schemas"]["UUID"] | null;
+            projectedAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        AssetRole: "OWNER" | "BACKUP_OWNER" | "EDITOR" | "REVIEWER";
+        /** @description No asset with this id that the caller may see */
+        AssetNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ASSET_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description An asset with this slug exists already in the namespace */
+        AssetSlugTaken: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-slug-taken";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "ASSET_SLUG_TAKEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The draft's payload, schemaVersion or other fields break their type's rules; errors[] names each dotted path */
+        InvalidAssetContent: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-asset-content";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_ASSET_CONTENT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        DraftUpdate: {
+            /**
+             * maxLength(300)
+             * @description a string at most 300 character(s) long
+             */
+            title: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            summary: string;
+            classification: components["schemas"]["Classification"];
+            /**
+             * maxLength(20)
+             * @description a string at most 20 character(s) long
+             */
+            schemaVersion: string;
+            /**
+             * maxLength(524288)
+             * @description a string at most 524288 character(s) long
+             */
+            payload: string;
+            /**
+             * positive
+             * @description a positive number
+             */
+            lockVersion: components["schemas"]["Int"];
+        };
+        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
+        AssetRoleRequired: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-role-required";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "ASSET_ROLE_REQUIRED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The draft changed since the lockVersion sent: read it again and reapply the change */
+        LockVersionConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/lock-version-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "LOCK_VERSION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        Submission: {
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            changeNote: string;
+            /**
+             * positive
+             * @description a positive number
+             */
+            lockVersion: components["schemas"]["Int"];
+        };
+        /** @description The asset has a review in progress; it must be resolved before another submission */
+        ReviewAlreadyOpen: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/review-already-open";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "REVIEW_ALREADY_OPEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        RoleAssignmentInput: {
+            principalType: components["schemas"]["AssetPrincipalType"];
+            principalId: components["schemas"]["UUID"];
+            role: components["schemas"]["AssetRole"];
+            /** Format: date-time */
+            validFrom?: string;
+            validUntil?: string | null;
+        };
+        /** @enum {string} */
+        AssetPrincipalType: "USER";
+        /** @description The assignment names no active user of the organization, or its window ends before it starts */
+        InvalidRoleAssignment: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-role-assignment";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_ROLE_ASSIGNMENT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The asset has no role assignment with this id */
+        AssignmentNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/role-assignment-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ROLE_ASSIGNMENT_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ReviewDecisionInput: {
+            decision: components["schemas"]["ReviewDecision"];
+            /**
+             * maxLength(5000)
+             * @description a string at most 5000 character(s) long
+             */
+            comment: string;
+        };
+        /** @description The asset has no review with this id that the caller may see */
+        ReviewNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/review-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "REVIEW_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Reviewers hold ASSET_REVIEWER or are assigned REVIEWER on the asset */
+        NotAReviewer: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/not-a-reviewer";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "NOT_A_REVIEWER";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Authors cannot approve a revision they submitted */
+        SelfApprovalForbidden: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/self-approval-forbidden";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "SELF_APPROVAL_FORBIDDEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The review is resolved (approved, changes requested or rejected) and takes no more decisions */
+        ReviewResolved: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/review-resolved";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "REVIEW_RESOLVED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The reviewer has decided on this review already */
+        DuplicateDecision: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/duplicate-decision";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "DUPLICATE_DECISION";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ReleaseInput: {
+            revisionId: components["schemas"]["UUID"];
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            versionLabel: string;
+        };
+        /** @description The asset has no revision with this id that the caller may see */
+        RevisionNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/revision-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "REVISION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description versionLabel is not a semantic version (1.2.3) */
+        InvalidVersionLabel: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-version-label";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_VERSION_LABEL";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Only a revision whose review approved it can be released */
+        RevisionNotApproved: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/revision-not-approved";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "REVISION_NOT_APPROVED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The revision was released already; releases are immutable */
+        RevisionAlreadyReleased: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/revision-already-released";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "REVISION_ALREADY_RELEASED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The versionLabel must be greater (semver) than every earlier release of the asset */
+        VersionNotGreater: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/version-not-greater";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "VERSION_NOT_GREATER";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        DirectReleaseInput: {
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            versionLabel: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            changeNote: string;
+            /**
+             * positive
+             * @description a positive number
+             */
+            lockVersion: components["schemas"]["Int"];
+        };
+        /** @description The knowledge space's asset policy does not allow releases without review */
+        DirectReleaseNotAllowed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/direct-release-not-allowed";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "DIRECT_RELEASE_NOT_ALLOWED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        Withdrawal: {
+            releaseId: components["schemas"]["UUID"];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            reason: string;
+        };
+        /** @description The asset has no release with this id that the caller may see */
+        ReleaseNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/release-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "RELEASE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The release is withdrawn already */
+        ReleaseNotAvailable: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/release-not-available";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "RELEASE_NOT_AVAILABLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        RevisionDiff: {
+            assetId: components["schemas"]["UUID"];
+            revisionId: components["schemas"]["UUID"];
+            revisionDigest: string;
+            /** @description The latest release made before this revision; null when there is none */
+            baseReleaseId: components["schemas"]["UUID"] | null;
+            baseVersionLabel: string | null;
+            baseDigest: string | null;
+            changes: components["schemas"]["FieldChange"][];
+            /** @description Unified diff of the canonical content, pretty-printed */
+            patch: string;
+        };
+        FieldChange: {
+            /** @description Dotted path in {title, summary, classification, schemaVersion, payload} */
+            path: string;
+            change: components["schemas"]["FieldChangeKind"];
+            /** unknown */
+            before?: unknown;
+            /** unknown */
+            after?: unknown;
+        };
+        /** @enum {string} */
+        FieldChangeKind: "ADDED" | "REMOVED" | "CHANGED";
+        AssetPolicy: {
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            requiredApprovals: components["schemas"]["Int"];
+            directReleaseAllowed: boolean;
+            /**
+             * int
+             * @description 0 while the space uses the default policy
+             */
+            version: number;
+            /** @description What reviews record as the policy that applied */
+            policyVersion: string;
+        };
+        AssetPolicyInput: {
+            /**
+             * between(1, 10)
+             * @description a number between 1 and 10
+             */
+            requiredApprovals: components["schemas"]["Int"];
+            directReleaseAllowed: boolean;
+            /**
+             * nonNegative
+             * @description a non-negative number
+             */
+            version: components["schemas"]["Int"];
+        };
+        OrphanedAsset: {
+            assetId: components["schemas"]["UUID"];
+            namespace: string;
+            slug: string;
+            title: string;
+            roles: components["schemas"]["AssetRole"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -2793,10 +3803,19 @@ export type FieldError = components['schemas']['FieldError'];
 export type ValidationFailed = components['schemas']['ValidationFailed'];
 export type MalformedBody = components['schemas']['MalformedBody'];
 export type PayloadTooLarge = components['schemas']['PayloadTooLarge'];
+export type PromptTemplateBody = components['schemas']['PromptTemplateBody'];
+export type PromptVariable = components['schemas']['PromptVariable'];
+export type PromptVariableType = components['schemas']['PromptVariableType'];
+export type WorkInstructionBody = components['schemas']['WorkInstructionBody'];
+export type Step = components['schemas']['Step'];
+export type Uuid = components['schemas']['UUID'];
+export type CapabilityPackBody = components['schemas']['CapabilityPackBody'];
+export type PackPurpose = components['schemas']['PackPurpose'];
+export type PackItemSpec = components['schemas']['PackItemSpec'];
+export type PackItemKind = components['schemas']['PackItemKind'];
 export type Health = components['schemas']['Health'];
 export type InternalError = components['schemas']['InternalError'];
 export type Session = components['schemas']['Session'];
-export type Uuid = components['schemas']['UUID'];
 export type UserRole = components['schemas']['UserRole'];
 export type Clearance = components['schemas']['Clearance'];
 export type PlatformRole = components['schemas']['PlatformRole'];
@@ -2951,6 +3970,61 @@ export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
 export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
 export type FileChunk = components['schemas']['FileChunk'];
 export type FileChunkNotFound = components['schemas']['FileChunkNotFound'];
+export type AssetType = components['schemas']['AssetType'];
+export type AssetSummary = components['schemas']['AssetSummary'];
+export type PortfolioState = components['schemas']['PortfolioState'];
+export type SharingState = components['schemas']['SharingState'];
+export type CreateAsset = components['schemas']['CreateAsset'];
+export type DraftInput = components['schemas']['DraftInput'];
+export type Asset = components['schemas']['Asset'];
+export type Draft = components['schemas']['Draft'];
+export type Revision = components['schemas']['Revision'];
+export type Review = components['schemas']['Review'];
+export type ReviewState = components['schemas']['ReviewState'];
+export type Decision = components['schemas']['Decision'];
+export type ReviewDecision = components['schemas']['ReviewDecision'];
+export type Release = components['schemas']['Release'];
+export type PublicationMode = components['schemas']['PublicationMode'];
+export type Availability = components['schemas']['Availability'];
+export type AvailabilityChange = components['schemas']['AvailabilityChange'];
+export type OwnershipHealth = components['schemas']['OwnershipHealth'];
+export type RoleAssignment = components['schemas']['RoleAssignment'];
+export type AssetRole = components['schemas']['AssetRole'];
+export type AssetNotFound = components['schemas']['AssetNotFound'];
+export type AssetSlugTaken = components['schemas']['AssetSlugTaken'];
+export type InvalidAssetContent = components['schemas']['InvalidAssetContent'];
+export type DraftUpdate = components['schemas']['DraftUpdate'];
+export type AssetRoleRequired = components['schemas']['AssetRoleRequired'];
+export type LockVersionConflict = components['schemas']['LockVersionConflict'];
+export type Submission = components['schemas']['Submission'];
+export type ReviewAlreadyOpen = components['schemas']['ReviewAlreadyOpen'];
+export type RoleAssignmentInput = components['schemas']['RoleAssignmentInput'];
+export type AssetPrincipalType = components['schemas']['AssetPrincipalType'];
+export type InvalidRoleAssignment = components['schemas']['InvalidRoleAssignment'];
+export type AssignmentNotFound = components['schemas']['AssignmentNotFound'];
+export type ReviewDecisionInput = components['schemas']['ReviewDecisionInput'];
+export type ReviewNotFound = components['schemas']['ReviewNotFound'];
+export type NotAReviewer = components['schemas']['NotAReviewer'];
+export type SelfApprovalForbidden = components['schemas']['SelfApprovalForbidden'];
+export type ReviewResolved = components['schemas']['ReviewResolved'];
+export type DuplicateDecision = components['schemas']['DuplicateDecision'];
+export type ReleaseInput = components['schemas']['ReleaseInput'];
+export type RevisionNotFound = components['schemas']['RevisionNotFound'];
+export type InvalidVersionLabel = components['schemas']['InvalidVersionLabel'];
+export type RevisionNotApproved = components['schemas']['RevisionNotApproved'];
+export type RevisionAlreadyReleased = components['schemas']['RevisionAlreadyReleased'];
+export type VersionNotGreater = components['schemas']['VersionNotGreater'];
+export type DirectReleaseInput = components['schemas']['DirectReleaseInput'];
+export type DirectReleaseNotAllowed = components['schemas']['DirectReleaseNotAllowed'];
+export type Withdrawal = components['schemas']['Withdrawal'];
+export type ReleaseNotFound = components['schemas']['ReleaseNotFound'];
+export type ReleaseNotAvailable = components['schemas']['ReleaseNotAvailable'];
+export type RevisionDiff = components['schemas']['RevisionDiff'];
+export type FieldChange = components['schemas']['FieldChange'];
+export type FieldChangeKind = components['schemas']['FieldChangeKind'];
+export type AssetPolicy = components['schemas']['AssetPolicy'];
+export type AssetPolicyInput = components['schemas']['AssetPolicyInput'];
+export type OrphanedAsset = components['schemas']['OrphanedAsset'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -8024,6 +9098,1292 @@ export interface operations {
             };
         };
     };
+    "assets.listAssets": {
+        parameters: {
+            query?: {
+                /** @description a string at most 200 character(s) long */
+                q?: string;
+                type?: components["schemas"]["AssetType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetSummary"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.createAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAsset"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_CONTRIBUTOR, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description ASSET_SLUG_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetSlugTaken"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_ASSET_CONTENT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidAssetContent"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.getAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.updateAssetDraft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftUpdate"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description LOCK_VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LockVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_ASSET_CONTENT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidAssetContent"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.submitAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Submission"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description LOCK_VERSION_CONFLICT, REVIEW_ALREADY_OPEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LockVersionConflict"] | components["schemas"]["ReviewAlreadyOpen"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.assignAssetRole": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleAssignmentInput"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_ROLE_ASSIGNMENT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRoleAssignment"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.endAssetRole": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                assignmentId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, ROLE_ASSIGNMENT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["AssignmentNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.decideReview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                reviewCaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewDecisionInput"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_REVIEWER, SELF_APPROVAL_FORBIDDEN, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAReviewer"] | components["schemas"]["SelfApprovalForbidden"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, REVIEW_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReviewNotFound"];
+                };
+            };
+            /** @description REVIEW_RESOLVED, DUPLICATE_DECISION */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReviewResolved"] | components["schemas"]["DuplicateDecision"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.releaseAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseInput"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, REVISION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["RevisionNotFound"];
+                };
+            };
+            /** @description REVISION_NOT_APPROVED, REVISION_ALREADY_RELEASED, VERSION_NOT_GREATER */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RevisionNotApproved"] | components["schemas"]["RevisionAlreadyReleased"] | components["schemas"]["VersionNotGreater"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VERSION_LABEL */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVersionLabel"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.directReleaseAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectReleaseInput"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, DIRECT_RELEASE_NOT_ALLOWED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["DirectReleaseNotAllowed"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description LOCK_VERSION_CONFLICT, VERSION_NOT_GREATER */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LockVersionConflict"] | components["schemas"]["VersionNotGreater"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VERSION_LABEL */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVersionLabel"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.withdrawRelease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Withdrawal"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description RELEASE_NOT_AVAILABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseNotAvailable"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.emergencyWithdrawRelease": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Withdrawal"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description RELEASE_NOT_AVAILABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseNotAvailable"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.getRevisionDiff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                revisionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RevisionDiff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionDiff"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, REVISION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["RevisionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.getAssetPolicy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AssetPolicy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetPolicy"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.setAssetPolicy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetPolicyInput"];
+            };
+        };
+        responses: {
+            /** @description AssetPolicy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetPolicy"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description LOCK_VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LockVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.listOrphanedAssets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrphanedAsset"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UserNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -8039,6 +10399,9 @@ export const malformedBodyCodeValues: ReadonlyArray<components["schemas"]["Malfo
 export const payloadTooLargeTypeValues: ReadonlyArray<components["schemas"]["PayloadTooLarge"]["type"]> = ["https://lore.dev/problems/payload-too-large"];
 export const payloadTooLargeStatusValues: ReadonlyArray<components["schemas"]["PayloadTooLarge"]["status"]> = [413];
 export const payloadTooLargeCodeValues: ReadonlyArray<components["schemas"]["PayloadTooLarge"]["code"]> = ["PAYLOAD_TOO_LARGE"];
+export const promptVariableTypeValues: ReadonlyArray<components["schemas"]["PromptVariableType"]> = ["STRING", "NUMBER", "BOOLEAN", "ENUM", "DATE"];
+export const packPurposeValues: ReadonlyArray<components["schemas"]["PackPurpose"]> = ["ROLE_ONBOARDING", "TEAM_ONBOARDING", "SKILL_DEVELOPMENT", "COMPLIANCE", "PROCESS_CHANGE"];
+export const packItemKindValues: ReadonlyArray<components["schemas"]["PackItemKind"]> = ["ASSET_RELEASE", "KNOWLEDGE_VERSION"];
 export const internalErrorTypeValues: ReadonlyArray<components["schemas"]["InternalError"]["type"]> = ["https://lore.dev/problems/internal-error"];
 export const internalErrorStatusValues: ReadonlyArray<components["schemas"]["InternalError"]["status"]> = [500];
 export const internalErrorCodeValues: ReadonlyArray<components["schemas"]["InternalError"]["code"]> = ["INTERNAL_ERROR"];
@@ -8226,3 +10589,76 @@ export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"
 export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
 export const fileChunkNotFoundStatusValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["status"]> = [404];
 export const fileChunkNotFoundCodeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["code"]> = ["FILE_CHUNK_NOT_FOUND"];
+export const assetTypeValues: ReadonlyArray<components["schemas"]["AssetType"]> = ["PROMPT_TEMPLATE", "WORK_INSTRUCTION", "CAPABILITY_PACK", "SKILL"];
+export const portfolioStateValues: ReadonlyArray<components["schemas"]["PortfolioState"]> = ["DRAFT_ONLY", "IN_REVIEW", "RELEASED", "WITHDRAWN"];
+export const sharingStateValues: ReadonlyArray<components["schemas"]["SharingState"]> = ["PRIVATE", "SHARED"];
+export const reviewStateValues: ReadonlyArray<components["schemas"]["ReviewState"]> = ["IN_REVIEW", "APPROVED", "CHANGES_REQUESTED", "REJECTED"];
+export const reviewDecisionValues: ReadonlyArray<components["schemas"]["ReviewDecision"]> = ["APPROVE", "REQUEST_CHANGES", "REJECT"];
+export const publicationModeValues: ReadonlyArray<components["schemas"]["PublicationMode"]> = ["REVIEWED", "DIRECT"];
+export const availabilityValues: ReadonlyArray<components["schemas"]["Availability"]> = ["AVAILABLE", "WITHDRAWN", "EMERGENCY_WITHDRAWN"];
+export const assetRoleValues: ReadonlyArray<components["schemas"]["AssetRole"]> = ["OWNER", "BACKUP_OWNER", "EDITOR", "REVIEWER"];
+export const assetNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssetNotFound"]["type"]> = ["https://lore.dev/problems/asset-not-found"];
+export const assetNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssetNotFound"]["status"]> = [404];
+export const assetNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssetNotFound"]["code"]> = ["ASSET_NOT_FOUND"];
+export const assetSlugTakenTypeValues: ReadonlyArray<components["schemas"]["AssetSlugTaken"]["type"]> = ["https://lore.dev/problems/asset-slug-taken"];
+export const assetSlugTakenStatusValues: ReadonlyArray<components["schemas"]["AssetSlugTaken"]["status"]> = [409];
+export const assetSlugTakenCodeValues: ReadonlyArray<components["schemas"]["AssetSlugTaken"]["code"]> = ["ASSET_SLUG_TAKEN"];
+export const invalidAssetContentTypeValues: ReadonlyArray<components["schemas"]["InvalidAssetContent"]["type"]> = ["https://lore.dev/problems/invalid-asset-content"];
+export const invalidAssetContentStatusValues: ReadonlyArray<components["schemas"]["InvalidAssetContent"]["status"]> = [422];
+export const invalidAssetContentCodeValues: ReadonlyArray<components["schemas"]["InvalidAssetContent"]["code"]> = ["INVALID_ASSET_CONTENT"];
+export const assetRoleRequiredTypeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["type"]> = ["https://lore.dev/problems/asset-role-required"];
+export const assetRoleRequiredStatusValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["status"]> = [403];
+export const assetRoleRequiredCodeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["code"]> = ["ASSET_ROLE_REQUIRED"];
+export const lockVersionConflictTypeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["type"]> = ["https://lore.dev/problems/lock-version-conflict"];
+export const lockVersionConflictStatusValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["status"]> = [409];
+export const lockVersionConflictCodeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["code"]> = ["LOCK_VERSION_CONFLICT"];
+export const reviewAlreadyOpenTypeValues: ReadonlyArray<components["schemas"]["ReviewAlreadyOpen"]["type"]> = ["https://lore.dev/problems/review-already-open"];
+export const reviewAlreadyOpenStatusValues: ReadonlyArray<components["schemas"]["ReviewAlreadyOpen"]["status"]> = [409];
+export const reviewAlreadyOpenCodeValues: ReadonlyArray<components["schemas"]["ReviewAlreadyOpen"]["code"]> = ["REVIEW_ALREADY_OPEN"];
+export const assetPrincipalTypeValues: ReadonlyArray<components["schemas"]["AssetPrincipalType"]> = ["USER"];
+export const invalidRoleAssignmentTypeValues: ReadonlyArray<components["schemas"]["InvalidRoleAssignment"]["type"]> = ["https://lore.dev/problems/invalid-role-assignment"];
+export const invalidRoleAssignmentStatusValues: ReadonlyArray<components["schemas"]["InvalidRoleAssignment"]["status"]> = [422];
+export const invalidRoleAssignmentCodeValues: ReadonlyArray<components["schemas"]["InvalidRoleAssignment"]["code"]> = ["INVALID_ROLE_ASSIGNMENT"];
+export const assignmentNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssignmentNotFound"]["type"]> = ["https://lore.dev/problems/role-assignment-not-found"];
+export const assignmentNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssignmentNotFound"]["status"]> = [404];
+export const assignmentNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssignmentNotFound"]["code"]> = ["ROLE_ASSIGNMENT_NOT_FOUND"];
+export const reviewNotFoundTypeValues: ReadonlyArray<components["schemas"]["ReviewNotFound"]["type"]> = ["https://lore.dev/problems/review-not-found"];
+export const reviewNotFoundStatusValues: ReadonlyArray<components["schemas"]["ReviewNotFound"]["status"]> = [404];
+export const reviewNotFoundCodeValues: ReadonlyArray<components["schemas"]["ReviewNotFound"]["code"]> = ["REVIEW_NOT_FOUND"];
+export const notAReviewerTypeValues: ReadonlyArray<components["schemas"]["NotAReviewer"]["type"]> = ["https://lore.dev/problems/not-a-reviewer"];
+export const notAReviewerStatusValues: ReadonlyArray<components["schemas"]["NotAReviewer"]["status"]> = [403];
+export const notAReviewerCodeValues: ReadonlyArray<components["schemas"]["NotAReviewer"]["code"]> = ["NOT_A_REVIEWER"];
+export const selfApprovalForbiddenTypeValues: ReadonlyArray<components["schemas"]["SelfApprovalForbidden"]["type"]> = ["https://lore.dev/problems/self-approval-forbidden"];
+export const selfApprovalForbiddenStatusValues: ReadonlyArray<components["schemas"]["SelfApprovalForbidden"]["status"]> = [403];
+export const selfApprovalForbiddenCodeValues: ReadonlyArray<components["schemas"]["SelfApprovalForbidden"]["code"]> = ["SELF_APPROVAL_FORBIDDEN"];
+export const reviewResolvedTypeValues: ReadonlyArray<components["schemas"]["ReviewResolved"]["type"]> = ["https://lore.dev/problems/review-resolved"];
+export const reviewResolvedStatusValues: ReadonlyArray<components["schemas"]["ReviewResolved"]["status"]> = [409];
+export const reviewResolvedCodeValues: ReadonlyArray<components["schemas"]["ReviewResolved"]["code"]> = ["REVIEW_RESOLVED"];
+export const duplicateDecisionTypeValues: ReadonlyArray<components["schemas"]["DuplicateDecision"]["type"]> = ["https://lore.dev/problems/duplicate-decision"];
+export const duplicateDecisionStatusValues: ReadonlyArray<components["schemas"]["DuplicateDecision"]["status"]> = [409];
+export const duplicateDecisionCodeValues: ReadonlyArray<components["schemas"]["DuplicateDecision"]["code"]> = ["DUPLICATE_DECISION"];
+export const revisionNotFoundTypeValues: ReadonlyArray<components["schemas"]["RevisionNotFound"]["type"]> = ["https://lore.dev/problems/revision-not-found"];
+export const revisionNotFoundStatusValues: ReadonlyArray<components["schemas"]["RevisionNotFound"]["status"]> = [404];
+export const revisionNotFoundCodeValues: ReadonlyArray<components["schemas"]["RevisionNotFound"]["code"]> = ["REVISION_NOT_FOUND"];
+export const invalidVersionLabelTypeValues: ReadonlyArray<components["schemas"]["InvalidVersionLabel"]["type"]> = ["https://lore.dev/problems/invalid-version-label"];
+export const invalidVersionLabelStatusValues: ReadonlyArray<components["schemas"]["InvalidVersionLabel"]["status"]> = [422];
+export const invalidVersionLabelCodeValues: ReadonlyArray<components["schemas"]["InvalidVersionLabel"]["code"]> = ["INVALID_VERSION_LABEL"];
+export const revisionNotApprovedTypeValues: ReadonlyArray<components["schemas"]["RevisionNotApproved"]["type"]> = ["https://lore.dev/problems/revision-not-approved"];
+export const revisionNotApprovedStatusValues: ReadonlyArray<components["schemas"]["RevisionNotApproved"]["status"]> = [409];
+export const revisionNotApprovedCodeValues: ReadonlyArray<components["schemas"]["RevisionNotApproved"]["code"]> = ["REVISION_NOT_APPROVED"];
+export const revisionAlreadyReleasedTypeValues: ReadonlyArray<components["schemas"]["RevisionAlreadyReleased"]["type"]> = ["https://lore.dev/problems/revision-already-released"];
+export const revisionAlreadyReleasedStatusValues: ReadonlyArray<components["schemas"]["RevisionAlreadyReleased"]["status"]> = [409];
+export const revisionAlreadyReleasedCodeValues: ReadonlyArray<components["schemas"]["RevisionAlreadyReleased"]["code"]> = ["REVISION_ALREADY_RELEASED"];
+export const versionNotGreaterTypeValues: ReadonlyArray<components["schemas"]["VersionNotGreater"]["type"]> = ["https://lore.dev/problems/version-not-greater"];
+export const versionNotGreaterStatusValues: ReadonlyArray<components["schemas"]["VersionNotGreater"]["status"]> = [409];
+export const versionNotGreaterCodeValues: ReadonlyArray<components["schemas"]["VersionNotGreater"]["code"]> = ["VERSION_NOT_GREATER"];
+export const directReleaseNotAllowedTypeValues: ReadonlyArray<components["schemas"]["DirectReleaseNotAllowed"]["type"]> = ["https://lore.dev/problems/direct-release-not-allowed"];
+export const directReleaseNotAllowedStatusValues: ReadonlyArray<components["schemas"]["DirectReleaseNotAllowed"]["status"]> = [403];
+export const directReleaseNotAllowedCodeValues: ReadonlyArray<components["schemas"]["DirectReleaseNotAllowed"]["code"]> = ["DIRECT_RELEASE_NOT_ALLOWED"];
+export const releaseNotFoundTypeValues: ReadonlyArray<components["schemas"]["ReleaseNotFound"]["type"]> = ["https://lore.dev/problems/release-not-found"];
+export const releaseNotFoundStatusValues: ReadonlyArray<components["schemas"]["ReleaseNotFound"]["status"]> = [404];
+export const releaseNotFoundCodeValues: ReadonlyArray<components["schemas"]["ReleaseNotFound"]["code"]> = ["RELEASE_NOT_FOUND"];
+export const releaseNotAvailableTypeValues: ReadonlyArray<components["schemas"]["ReleaseNotAvailable"]["type"]> = ["https://lore.dev/problems/release-not-available"];
+export const releaseNotAvailableStatusValues: ReadonlyArray<components["schemas"]["ReleaseNotAvailable"]["status"]> = [409];
+export const releaseNotAvailableCodeValues: ReadonlyArray<components["schemas"]["ReleaseNotAvailable"]["code"]> = ["RELEASE_NOT_AVAILABLE"];
+export const fieldChangeKindValues: ReadonlyArray<components["schemas"]["FieldChangeKind"]> = ["ADDED", "REMOVED", "CHANGED"];
