@@ -6,6 +6,7 @@ import { Settings } from "../Config"
 import { transactional } from "../db/Sql"
 import { PayloadTooLarge } from "../domain/Errors"
 import type { Principal } from "../domain/Principal"
+import { UUID_PATTERN } from "../domain/Schemas"
 import { JobQueue } from "../jobs/JobQueue"
 import { detectMediaType } from "../knowledge/parsing"
 import { AssistantFileNotFound, type AssistantFileNotReady, FileChunkNotFound } from "./FilesErrors"
@@ -196,6 +197,9 @@ export class AssistantFiles extends Effect.Service<AssistantFiles>()("lore/Assis
         const fileIds = [...new Set(request.fileIds.map((id) => id.toLowerCase()))]
         if (fileIds.length === 0) return []
         const limit = Math.max(1, request.limit ?? 8)
+        // An id that is not even a uuid names no file (and must not reach the uuid[] cast).
+        const malformed = fileIds.find((id) => !UUID_PATTERN.test(id))
+        if (malformed !== undefined) return yield* new AssistantFileNotFound({ detail: "A file id is not a uuid, so it names none of your files" })
         const files = yield* repo.ownedMany(caller.userId, fileIds)
         const byId = new Map(files.map((file) => [file.id, file]))
         for (const id of fileIds) {

@@ -226,6 +226,8 @@ describe("assistant files", { timeout: 120_000 }, () => {
     expect(Exit.isFailure(notMine) && notMine.cause._tag === "Fail" && notMine.cause.error).toMatchObject({ status: 404, code: "ASSISTANT_FILE_NOT_FOUND" })
     const failed = await runExit(Effect.flatMap(AssistantFiles, (s) => s.passagesFor(principalOf(adminId), { fileIds: [files.pdf!.id, files["broken.pdf"]!.id], query: "laptop" })))
     expect(Exit.isFailure(failed) && failed.cause._tag === "Fail" && failed.cause.error).toMatchObject({ status: 409, code: "ASSISTANT_FILE_NOT_READY" })
+    const garbage = await runExit(Effect.flatMap(AssistantFiles, (s) => s.passagesFor(principalOf(adminId), { fileIds: ["not-a-uuid"], query: "laptop" })))
+    expect(Exit.isFailure(garbage) && garbage.cause._tag === "Fail" && garbage.cause.error).toMatchObject({ status: 404, code: "ASSISTANT_FILE_NOT_FOUND" })
   })
 
   it("keeps files private: another user gets 404 on every endpoint and never sees them listed", async () => {
