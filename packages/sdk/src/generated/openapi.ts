@@ -1865,6 +1865,8 @@ export interface components {
             gatewayProfileId: components["schemas"]["UUID"];
             modelId: string;
             providerReasoningEffort?: components["schemas"]["ProviderReasoningEffort"];
+            /** @description The vector size of an embedding route (added) */
+            dimensions?: components["schemas"]["Int"];
             source: components["schemas"]["AiRouteSource"];
             editable: boolean;
             /**
@@ -1888,6 +1890,8 @@ export interface components {
              */
             modelId: string;
             providerReasoningEffort?: components["schemas"]["ProviderReasoningEffort"];
+            /** @description Required for QUERY_EMBEDDING and DOCUMENT_EMBEDDING to a gateway other than LOCAL: the size of the model's vectors (added) */
+            dimensions?: components["schemas"]["Int"];
             /**
              * nonNegative
              * @description The route's version as read (0 when it has no admin route yet)
@@ -1916,6 +1920,23 @@ export interface components {
             managementMode: string;
             editable: boolean;
             lifecycleNote: string;
+            /** @description The embedding generation search uses; null when search is lexical (added) */
+            generation: components["schemas"]["Int"] | null;
+            /** @description The re-embedding in progress, if any (added) */
+            reembedding: components["schemas"]["Reembedding"] | null;
+        };
+        Reembedding: {
+            generation: components["schemas"]["Int"];
+            embeddingProvider: string;
+            embeddingModel: string;
+            gatewayKey: string;
+            dimensions: components["schemas"]["Int"];
+            chunksEmbedded: components["schemas"]["Int"];
+            chunksTotal: components["schemas"]["Int"];
+            jobId: string | null;
+            /** @description QUEUED, RUNNING, ... of the durable job that embeds the chunks */
+            jobStatus: string | null;
+            startedAt: components["schemas"]["Timestamp"];
         };
         /** @description Model calls in [since, until): LOCAL's are counted too, with zero tokens */
         AiUsage: {
@@ -2324,6 +2345,7 @@ export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
 export type IndexSettings = components['schemas']['IndexSettings'];
+export type Reembedding = components['schemas']['Reembedding'];
 export type AiUsage = components['schemas']['AiUsage'];
 export type InvalidUsagePeriod = components['schemas']['InvalidUsagePeriod'];
 export type SourceStatus = components['schemas']['SourceStatus'];
