@@ -124,7 +124,7 @@ describe("lore admin ai", () => {
     const settings = (await ok(admin(["admin", "ai", "index-settings", "--json"]))).json()
     expect(settings).toMatchObject({ generation: null, reembedding: { generation: 1, embeddingModel: "embed-test", chunksTotal: 1 } })
     const shown = await ok(admin(["admin", "ai", "index-settings"]))
-    expect(shown.stdout).toMatch(/Re-embedding\s+generation 1 \(embed-test on embedder, 8 dimensions\): \d of 1 chunks embedded, job [A-Z]+/)
+    expect(shown.stdout).toMatch(/Re-embedding:\s+generation 1 \(embed-test on embedder, 8 dimensions\): \d of 1 chunks embedded, job [A-Z]+/)
 
     const reset = await ok(admin(["admin", "ai", "routes", "reset", "document-embedding"]))
     expect(reset.stdout).toContain("No embedding model: search is lexical")
