@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeProviders, type FakeProviders } from "../../test-support/aiProviders"
 import { serveLore, type ServedLore } from "./support/serve"
@@ -104,5 +107,28 @@ describe("lore admin ai", () => {
     expect((await ok(admin(["admin", "ai", "gateways", "rm", "fake", "--yes", "--json"]))).json()).toMatchObject({ deleted: true })
     expect((await admin(["admin", "ai", "gateways", "test", "fake"])).code).toBe(5)
     expect((await admin(["admin", "ai", "routes", "set", "not-a-workload", "--gateway", "local", "--model", "x"])).code).toBe(2)
+  })
+
+  it("says a DOCUMENT_EMBEDDING route change queued a re-embedding, and index-settings shows its progress", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lore-cli-embed-"))
+    writeFileSync(join(dir, "pay.md"), "# Pay\n\nEmployee pay is reviewed every spring.")
+    await ok(admin(["sources", "add", join(dir, "pay.md"), "--space", "general", "--json"]))
+    await ok(admin(["admin", "ai", "gateways", "add", "embedder", "--preset", "openai-compatible", "--name", "Embedder", "--base-url", `${providers.url}/v1`, "--json"]))
+
+    expect((await admin(["admin", "ai", "routes", "set", "document-embedding", "--gateway", "embedder", "--model", "embed-test"])).code).toBe(6)
+    const set = await ok(admin(["admin", "ai", "routes", "set", "document-embedding", "--gateway", "embedder", "--model", "embed-test", "--dimensions", "8"]))
+    expect(set.stdout).toMatch(/Re-embedding queued: generation 1 \(embed-test on embedder, 8 dimensions\): 0 of 1 chunks embedded/)
+    const json = (await ok(admin(["admin", "ai", "routes", "--json"]))).json().find((route: any) => route.workload === "DOCUMENT_EMBEDDING")
+    expect(json).toMatchObject({ source: "ADMIN", gatewayKey: "embedder", dimensions: 8 })
+
+    const settings = (await ok(admin(["admin", "ai", "index-settings", "--json"]))).json()
+    expect(settings).toMatchObject({ generation: null, reembedding: { generation: 1, embeddingModel: "embed-test", chunksTotal: 1 } })
+    const shown = await ok(admin(["admin", "ai", "index-settings"]))
+    expect(shown.stdout).toMatch(/Re-embedding:\s+generation 1 \(embed-test on embedder, 8 dimensions\): \d of 1 chunks embedded, job [A-Z]+/)
+
+    const reset = await ok(admin(["admin", "ai", "routes", "reset", "document-embedding"]))
+    expect(reset.stdout).toContain("No embedding model: search is lexical")
+    expect((await ok(admin(["admin", "ai", "index-settings", "--json"]))).json()).toMatchObject({ generation: null, reembedding: null })
+    await ok(admin(["admin", "ai", "gateways", "rm", "embedder", "--yes", "--json"]))
   })
 })

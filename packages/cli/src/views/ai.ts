@@ -105,12 +105,12 @@ export const testView = (gateway: string, result: GatewayTest): View =>
 export const routesView = (routes: ReadonlyArray<AiRoute>): View => [
   {
     kind: "table",
-    columns: [{ header: "workload" }, { header: "gateway" }, { header: "model" }, { header: "effort" }, { header: "source" }, { header: "version", align: "right" }, { header: "note" }],
+    columns: [{ header: "workload" }, { header: "gateway" }, { header: "model" }, { header: "effort/size" }, { header: "source" }, { header: "version", align: "right" }, { header: "note" }],
     rows: routes.map((route) => [
       styled(route.workload, "accent"),
       route.gatewayKey,
       route.modelId,
-      route.providerReasoningEffort ?? "-",
+      route.providerReasoningEffort ?? (route.dimensions === undefined ? "-" : `${route.dimensions} dims`),
       route.source === "ADMIN" ? route.source : styled(route.source, "muted"),
       String(route.version),
       route.lifecycleNote ?? ""
@@ -118,6 +118,11 @@ export const routesView = (routes: ReadonlyArray<AiRoute>): View => [
     empty: "No routes."
   }
 ]
+
+/** A re-embedding in progress, in one line: "generation 2 (model-b on gateway-b): 64 of 120 chunks, job RUNNING". */
+export const reembeddingLine = (reembedding: NonNullable<IndexSettings["reembedding"]>) =>
+  `generation ${reembedding.generation} (${reembedding.embeddingModel} on ${reembedding.gatewayKey}, ${reembedding.dimensions} dimensions): ` +
+  `${reembedding.chunksEmbedded} of ${reembedding.chunksTotal} chunks embedded, job ${reembedding.jobStatus ?? "not queued"}`
 
 export const indexSettingsView = (settings: IndexSettings): View => [
   {
@@ -128,10 +133,19 @@ export const indexSettingsView = (settings: IndexSettings): View => [
       ["Dimensions", String(settings.dimensions)],
       ["Distance", settings.distanceMetric],
       ["Managed by", settings.managementMode],
+      ["Generation", settings.generation === null ? "none (lexical search)" : String(settings.generation)],
+      ["Re-embedding", settings.reembedding ? reembeddingLine(settings.reembedding) : "none"],
       ["Editable", settings.editable ? "yes" : "no"]
     ]
   },
   { kind: "message", tone: "muted", text: settings.lifecycleNote }
+]
+
+/** After a DOCUMENT_EMBEDDING route change: what the search index does about it. */
+export const indexChangeView = (settings: IndexSettings): View => [
+  settings.reembedding
+    ? { kind: "message", tone: "success", text: `Re-embedding queued: ${reembeddingLine(settings.reembedding)}. Search keeps its current vectors until it completes ('lore admin ai index-settings' shows the progress).` }
+    : { kind: "message", tone: "muted", text: settings.lifecycleNote }
 ]
 
 type UsageTotals = AiUsage["totals"]

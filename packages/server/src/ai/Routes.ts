@@ -158,7 +158,10 @@ const indexSettingsOf = ({ active, building }: IndexStatus) => {
   const progress = building === undefined
     ? ""
     : ` Re-embedding into generation ${building.number} with ${building.modelId} on ${building.gatewayKey}: ${building.chunksEmbedded} of ${building.chunksTotal} chunks` +
-      ` (job ${building.jobStatus ?? "not queued"}); search switches to it in one step when it is complete.`
+      ` (job ${building.jobStatus ?? "not queued"}); search switches to it in one step when it is complete.` +
+      (building.jobStatus === "FAILED" || building.jobStatus === "DEAD"
+        ? " The job stopped: check the gateway (lore admin ai gateways test), then update the gateway or set the route again to resume."
+        : "")
   if (active === undefined) {
     return {
       embeddingProvider: "LOCAL", embeddingModel: "none", dimensions: 0, distanceMetric: "NONE", managementMode: "DEFAULT", editable: true,

@@ -100,10 +100,11 @@ export class EmbeddingIndexRepo extends Effect.Service<EmbeddingIndexRepo>()("lo
           SELECT id FROM embedding_generations WHERE organization_id = ${organizationId} AND status IN ('RETIRED', 'CANCELLED'))`),
 
       /** Chunks of the organization (every version that is not being deleted) without a vector in the generation. */
-      missing: rows("embeddingIndex.missing", ChunkText, (organizationId: string, generationId: string, limit: number) => sql`
+      /** `after`: a chunk id to continue from (keyset), so a long run does not rescan what it embedded. */
+      missing: rows("embeddingIndex.missing", ChunkText, (organizationId: string, generationId: string, limit: number, after: string | null = null) => sql`
         SELECT c.id, s.title, c.heading_path, c.content
         FROM chunks c JOIN sources s ON s.id = c.source_id
-        WHERE c.organization_id = ${organizationId} AND s.deleted_at IS NULL
+        WHERE c.organization_id = ${organizationId} AND s.deleted_at IS NULL ${after === null ? sql`` : sql`AND c.id > ${after}`}
           AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.generation_id = ${generationId} AND e.chunk_id = c.id)
         ORDER BY c.id LIMIT ${limit}`),
 

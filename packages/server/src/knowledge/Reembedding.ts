@@ -9,7 +9,7 @@ import { type ChunkText, EmbeddingIndexRepo } from "./EmbeddingIndexRepo"
 import { EmbedGeneration } from "./Jobs"
 
 /** Chunks per provider round trip and per committed step: a restart loses at most one batch of work. */
-const BATCH = 32
+const BATCH = 64
 
 /** What ingestion embeds for a chunk, so both paths make the same vector. */
 export const embeddingText = (chunk: Pick<ChunkText, "title" | "headingPath" | "content">) => [chunk.title, ...chunk.headingPath, chunk.content].join("\n")
@@ -29,11 +29,17 @@ const embedGeneration = ({ generationId }: { generationId: string }, context: Jo
     const sql = yield* SqlClient.SqlClient
     const repo = yield* EmbeddingIndexRepo
     const embeddings = yield* Embeddings
+    // Walks the chunks in id order; at the end it looks once more from the start for chunks added behind it.
+    let after: string | null = null
     for (;;) {
       const generation = yield* repo.generation(generationId)
       if (!generation || (generation.status !== "BUILDING" && generation.status !== "ACTIVE")) break
       const organizationId = generation.organizationId
-      const batch = yield* repo.missing(organizationId, generationId, BATCH)
+      const batch: ReadonlyArray<ChunkText> = yield* repo.missing(organizationId, generationId, BATCH, after)
+      if (batch.length === 0 && after !== null) {
+        after = null
+        continue
+      }
       if (batch.length === 0) {
         if (generation.status === "ACTIVE") break
         const switched = yield* sql.withTransaction(
@@ -55,6 +61,7 @@ const embedGeneration = ({ generationId }: { generationId: string }, context: Jo
       yield* sql.withTransaction(
         Effect.zipRight(context.fence, repo.store(generationId, batch.map((chunk, i) => ({ chunkId: chunk.id, vector: vectors[i]! }))))
       )
+      after = batch.at(-1)!.id
     }
     const generation = yield* repo.generation(generationId)
     if (generation) yield* repo.dropEnded(generation.organizationId)

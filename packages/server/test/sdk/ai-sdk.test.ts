@@ -43,7 +43,7 @@ describe("SDK AI administration", () => {
     expect(isLoreError(inUse, "GATEWAY_IN_USE")).toBe(true)
     await lore.admin.ai.resetRoute("PROMPT_EXECUTION", 1)
     expect((await lore.admin.ai.routes()).find((r) => r.workload === "PROMPT_EXECUTION")).toMatchObject({ source: "DEFAULT" })
-    expect(await lore.admin.ai.indexSettings()).toMatchObject({ managementMode: "DEFAULT" })
+    expect(await lore.admin.ai.indexSettings()).toMatchObject({ managementMode: "DEFAULT", generation: null, reembedding: null })
     await lore.admin.ai.deleteGateway(gateway.id, 2)
     expect((await lore.admin.ai.gateways()).map((g) => g.gatewayKey)).toEqual(["local"])
   })

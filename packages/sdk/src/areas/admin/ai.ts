@@ -73,7 +73,10 @@ export class AdminAiArea {
     return unwrap(this.client.GET("/api/admin/ai/routes"))
   }
 
-  /** `version` is the route's as read: 0 while it has no admin route. */
+  /**
+   * `version` is the route's as read: 0 while it has no admin route. The embedding workloads need `dimensions`.
+   * Changing DOCUMENT_EMBEDDING queues a re-embedding (the route's lifecycleNote says so; follow it with `indexSettings()`).
+   */
   setRoute(workload: AiWorkload, input: SetRoute): Promise<AiRoute> {
     return unwrap(this.client.PUT("/api/admin/ai/routes/{workload}", { params: { path: { workload } }, body: input }))
   }
@@ -84,6 +87,7 @@ export class AdminAiArea {
     return unwrapEmpty(this.client.DELETE("/api/admin/ai/routes/{workload}", { params: { path: { workload }, query } }))
   }
 
+  /** The embedding generation search ranks with, and `reembedding`: the one being built, with its progress and job. */
   indexSettings(): Promise<IndexSettings> {
     return unwrap(this.client.GET("/api/admin/ai/index-settings"))
   }

@@ -2,7 +2,7 @@ import type { AiWorkload } from "@lore/sdk"
 import { aiWorkloadValues } from "@lore/sdk"
 import { defineCommand } from "../../../../command"
 import { present } from "../../../../output/present"
-import { routesView, versionArgument, workloadArgument } from "../../../../views/ai"
+import { indexChangeView, routesView, versionArgument, workloadArgument } from "../../../../views/ai"
 
 export default defineCommand({
   description: "return a workload to its default route (LORE_EMBEDDING_* for embeddings, else LOCAL)",
@@ -19,9 +19,12 @@ export default defineCommand({
       progress: `Resetting ${workload}`,
       run: async () => {
         await lore.admin.ai.resetRoute(workload, version)
-        return (await lore.admin.ai.routes()).find((route) => route.workload === workload)!
+        const route = (await lore.admin.ai.routes()).find((candidate) => candidate.workload === workload)!
+        const index = workload === "DOCUMENT_EMBEDDING" ? await lore.admin.ai.indexSettings() : undefined
+        return { route, index }
       },
-      view: (route) => routesView([route])
+      json: ({ route }) => route,
+      view: ({ route, index }) => [...routesView([route]), ...(index ? indexChangeView(index) : [])]
     })
   }
 })
