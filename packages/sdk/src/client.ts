@@ -1,5 +1,6 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
+import { AssistantArea } from "./areas/assistant"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
@@ -74,6 +75,7 @@ export const createLoreClient = (options: LoreClientOptions) => {
     sources: new SourcesArea(raw),
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
+    assistant: new AssistantArea(raw),
     admin: new AdminArea(raw)
   }
 }
