@@ -112,7 +112,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           yield* repo.appendUserMessage(conversation.id, question)
           return { conversation, history: [] as ReadonlyArray<MessageRow> }
         }))
-        const choice = yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
+        // No stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself (no options lookup).
+        const choice = conversation.modelActivationId ? yield* modelOptions.choiceFor(caller, conversation.modelActivationId) : undefined
         return { question, conversationId: conversation.id, history, choice, messageId: randomUUID() }
       })
 
