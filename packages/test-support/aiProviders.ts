@@ -74,3 +74,55 @@ export const startFakeProviders = async (options: { readonly apiKey: string; rea
       })
   }
 }
+
+/**
+ * A real loopback server speaking OpenAI's streamed chat completions (`POST .../chat/completions` with
+ * `stream: true`), for benchmarks: it waits `firstTokenMs` before the first chunk (a provider's time to first
+ * token), then sends `text`'s pieces `gapMs` apart, the usage and `[DONE]`. Counts the calls it served.
+ */
+export interface StreamingChatProvider {
+  readonly url: string
+  readonly calls: () => number
+  readonly close: () => Promise<void>
+}
+
+export const startStreamingChat = async (options: {
+  readonly firstTokenMs: number
+  readonly gapMs?: number
+  readonly text?: ReadonlyArray<string>
+}): Promise<StreamingChatProvider> => {
+  const pieces = options.text ?? ["The answer ", "is in ", "the passage ", "[1]."]
+  let calls = 0
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  const server = createServer((request, response) => {
+    request.resume()
+    request.on("end", async () => {
+      if (!(request.url ?? "").endsWith("/chat/completions")) {
+        response.writeHead(404, { "content-type": "application/json" })
+        return response.end(JSON.stringify({ error: { message: "not found" } }))
+      }
+      calls++
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      await sleep(options.firstTokenMs)
+      const chunk = (delta: unknown, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+      for (const [index, content] of pieces.entries()) {
+        if (response.destroyed) return
+        response.write(`data: ${JSON.stringify(chunk(index === 0 ? { role: "assistant", content } : { content }))}\n\n`)
+        if (options.gapMs) await sleep(options.gapMs)
+      }
+      response.write(`data: ${JSON.stringify(chunk({}, "stop"))}\n\n`)
+      response.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 100, completion_tokens: pieces.length } })}\n\n`)
+      response.end("data: [DONE]\n\n")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls: () => calls,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  }
+}

@@ -1,7 +1,7 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
-import { AssistantFilesArea } from "./areas/assistantFiles"
 import { AssetsArea } from "./areas/assets"
+import { AssistantArea } from "./areas/assistant"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
@@ -76,10 +76,10 @@ export const createLoreClient = (options: LoreClientOptions) => {
     sources: new SourcesArea(raw),
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
-    admin: new AdminArea(raw),
-    /** The assistant: `files` (private chat attachments). */
-    assistant: { files: new AssistantFilesArea(raw) },
-    assets: new AssetsArea(raw)
+    /** The assistant: chat, conversations, feedback, starters, tools; `files` (private chat attachments). */
+    assistant: new AssistantArea(raw),
+    assets: new AssetsArea(raw),
+    admin: new AdminArea(raw)
   }
 }
 

@@ -4,9 +4,10 @@ import type { ServerErrorCode } from "./operations"
 /**
  * Codes the SDK gives errors that are not a server's problem+json answer: NETWORK_ERROR (no answer,
  * status 0), HTTP_<status> (an answer that was not problem+json, such as a proxy's HTML 502),
- * WAIT_TIMEOUT (waitUntilSettled gave up), INVALID_BASE_URL and INVALID_ARGUMENT (refused before sending).
+ * WAIT_TIMEOUT (waitUntilSettled gave up), INVALID_BASE_URL and INVALID_ARGUMENT (refused before sending),
+ * INVALID_RESPONSE (a chat stream event that is not JSON).
  */
-export type ClientErrorCode = "NETWORK_ERROR" | "WAIT_TIMEOUT" | "INVALID_BASE_URL" | "INVALID_ARGUMENT" | `HTTP_${number}`
+export type ClientErrorCode = "NETWORK_ERROR" | "WAIT_TIMEOUT" | "INVALID_BASE_URL" | "INVALID_ARGUMENT" | "INVALID_RESPONSE" | `HTTP_${number}`
 
 /** Every code a LoreApiError can carry. */
 export type LoreErrorCode = ServerErrorCode | ClientErrorCode

@@ -32,6 +32,9 @@ export {
   AdminAccessArea,
   AdminAuditArea,
   AdminAiArea,
+  AdminAssistantArea,
   type AuditQuery
 } from "./areas/admin"
+export { AssistantArea, type ChatInput } from "./areas/assistant"
+export { ChatStream, collectAnswer, emptyAnswer, foldAnswer, readChatParts, type ChatAnswer, type ChatStreamPart } from "./chat"
 export { SDK_VERSION } from "./version"

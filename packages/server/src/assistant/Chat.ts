@@ -98,7 +98,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         if (question.length > MAX_MESSAGE_CHARS) {
           return yield* new InvalidChatRequest({ detail: `The question is longer than ${MAX_MESSAGE_CHARS} characters`, errors: [{ path: "message", message: `at most ${MAX_MESSAGE_CHARS} characters` }] })
         }
-        if (body.modelActivationId) yield* modelOptions.require(caller, body.modelActivationId)
+        const requested = body.modelActivationId ? yield* modelOptions.require(caller, body.modelActivationId) : undefined
         const continued = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) && (yield* repo.owned(caller.userId, body.id)) ? body.id : undefined)
         const { conversation, history } = yield* transaction(Effect.gen(function* () {
           if (continued) {
@@ -112,7 +112,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           yield* repo.appendUserMessage(conversation.id, question)
           return { conversation, history: [] as ReadonlyArray<MessageRow> }
         }))
-        const choice = yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
+        // The default option or no stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself.
+        const choice = requested
+          ? (requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId })
+          : conversation.modelActivationId ? yield* modelOptions.choiceFor(caller, conversation.modelActivationId) : undefined
         return { question, conversationId: conversation.id, history, choice, messageId: randomUUID() }
       })
 

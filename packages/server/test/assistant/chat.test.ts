@@ -1,3 +1,4 @@
+import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Backend, backends, client, type Client, ingested, userClient } from "../knowledge/support"
 import { type FakeChat, startFakeChat } from "../support/chatProviders"
@@ -246,5 +247,28 @@ describe.each(backends)("the assistant on $name", { timeout: 240_000 }, (backend
     const starters = (await blue.call("GET", "/api/assistant/starters")).body
     expect(starters[0]).toMatchObject({ label: "Travel", source: "CONFIGURED" })
     expect(starters.filter((s: any) => s.source === "DERIVED").map((s: any) => s.label)).toEqual(["Travel policy"])
+  })
+
+  it("serves the ai package's DefaultChatTransport (what useChat uses) with a cookie session and its CSRF header", async () => {
+    const signIn = await fetch(`${server.url}/api/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: blue.token }) })
+    expect(signIn.status).toBe(201)
+    const cookie = signIn.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ")
+    const csrf = await (await fetch(`${server.url}/api/session/csrf`, { headers: { cookie } })).json() as { headerName: string; token: string }
+    const transport = (headers: Record<string, string>) => new DefaultChatTransport<UIMessage>({
+      api: `${server.url}/api/assistant/chat`,
+      headers,
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), cookie } })
+    })
+    const messages: Array<UIMessage> = [{ id: "u1", role: "user", parts: [{ type: "text", text: "Do flights need a manager's approval?" }] }]
+    const send = (headers: Record<string, string>) =>
+      transport(headers).sendMessages({ chatId: "chat-1", messages, trigger: "submit-message", messageId: undefined, abortSignal: undefined })
+    const stream = await send({ [csrf.headerName]: csrf.token })
+    let answer: UIMessage | undefined
+    for await (const message of readUIMessageStream({ stream })) answer = message
+    const text = answer!.parts.filter((part) => part.type === "text").map((part) => (part as { text: string }).text).join("")
+    expect(text).toContain("[1]")
+    expect(answer!.parts.some((part) => part.type === "source-document")).toBe(true)
+    expect((await blue.call("GET", `/api/assistant/messages/${answer!.id}/citations`)).body).toHaveLength(1)
+    await expect(send({})).rejects.toThrow(/CSRF/)
   })
 })

@@ -1,10 +1,12 @@
 import type { LoreFetchClient } from "../../fetchClient"
 import { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
 import { AdminAiArea } from "./ai"
+import { AdminAssistantArea } from "./assistant"
 import { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 export { AdminAccessArea, AdminAuditArea, AdminSpacesArea, type AuditQuery } from "./access"
 export { AdminAiArea } from "./ai"
+export { AdminAssistantArea } from "./assistant"
 export { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 /** Everything under /api/admin; each call needs the matching permission (403 PERMISSION_DENIED otherwise). */
@@ -17,6 +19,7 @@ export class AdminArea {
   readonly access: AdminAccessArea
   readonly audit: AdminAuditArea
   readonly ai: AdminAiArea
+  readonly assistant: AdminAssistantArea
 
   constructor(client: LoreFetchClient) {
     this.users = new AdminUsersArea(client)
@@ -27,5 +30,6 @@ export class AdminArea {
     this.access = new AdminAccessArea(client)
     this.audit = new AdminAuditArea(client)
     this.ai = new AdminAiArea(client)
+    this.assistant = new AdminAssistantArea(client)
   }
 }

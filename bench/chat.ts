@@ -1,0 +1,174 @@
+/**
+ * The assistant's chat stream (POST /api/assistant/chat, UI Message Stream v1): time to the first text delta
+ * and to the end of the stream, answered by LOCAL and by a loopback OpenAI-compatible provider that streams
+ * after a fixed delay; Lore's added latency before the first token beyond retrieval; and, on PostgreSQL,
+ * BENCH_CHAT_CONCURRENT streams at once (p50/p95 first token). Prints tables; never asserts on timing.
+ *
+ * Per database (a throwaway PostgreSQL database, and a fresh embedded data dir): Lore runs in a child process
+ * (bench/lib/me-servers.ts "lore" mode); ~BENCH_CHAT_CHUNKS chunks of the synthetic corpus are uploaded over
+ * HTTP; a gateway to the loopback provider gets one assistant model. Each question of bench/lib/corpus.ts is
+ * asked once to warm up, then BENCH_CHAT_ROUNDS times per answerer, one at a time, each in a new conversation.
+ *
+ * "Added before first token" = first-token time - the provider's fixed delay - the retrieval time, where the
+ * retrieval time is GET /api/knowledge/search for the same keywords (what the chat's search runs, with the same
+ * authentication and HTTP path): what Lore itself adds (validation, conversation and message writes, keyword
+ * planning, model resolution, prompt, the provider connection). For LOCAL the provider delay is 0.
+ *
+ * Settings (env): BENCH_CHAT_DATABASES=embedded,postgresql  BENCH_CHAT_CHUNKS=2000  BENCH_CHAT_ROUNDS=2
+ * BENCH_CHAT_PROVIDER_DELAY_MS=200  BENCH_CHAT_CONCURRENT=50  DATABASE_URL (admin URL, default
+ * postgres://postgres@127.0.0.1:5432/test).
+ */
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import pg from "pg"
+import { startStreamingChat } from "../packages/test-support/aiProviders"
+import { salientTerms } from "../packages/server/src/ai/LocalModel"
+import { documents, QUESTIONS } from "./lib/corpus"
+import { percentile } from "./lib/latency"
+import { table } from "./lib/load"
+import { ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
+
+export const description = "assistant chat stream: first text delta and total, LOCAL vs a loopback provider; Lore's added latency; 50 concurrent streams on PostgreSQL"
+
+const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
+const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+const settings = {
+  databases: (process.env.BENCH_CHAT_DATABASES ?? "embedded,postgresql").split(",").map((s) => s.trim()),
+  chunks: number("BENCH_CHAT_CHUNKS", 2000),
+  rounds: number("BENCH_CHAT_ROUNDS", 2),
+  providerDelayMs: number("BENCH_CHAT_PROVIDER_DELAY_MS", 200),
+  concurrent: number("BENCH_CHAT_CONCURRENT", 50)
+}
+const QUESTION_COUNT = 20
+
+interface Timing {
+  readonly firstTokenMs: number
+  readonly totalMs: number
+  readonly ok: boolean
+}
+
+/** One chat: POST, then read the event stream until [DONE], noting when the first text-delta arrived. */
+const timedChat = async (lore: Lore, body: unknown): Promise<Timing> => {
+  const started = performance.now()
+  const response = await fetch(`${lore.child.url}/api/assistant/chat`, {
+    method: "POST",
+    headers: { ...lore.headers, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  if (!response.ok || !response.body) return { firstTokenMs: NaN, totalMs: performance.now() - started, ok: false }
+  const reader = response.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ""
+  let firstTokenMs = NaN
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    text += decoder.decode(value, { stream: true })
+    if (Number.isNaN(firstTokenMs) && text.includes('"type":"text-delta"')) firstTokenMs = performance.now() - started
+  }
+  return { firstTokenMs, totalMs: performance.now() - started, ok: text.includes('"type":"finish"') && text.trimEnd().endsWith("data: [DONE]") }
+}
+
+const timedSearch = async (lore: Lore, question: string) => {
+  const started = performance.now()
+  const response = await fetch(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(salientTerms(question).join(" "))}&limit=6`, { headers: lore.headers })
+  await response.arrayBuffer()
+  return performance.now() - started
+}
+
+const stats = (values: ReadonlyArray<number>) => {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)
+  return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), n: sorted.length }
+}
+const ms = (value: number) => (Number.isNaN(value) ? "-" : value.toFixed(1))
+
+const postJson = async (lore: Lore, method: string, path: string, body: unknown) => {
+  const response = await fetch(`${lore.child.url}${path}`, { method, headers: { ...lore.headers, "content-type": "application/json" }, body: JSON.stringify(body) })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+  return text ? JSON.parse(text) : undefined
+}
+
+const runDatabase = async (database: string, providerUrl: string) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-chat-"))
+  const token = `lore_pat_bench${randomBytes(16).toString("hex")}`
+  let databaseUrl: string | undefined
+  let admin: pg.Client | undefined
+  if (database === "postgresql") {
+    admin = new pg.Client({ connectionString: process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL })
+    await admin.connect()
+    const name = `lore_bench_chat_${process.pid}`
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.query(`CREATE DATABASE ${name}`)
+    const url = new URL(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL)
+    url.pathname = `/${name}`
+    databaseUrl = url.toString()
+  }
+  const lore = await startLore(dataDir, token, databaseUrl)
+  try {
+    const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/visible")
+    const corpus = documents({ seed: 20240611, minPages: 1, maxPages: 3 })
+    const ingested = await ingestOverHttp(lore, space!.id, await takeChunks(corpus, settings.chunks), 4)
+    const gateway = await postJson(lore, "POST", "/api/admin/ai/gateways", {
+      gatewayKey: "bench", displayName: "Bench provider", preset: "OPENAI_COMPATIBLE", baseUrl: `${providerUrl}/v1`, requestTimeoutSeconds: 30
+    })
+    await postJson(lore, "PUT", `/api/admin/ai/gateways/${gateway.id}/credential`, { apiKey: "sk-bench" })
+    const [model] = await postJson(lore, "PUT", `/api/admin/ai/gateways/${gateway.id}/assistant-models`, [{ modelId: "bench-model", displayName: "Bench model" }])
+    const questions = QUESTIONS.slice(0, QUESTION_COUNT)
+    const answerers = [
+      { name: "LOCAL", body: (q: string) => ({ message: q }), delay: 0 },
+      { name: `provider (first token after ${settings.providerDelayMs} ms)`, body: (q: string) => ({ message: q, modelActivationId: model.id }), delay: settings.providerDelayMs }
+    ]
+    const rows: Array<Array<string>> = []
+    for (const answerer of answerers) {
+      for (const q of questions) await timedChat(lore, answerer.body(q)) // warm-up
+      const first: number[] = []
+      const total: number[] = []
+      const search: number[] = []
+      let failures = 0
+      for (let round = 0; round < settings.rounds; round++) {
+        for (const q of questions) {
+          search.push(await timedSearch(lore, q))
+          const timing = await timedChat(lore, answerer.body(q))
+          if (!timing.ok) failures++
+          first.push(timing.firstTokenMs)
+          total.push(timing.totalMs)
+        }
+      }
+      const f = stats(first)
+      const t = stats(total)
+      const s = stats(search)
+      rows.push([answerer.name, String(f.n), ms(f.p50), ms(f.p95), ms(t.p50), ms(t.p95), ms(s.p50), ms(f.p50 - answerer.delay - s.p50), String(failures)])
+    }
+    console.log(`\n${database}: ${ingested.documents} documents, ${ingested.chunks} chunks; ${QUESTION_COUNT} questions x ${settings.rounds} rounds, one chat at a time`)
+    console.log(table(["answerer", "chats", "first p50 ms", "first p95 ms", "total p50 ms", "total p95 ms", "search p50 ms", "added p50 ms", "failed"], rows))
+
+    if (database === "postgresql") {
+      const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))
+      const f = stats(burst.map((timing) => timing.firstTokenMs))
+      const t = stats(burst.map((timing) => timing.totalMs))
+      console.log(`\n${settings.concurrent} chats at once on ${database} (provider, first token after ${settings.providerDelayMs} ms)`)
+      console.log(table(["streams", "completed", "first p50 ms", "first p95 ms", "total p50 ms", "total p95 ms"], [
+        [String(settings.concurrent), String(burst.filter((timing) => timing.ok).length), ms(f.p50), ms(f.p95), ms(t.p50), ms(t.p95)]
+      ]))
+    }
+  } finally {
+    await lore.child.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+    if (admin && databaseUrl) {
+      await admin.query(`DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`)
+      await admin.end()
+    }
+  }
+}
+
+export default async () => {
+  const provider = await startStreamingChat({ firstTokenMs: settings.providerDelayMs, gapMs: 5, text: ["The answer ", "is in ", "the passage ", "[1]."] })
+  try {
+    for (const database of settings.databases) await runDatabase(database, provider.url)
+  } finally {
+    await provider.close()
+  }
+}

@@ -1,0 +1,53 @@
+import { collectAnswer, emptyAnswer, foldAnswer } from "@lore/sdk"
+import { nonEmpty, requireId, resolveSpace } from "../arguments"
+import { defineCommand } from "../command"
+import { CliError, ExitCode } from "../errors"
+import { writeJson } from "../output/present"
+import { writePlain } from "../output/plain"
+import { answerJson, citationBlocks } from "../views/assistant"
+
+export default defineCommand({
+  description: "ask the assistant one question: the answer streams to stdout, its sources listed under it",
+  helpGroup: "Knowledge",
+  examples: [
+    "lore ask \"Do flights need a manager's approval?\"",
+    "lore ask \"And trains?\" --conversation <conversationId>   # a follow-up",
+    "lore --json ask \"What is the per diem in Lisbon?\" | jq '.citations[0].citationId'"
+  ],
+  notes: "With --json, prints the saved message when the answer is complete: {messageId, conversationId, content, status, provider, model, citations}.",
+  configure: (command) =>
+    command
+      .argument("<question>", "the question (quote it; at most 8000 characters)")
+      .option("--conversation <id>", "continue this conversation ('lore conversations' lists them)")
+      .option("--space <key|id...>", "answer only from these knowledge spaces")
+      .option("--model <modelActivationId>", "answer with this model ('lore chat' /model lists them)"),
+  run: async (runtime, command) => {
+    const [raw] = command.processedArgs as [string]
+    const message = nonEmpty(raw, "the question")
+    const flags = command.opts<{ conversation?: string; space?: ReadonlyArray<string>; model?: string }>()
+    if (flags.conversation) requireId(flags.conversation, "conversation", "'lore conversations' shows the ids")
+    if (flags.model) requireId(flags.model, "model", "'lore chat' and /model show the model ids")
+    const lore = runtime.client({ requireToken: true })
+    const spaces = flags.space ? await Promise.all(flags.space.map((spec) => resolveSpace(lore, spec, "read"))) : undefined
+    const stream = lore.assistant.chat({
+      message,
+      ...(flags.conversation ? { conversationId: flags.conversation } : {}),
+      ...(spaces ? { knowledgeSpaceIds: spaces.map((space) => space.id) } : {}),
+      ...(flags.model ? { modelActivationId: flags.model } : {})
+    })
+    let answer = emptyAnswer
+    if (runtime.output === "json") {
+      answer = await collectAnswer(stream)
+      writeJson(answerJson(answer))
+    } else {
+      // Streamed as it arrives, piped or not: the text on stdout, the sources after it.
+      for await (const part of stream) {
+        answer = foldAnswer(answer, part)
+        if (part.type === "text-delta") process.stdout.write(part.delta)
+      }
+      process.stdout.write("\n")
+      writePlain(citationBlocks(answer.citations))
+    }
+    if (answer.error) throw new CliError(ExitCode.unexpected, "ANSWER_FAILED", answer.error)
+  }
+})

@@ -1,0 +1,121 @@
+import { createParser } from "eventsource-parser"
+import { LoreApiError } from "./errors"
+import type { MessageCitation } from "./generated/openapi"
+
+/**
+ * The chat stream's parts: the AI SDK UI Message Stream protocol v1 chunks Lore sends, in this order:
+ * start (messageId = the saved assistant message), data-conversation, text-start, text-delta..., text-end,
+ * source-document... (the cited passages), data-citations, finish ({provider, model}); or an `error` part
+ * after the stream started. The same chunks the `ai` package's `useChat` and `readUIMessageStream` read.
+ */
+export type ChatStreamPart =
+  | { readonly type: "start"; readonly messageId: string }
+  | { readonly type: "data-conversation"; readonly data: { readonly conversationId: string } }
+  | { readonly type: "text-start"; readonly id: string }
+  | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
+  | { readonly type: "text-end"; readonly id: string }
+  | { readonly type: "source-document"; readonly sourceId: string; readonly mediaType: string; readonly title: string }
+  | { readonly type: "data-citations"; readonly data: { readonly citations: ReadonlyArray<MessageCitation> } }
+  | { readonly type: "finish"; readonly finishReason?: string; readonly messageMetadata?: { readonly provider: string; readonly model: string } }
+  | { readonly type: "error"; readonly errorText: string }
+
+/** A whole answer, assembled from its parts. */
+export interface ChatAnswer {
+  /** The saved assistant message's id (what feedback and citations take). */
+  readonly messageId: string | undefined
+  readonly conversationId: string | undefined
+  readonly text: string
+  readonly citations: ReadonlyArray<MessageCitation>
+  /** Who answered (LOCAL or the gateway) and the model; undefined when the stream did not finish. */
+  readonly provider: string | undefined
+  readonly model: string | undefined
+  /** Set when the answer failed after the stream started (the partial answer is saved). */
+  readonly error: string | undefined
+  /** Whether the `finish` part arrived. */
+  readonly finished: boolean
+}
+
+/** Folds parts into the answer so far (use it on each part to render as they come, or once at the end). */
+export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer => {
+  switch (part.type) {
+    case "start": return { ...answer, messageId: part.messageId }
+    case "data-conversation": return { ...answer, conversationId: part.data.conversationId }
+    case "text-delta": return { ...answer, text: answer.text + part.delta }
+    case "data-citations": return { ...answer, citations: part.data.citations }
+    case "finish": return { ...answer, finished: true, provider: part.messageMetadata?.provider, model: part.messageMetadata?.model }
+    case "error": return { ...answer, error: part.errorText }
+    default: return answer
+  }
+}
+
+export const emptyAnswer: ChatAnswer = {
+  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false
+}
+
+/** The final text and citations of a stream of parts (consumes it). */
+export const collectAnswer = async (parts: AsyncIterable<ChatStreamPart>): Promise<ChatAnswer> => {
+  let answer = emptyAnswer
+  for await (const part of parts) answer = foldAnswer(answer, part)
+  return answer
+}
+
+/** The `data: {json}` events of a server-sent event body, parsed with eventsource-parser, until `[DONE]`. */
+export async function* readChatParts(body: ReadableStream<Uint8Array>): AsyncGenerator<ChatStreamPart> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  const queue: Array<ChatStreamPart> = []
+  let done = false
+  let invalid: string | undefined
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.data === "[DONE]") {
+        done = true
+        return
+      }
+      try {
+        queue.push(JSON.parse(event.data) as ChatStreamPart)
+      } catch {
+        invalid = event.data.slice(0, 200)
+      }
+    }
+  })
+  try {
+    while (!done) {
+      const { done: ended, value } = await reader.read()
+      if (ended) break
+      parser.feed(decoder.decode(value, { stream: true }))
+      if (invalid !== undefined) throw LoreApiError.client("INVALID_RESPONSE", "Invalid Response", `The chat stream sent an event that is not JSON: ${invalid}`)
+      while (queue.length > 0) yield queue.shift()!
+    }
+    while (queue.length > 0) yield queue.shift()!
+  } finally {
+    // Leaving early (break, an error, abort) closes the connection: the server stops the answer and saves it as INTERRUPTED.
+    await reader.cancel().catch(() => undefined)
+  }
+}
+
+/**
+ * One chat request's answer: iterate it for the parts as they stream (`for await (const part of chat)`), or
+ * await `final()` for the whole answer. The request is sent on first use; an error before the stream
+ * starts (400 INVALID_CHAT_REQUEST, 404 CONVERSATION_NOT_FOUND, ...) is thrown as a LoreApiError.
+ */
+export class ChatStream implements AsyncIterable<ChatStreamPart> {
+  private started = false
+  constructor(private readonly open: () => Promise<ReadableStream<Uint8Array>>) {}
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<ChatStreamPart> {
+    if (this.started) throw LoreApiError.client("INVALID_ARGUMENT", "Invalid Argument", "A chat stream can be read once")
+    this.started = true
+    yield* readChatParts(await this.open())
+  }
+
+  /** The text deltas only, as they arrive. */
+  async *text(): AsyncGenerator<string> {
+    for await (const part of this) if (part.type === "text-delta") yield part.delta
+  }
+
+  /** Reads the whole stream: the final text, citations, ids and provider. */
+  final(): Promise<ChatAnswer> {
+    return collectAnswer(this)
+  }
+}
