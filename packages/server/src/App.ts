@@ -4,7 +4,7 @@ import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
 import { AccessLive } from "./access/Layer"
 import { AiAdminHttp } from "./ai/Http"
 import { AiLive } from "./ai/Layer"
-import { AssetsHttp } from "./assets/Http"
+import { AssetDeliveryHttp, AssetsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
@@ -39,7 +39,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssetsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssetsHttp, AssetDeliveryHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

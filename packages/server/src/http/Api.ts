@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
 import { AssetsApi } from "../assets/Api"
+import { AssetDeliveryApi } from "../assets/DeliveryApi"
 import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
@@ -26,6 +27,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(SourcesApi)
   .add(KnowledgeApi)
   .add(AssetsApi)
+  .add(AssetDeliveryApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
