@@ -108,6 +108,13 @@ describe("lore assets", { timeout: 240_000 }, () => {
     const released = (await ok(author(["--json", "assets", "release", "ops/incident-summary", "--label", "1.0.0"]))).json()
     expect(released.releases[0]).toMatchObject({ versionLabel: "1.0.0", availability: "AVAILABLE", digest: released.revisions[0].digest })
     expect((await ok(author(["assets", "show", "ops/incident-summary"]))).stdout).toContain("1.0.0")
+
+    const rendered = (await ok(reviewer(["--json", "prompts", "render", "ops/incident-summary", "--var", "incident_id=INC-9"]))).json()
+    expect(rendered).toMatchObject({ userPrompt: "Summarize incident INC-9.", systemInstruction: "You write calm summaries.", releaseDigest: released.releases[0].digest })
+    expect((await ok(reviewer(["prompts", "render", "ops/incident-summary", "--var", "incident_id=INC-9"]))).stdout).toContain("Summarize incident INC-9.")
+    const missing = await reviewer(["--json", "prompts", "render", "ops/incident-summary"])
+    expect(missing.code).toBe(6)
+    expect(missing.json().error.code).toBe("INVALID_VARIABLES")
   })
 
   it("assigns roles, withdraws, and pulls the asset back into a file", async () => {

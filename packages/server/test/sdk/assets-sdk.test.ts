@@ -46,9 +46,15 @@ describe("SDK assets", { timeout: 180_000 }, () => {
 
     const withBackup = await lore.assets.assignRole(created.id, { principalType: "USER", principalId: reviewer.id, role: "BACKUP_OWNER" })
     expect(withBackup.ownershipHealth.backupOwnerPresent).toBe(true)
+    const releaseId = released.releases[0]!.id
+    const instruction = await review.assets.workInstruction(created.id, releaseId)
+    expect(instruction).toMatchObject({ title: "Pager handover, v1", versionLabel: "1.0.0", acknowledged: false })
+    expect((await review.assets.acknowledge(created.id, releaseId)).acknowledged).toBe(true)
     const withdrawn = await lore.assets.withdraw(created.id, { releaseId: released.releases[0]!.id, reason: "superseded" })
     expect(withdrawn.releases[0]!.availability).toBe("WITHDRAWN")
     expect(withdrawn.portfolioState).toBe("WITHDRAWN")
+    const gone = await review.assets.workInstruction(created.id, releaseId).catch((e) => e)
+    expect(isLoreError(gone, "RELEASE_WITHDRAWN")).toBe(true)
     expect((await lore.assets.policy(world.spaceId)).policyVersion).toBe("default")
   })
 })
