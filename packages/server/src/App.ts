@@ -4,7 +4,7 @@ import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
 import { AccessLive } from "./access/Layer"
 import { AiAdminHttp } from "./ai/Http"
 import { AiLive } from "./ai/Layer"
-import { AssetDeliveryHttp, AssetsHttp } from "./assets/Http"
+import { AssetDeliveryHttp, AssetsHttp, AssetToolsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
@@ -24,7 +24,8 @@ import { PlatformLive } from "./platform/Layer"
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
-const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssetsLive).pipe(Layer.provideMerge(AccessLive))
+// The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
+const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, Layer.provide(AssetsLive, AiLive)).pipe(Layer.provideMerge(AccessLive))
 
 /**
  * The database (only once migrated), the job queue, the areas, then the job workers and first-start
@@ -39,7 +40,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssetsHttp, AssetDeliveryHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -1060,6 +1060,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/prompt-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetToolPromptForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/prompt-render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolPromptRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/prompt-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolPromptRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/work-instruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetToolWorkInstruction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetToolPack"];
+        put?: never;
+        post: operations["assetTools.assetToolStartPack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/pack/{itemKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["assetTools.assetToolPackItem"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolFork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/asset-recommendations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetRecommendations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3491,6 +3619,134 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        PromptForm: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            release: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+                releaseDigest: string;
+            };
+            objective: string;
+            audience: string;
+            variables: components["schemas"]["PromptVariable"][];
+            outputContract: {
+                [key: string]: unknown;
+            };
+            knowledgeRequirements: string[];
+            knownLimitations: string;
+        };
+        PromptRenderAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            result: components["schemas"]["PromptRender"];
+        };
+        PromptRunAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            result: components["schemas"]["PromptRunResult"];
+        };
+        PromptRunResult: {
+            runId: components["schemas"]["UUID"];
+            assetId: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            releaseDigest: string;
+            modelRoute: {
+                gatewayId: string;
+                modelId: string;
+            };
+            output: string;
+            citations: components["schemas"]["PromptRunCitation"][];
+            durationMillis: components["schemas"]["Int"];
+        };
+        /** @description The contract's ToolCitation */
+        PromptRunCitation: {
+            chunkId: components["schemas"]["UUID"];
+            knowledgeAssetId: components["schemas"]["UUID"];
+            sourceRevisionId: components["schemas"]["UUID"];
+            title: string;
+            startPage: components["schemas"]["Int"] | null;
+            endPage: components["schemas"]["Int"] | null;
+            heading: string | null;
+        };
+        /** @description The model behind the PROMPT_EXECUTION route failed (unreachable, timeout, rejected credential, bad answer) */
+        PromptRunFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/prompt-run-failed";
+            title: string;
+            /** @enum {number} */
+            status: 502;
+            /** @enum {string} */
+            code: "PROMPT_RUN_FAILED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        WorkInstructionAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            instruction: components["schemas"]["WorkInstruction"];
+        };
+        PackJourneyAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            journey: components["schemas"]["PackJourney"];
+        };
+        ForkInput: {
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+            namespace: string;
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9-]{0,62}$ */
+            slug: string;
+            knowledgeSpaceId?: components["schemas"]["UUID"];
+        };
+        ForkAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            asset: components["schemas"]["Asset"];
+        };
+        RecommendationsAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            recommendations: components["schemas"]["Recommendation"][];
+        };
+        Recommendation: {
+            assetId: components["schemas"]["UUID"];
+            type: components["schemas"]["AssetType"];
+            namespace: string;
+            slug: string;
+            title: string;
+            summary: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            portfolioState: components["schemas"]["PortfolioState"];
+            sharingState: components["schemas"]["SharingState"];
+            releaseId: components["schemas"]["UUID"];
+            versionLabel: string;
+            releaseDigest: string;
+            availability: components["schemas"]["Availability"];
+            releasedAt: components["schemas"]["Timestamp"];
+        };
     };
     responses: never;
     parameters: never;
@@ -3708,6 +3964,18 @@ export type PackItemInaccessible = components['schemas']['PackItemInaccessible']
 export type PromptVariables = components['schemas']['PromptVariables'];
 export type PromptRender = components['schemas']['PromptRender'];
 export type InvalidVariables = components['schemas']['InvalidVariables'];
+export type PromptForm = components['schemas']['PromptForm'];
+export type PromptRenderAnswer = components['schemas']['PromptRenderAnswer'];
+export type PromptRunAnswer = components['schemas']['PromptRunAnswer'];
+export type PromptRunResult = components['schemas']['PromptRunResult'];
+export type PromptRunCitation = components['schemas']['PromptRunCitation'];
+export type PromptRunFailed = components['schemas']['PromptRunFailed'];
+export type WorkInstructionAnswer = components['schemas']['WorkInstructionAnswer'];
+export type PackJourneyAnswer = components['schemas']['PackJourneyAnswer'];
+export type ForkInput = components['schemas']['ForkInput'];
+export type ForkAnswer = components['schemas']['ForkAnswer'];
+export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
+export type Recommendation = components['schemas']['Recommendation'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -9310,6 +9578,808 @@ export interface operations {
             };
         };
     };
+    "assetTools.assetToolPromptForm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PromptForm */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptForm"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPromptRender": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVariables"];
+            };
+        };
+        responses: {
+            /** @description PromptRenderAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptRenderAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VARIABLES */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVariables"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPromptRun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVariables"];
+            };
+        };
+        responses: {
+            /** @description PromptRunAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptRunAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VARIABLES */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVariables"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description PROMPT_RUN_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PromptRunFailed"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolWorkInstruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WorkInstructionAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkInstructionAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PackJourneyAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourneyAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolStartPack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PackJourneyAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourneyAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPackItem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+                /** @description a string at most 100 character(s) long */
+                itemKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackProgressInput"];
+            };
+        };
+        responses: {
+            /** @description PackJourneyAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourneyAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PACK_ITEM_INACCESSIBLE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PackItemInaccessible"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND, PACK_ITEM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"] | components["schemas"]["PackItemNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolFork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkInput"];
+            };
+        };
+        responses: {
+            /** @description ForkAnswer */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_CONTRIBUTOR, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE, ASSET_SLUG_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"] | components["schemas"]["AssetSlugTaken"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_ASSET_CONTENT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidAssetContent"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetRecommendations": {
+        parameters: {
+            query?: {
+                /** @description a string at most 500 character(s) long */
+                q?: string;
+                type?: components["schemas"]["AssetType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RecommendationsAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecommendationsAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -9578,3 +10648,6 @@ export const packItemInaccessibleCodeValues: ReadonlyArray<components["schemas"]
 export const invalidVariablesTypeValues: ReadonlyArray<components["schemas"]["InvalidVariables"]["type"]> = ["https://lore.dev/problems/invalid-variables"];
 export const invalidVariablesStatusValues: ReadonlyArray<components["schemas"]["InvalidVariables"]["status"]> = [422];
 export const invalidVariablesCodeValues: ReadonlyArray<components["schemas"]["InvalidVariables"]["code"]> = ["INVALID_VARIABLES"];
+export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["type"]> = ["https://lore.dev/problems/prompt-run-failed"];
+export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
+export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];

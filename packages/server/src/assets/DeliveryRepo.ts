@@ -14,6 +14,23 @@ const ItemRelease = Schema.Struct({
 const KnowledgeVersion = Schema.Struct({ id: Schema.String, title: Schema.String, versionNumber: Schema.Number, deletedAt: Schema.NullOr(Timestamp) })
 const Journey = Schema.Struct({ id: Schema.String, releaseId: Schema.String, userId: Schema.String, startedAt: Timestamp, completedAt: Schema.NullOr(Timestamp) })
 export type JourneyRow = typeof Journey.Type
+const Recommendable = Schema.Struct({
+  assetId: Schema.String,
+  type: Schema.Literal("PROMPT_TEMPLATE", "WORK_INSTRUCTION", "CAPABILITY_PACK", "SKILL"),
+  namespace: Schema.String,
+  slug: Schema.String,
+  knowledgeSpaceId: Schema.String,
+  portfolioState: Schema.Literal("DRAFT_ONLY", "IN_REVIEW", "RELEASED", "WITHDRAWN"),
+  sharingState: Schema.Literal("PRIVATE", "SHARED"),
+  releaseId: Schema.String,
+  versionLabel: Schema.String,
+  releaseDigest: Schema.String,
+  title: Schema.String,
+  summary: Schema.String,
+  classificationRank: Schema.Number,
+  releasedAt: Timestamp
+})
+export type RecommendableRow = typeof Recommendable.Type
 const Progress = Schema.Struct({ itemKey: Schema.String, completedAt: Timestamp })
 
 /** SQL for what consumers do with releases: acknowledgements, pack journeys and progress, pack items' targets. */
@@ -21,6 +38,19 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("lore/AssetDeli
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return {
+      /** Each visible asset's latest AVAILABLE release (withdrawn releases are never recommended). */
+      recommendable: rows("delivery.recommendable", Recommendable, (organizationId: string, visible: AccessPredicate, type: string | undefined) => sql`
+        SELECT a.id AS asset_id, a.type, a.namespace, a.slug, a.knowledge_space_id, a.portfolio_state, a.sharing_state,
+          r.id AS release_id, r.version_label, r.digest AS release_digest, r.title, r.summary, r.classification_rank, r.released_at
+        FROM assets a
+        JOIN LATERAL (SELECT * FROM asset_releases x WHERE x.asset_id = a.id AND x.availability = 'AVAILABLE' ORDER BY x.sequence DESC LIMIT 1) r ON true
+        WHERE a.organization_id = ${organizationId} AND ${visible("a")} ${type ? sql`AND a.type = ${type}` : sql``}
+        ORDER BY r.released_at DESC`),
+
+      recordRun: exec((run: { releaseId: string; userId: string; traceId: string; inputShapeDigest: string; gatewayId: string; modelId: string; durationMillis: number }) => sql`
+        INSERT INTO asset_prompt_runs (id, release_id, user_id, trace_id, input_shape_digest, gateway_id, model_id, duration_millis)
+        VALUES (${run.traceId}, ${run.releaseId}, ${run.userId}, ${run.traceId}, ${run.inputShapeDigest}, ${run.gatewayId}, ${run.modelId}, ${run.durationMillis})`),
+
       acknowledgement: row("delivery.acknowledgement", Acknowledgement, (releaseId: string, userId: string) =>
         sql`SELECT acknowledged_at FROM asset_acknowledgements WHERE release_id = ${releaseId} AND user_id = ${userId}`),
       acknowledge: exec((releaseId: string, userId: string) =>

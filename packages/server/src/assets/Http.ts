@@ -4,6 +4,7 @@ import { LoreApi } from "../http/Api"
 import { asCaller } from "../domain/Principal"
 import { Assets } from "./Assets"
 import { Delivery } from "./Delivery"
+import { AssetTools } from "./Tools"
 import { Governance } from "./Governance"
 import { SpacePolicies } from "./SpacePolicies"
 
@@ -44,5 +45,21 @@ export const AssetDeliveryHttp = HttpApiBuilder.group(LoreApi, "assetDelivery", 
       .handle("getPackJourney", ({ path }) => asCaller((me) => delivery.packJourney(me, path.assetId, path.releaseId)))
       .handle("setPackProgress", ({ path, payload }) => asCaller((me) => delivery.packProgress(me, path.assetId, path.releaseId, path.itemKey, payload.completed)))
       .handle("renderPrompt", ({ path, payload }) => asCaller((me) => delivery.render(me, path.assetId, path.releaseId, payload.variables)))
+  })
+)
+
+export const AssetToolsHttp = HttpApiBuilder.group(LoreApi, "assetTools", (handlers) =>
+  Effect.gen(function* () {
+    const tools = yield* AssetTools
+    return handlers
+      .handle("assetToolPromptForm", ({ path }) => asCaller((me) => tools.promptForm(me, path.assetId, path.releaseId)))
+      .handle("assetToolPromptRender", ({ path, payload }) => asCaller((me) => tools.promptRender(me, path.assetId, path.releaseId, payload.variables)))
+      .handle("assetToolPromptRun", ({ path, payload }) => asCaller((me) => tools.promptRun(me, path.assetId, path.releaseId, payload.variables)))
+      .handle("assetToolWorkInstruction", ({ path }) => asCaller((me) => tools.workInstruction(me, path.assetId, path.releaseId)))
+      .handle("assetToolPack", ({ path }) => asCaller((me) => tools.pack(me, path.assetId, path.releaseId)))
+      .handle("assetToolStartPack", ({ path }) => asCaller((me) => tools.pack(me, path.assetId, path.releaseId)))
+      .handle("assetToolPackItem", ({ path, payload }) => asCaller((me) => tools.packItem(me, path.assetId, path.releaseId, path.itemKey, payload.completed)))
+      .handle("assetToolFork", ({ path, payload }) => asCaller((me) => tools.fork(me, path.assetId, path.releaseId, payload)))
+      .handle("assetRecommendations", ({ urlParams }) => asCaller((me) => tools.recommendations(me, urlParams)))
   })
 )

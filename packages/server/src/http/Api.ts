@@ -3,6 +3,7 @@ import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
 import { AssetsApi } from "../assets/Api"
 import { AssetDeliveryApi } from "../assets/DeliveryApi"
+import { AssetToolsApi } from "../assets/ToolsApi"
 import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
@@ -28,6 +29,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(KnowledgeApi)
   .add(AssetsApi)
   .add(AssetDeliveryApi)
+  .add(AssetToolsApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
