@@ -1,5 +1,6 @@
 import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
+import { AssetToolsArea } from "./assetTools"
 import type {
   Asset,
   AssetPolicy,
@@ -28,7 +29,12 @@ import type {
  * submission sends the draft's `lockVersion` (409 LOCK_VERSION_CONFLICT when stale).
  */
 export class AssetsArea {
-  constructor(private readonly client: LoreFetchClient) {}
+  /** The assistant's tools over released assets. */
+  readonly tools: AssetToolsArea
+
+  constructor(private readonly client: LoreFetchClient) {
+    this.tools = new AssetToolsArea(client)
+  }
 
   /** The assets the caller may see, optionally matching `q` (namespace, slug, title, summary) and of one type. */
   list(query: { q?: string; type?: AssetType } = {}): Promise<Array<AssetSummary>> {

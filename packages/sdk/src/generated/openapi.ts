@@ -1172,6 +1172,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistant/tools/asset-recommendations": {
         parameters: {
             query?: never;
@@ -3723,6 +3739,24 @@ export interface components {
             traceId: string;
             asset: components["schemas"]["Asset"];
         };
+        AssetFeedbackInput: {
+            rating: components["schemas"]["AssetFeedbackRating"];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            comment?: string;
+        };
+        /** @enum {string} */
+        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL";
+        FeedbackAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            feedbackId: components["schemas"]["UUID"];
+        };
         RecommendationsAnswer: {
             /**
              * Format: uuid
@@ -3974,6 +4008,9 @@ export type WorkInstructionAnswer = components['schemas']['WorkInstructionAnswer
 export type PackJourneyAnswer = components['schemas']['PackJourneyAnswer'];
 export type ForkInput = components['schemas']['ForkInput'];
 export type ForkAnswer = components['schemas']['ForkAnswer'];
+export type AssetFeedbackInput = components['schemas']['AssetFeedbackInput'];
+export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
+export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
 export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
 export type Recommendation = components['schemas']['Recommendation'];
 export type $defs = Record<string, never>;
@@ -10329,6 +10366,87 @@ export interface operations {
             };
         };
     };
+    "assetTools.assetToolFeedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetFeedbackInput"];
+            };
+        };
+        responses: {
+            /** @description FeedbackAnswer */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "assetTools.assetRecommendations": {
         parameters: {
             query?: {
@@ -10651,3 +10769,4 @@ export const invalidVariablesCodeValues: ReadonlyArray<components["schemas"]["In
 export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["type"]> = ["https://lore.dev/problems/prompt-run-failed"];
 export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
 export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
+export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];

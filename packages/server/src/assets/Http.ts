@@ -60,6 +60,7 @@ export const AssetToolsHttp = HttpApiBuilder.group(LoreApi, "assetTools", (handl
       .handle("assetToolStartPack", ({ path }) => asCaller((me) => tools.pack(me, path.assetId, path.releaseId)))
       .handle("assetToolPackItem", ({ path, payload }) => asCaller((me) => tools.packItem(me, path.assetId, path.releaseId, path.itemKey, payload.completed)))
       .handle("assetToolFork", ({ path, payload }) => asCaller((me) => tools.fork(me, path.assetId, path.releaseId, payload)))
+      .handle("assetToolFeedback", ({ path, payload }) => asCaller((me) => tools.feedback(me, path.assetId, path.releaseId, payload)))
       .handle("assetRecommendations", ({ urlParams }) => asCaller((me) => tools.recommendations(me, urlParams)))
   })
 )

@@ -9,7 +9,7 @@ import { AssetReader } from "./AssetReader"
 import { Assets } from "./Assets"
 import { Delivery } from "./Delivery"
 import { DeliveryRepo } from "./DeliveryRepo"
-import { InvalidVariables, PromptRunFailed, WrongAssetType } from "./Errors"
+import { InvalidVariables, PromptRunFailed, ReleaseNotFound, WrongAssetType } from "./Errors"
 import { renderPrompt } from "./Render"
 
 /**
@@ -173,7 +173,27 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
           }
         }))
 
-    return { promptForm, promptRender, promptRun, workInstruction, pack, packItem, fork, recommendations }
+    /**
+     * Feedback on a release the caller may see (withdrawn ones included: feedback may explain a withdrawal). It is
+     * kept in the audit trail as `asset.feedback`, the record owners and governance already read.
+     */
+    const feedback = (caller: Principal, assetId: string, releaseId: string, input: { rating: "HELPFUL" | "NOT_HELPFUL"; comment: string }) =>
+      traced("feedback", { assetId, releaseId }, (traceId) =>
+        Effect.gen(function* () {
+          const { parts, clearanceRank } = yield* reader.load(caller, assetId)
+          const release = parts.releases.find((r) => r.id === releaseId && classificationRank[r.classification] <= clearanceRank)
+          if (!release) return yield* new ReleaseNotFound({ detail: "The asset has no release with this id that you may see" })
+          const feedbackId = randomUUID()
+          yield* audit.record(caller, {
+            action: "asset.feedback",
+            resourceType: "asset",
+            resourceId: assetId,
+            details: { feedbackId, releaseId, versionLabel: release.versionLabel, rating: input.rating, comment: input.comment, traceId }
+          })
+          return { traceId, feedbackId }
+        }))
+
+    return { feedback, promptForm, promptRender, promptRun, workInstruction, pack, packItem, fork, recommendations }
   }),
   dependencies: [Delivery.Default, AssetReader.Default, Assets.Default, DeliveryRepo.Default, KnowledgeSearch.Default, Audit.Default]
 }) {}

@@ -71,6 +71,11 @@ export const ForkBody = Body({
   knowledgeSpaceId: Schema.optional(Schema.UUID)
 }).annotations({ identifier: "ForkInput" })
 
+export const FeedbackBody = Body({
+  rating: Schema.Literal("HELPFUL", "NOT_HELPFUL").annotations({ identifier: "AssetFeedbackRating" }),
+  comment: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2000)), { default: () => "" })
+}).annotations({ identifier: "AssetFeedbackInput" })
+
 const ReleasePath = Schema.Struct({ assetId: Schema.UUID, releaseId: Schema.UUID })
 const T = "/assistant/tools/assets/:assetId/releases/:releaseId"
 
@@ -118,6 +123,12 @@ export class AssetToolsApi extends HttpApiGroup.make("assetTools")
       .addSuccess(created(traced("ForkAnswer", { asset: Asset })))
       .addError(AssetNotFound).addError(ReleaseNotFound).addError(WrongAssetType).addError(ReleaseWithdrawn)
       .addError(KnowledgeSpaceNotFound).addError(NotAContributor).addError(ClassificationAboveClearance).addError(AssetSlugTaken).addError(InvalidAssetContent)
+      .pipe(authenticated)
+  )
+  .add(
+    HttpApiEndpoint.post("assetToolFeedback", `${T}/feedback`).setPath(ReleasePath).setPayload(FeedbackBody)
+      .addSuccess(created(traced("FeedbackAnswer", { feedbackId: Schema.UUID })))
+      .addError(AssetNotFound).addError(ReleaseNotFound)
       .pipe(authenticated)
   )
   .add(

@@ -84,6 +84,15 @@ describe("assistant asset tools", { timeout: 240_000 }, () => {
     expect((await ok(viewer.call("GET", `${tools(pack)}/pack`))).journey.assignmentId).toBe(started.journey.assignmentId)
   })
 
+  it("takes feedback on a release, kept in the audit trail", async () => {
+    const given = await ok(viewer.call("POST", `${tools(instruction)}/feedback`, { rating: "HELPFUL", comment: "clear steps" }), 201)
+    expect(given.traceId).toMatch(UUID)
+    expect(given.feedbackId).toMatch(UUID)
+    const audit = await ok(world.admin("GET", `/api/admin/audit?resourceType=asset&resourceId=${instruction.assetId}`))
+    expect(audit.items.find((e: any) => e.action === "asset.feedback").details).toMatchObject({ feedbackId: given.feedbackId, rating: "HELPFUL", comment: "clear steps" })
+    await problem(outsider.call("POST", `${tools(instruction)}/feedback`, { rating: "HELPFUL" }), 404, "ASSET_NOT_FOUND")
+  })
+
   it("forks a released version into a new draft owned by the caller", async () => {
     await problem(viewer.call("POST", `${tools(prompt)}/fork`, { namespace: "mine", slug: "brief" }), 403, "NOT_A_CONTRIBUTOR")
     const forked = await ok(contributor.call("POST", `${tools(prompt)}/fork`, { namespace: "mine", slug: "brief" }), 201)
