@@ -17,7 +17,7 @@ import { vector } from "@electric-sql/pglite-pgvector"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { SqlClient, Statement } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Redacted, String as Str } from "effect"
+import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted, String as Str } from "effect"
 import { createHash } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,6 +28,8 @@ import { EmbeddingModel } from "../../packages/server/src/ai/EmbeddingModel"
 import { EmbeddingSettings } from "../../packages/server/src/ai/EmbeddingSettings"
 import { Database, transactional } from "../../packages/server/src/db/Sql"
 import { CurrentRequestId } from "../../packages/server/src/domain/RequestId"
+import { Settings } from "../../packages/server/src/Config"
+import { JobsLive } from "../../packages/server/src/jobs/Worker"
 import { toPrincipal } from "../../packages/server/src/identity/Authenticator"
 import { IdentityRepo } from "../../packages/server/src/identity/Repo"
 import { chunkDocument, parseDocument } from "../../packages/server/src/knowledge/parsing/index"
@@ -103,6 +105,11 @@ const services = (target: Target) => {
   )
   return Layer.mergeAll(KnowledgeSearch.Default, IdentityRepo.Default).pipe(
     Layer.provideMerge(Layer.mergeAll(AccessEvaluator.Default, SearchIndexRepo.Default, SourcesRepo.Default, EmbeddingModel.Default)),
+    // Search reads the embedding generation (none here: lexical) through the ai area, which needs the job queue and settings.
+    Layer.provide(JobsLive),
+    Layer.provide(Layer.succeed(Settings, Settings.make({
+      dataDir: mkdtempSync(join(tmpdir(), "lore-bench-settings-")), databaseUrl: Option.none(), bootstrapToken: Option.none(), secretKey: Option.none()
+    }))),
     Layer.provide(EmbeddingSettings.layer()),
     Layer.provideMerge(database),
     Layer.provideMerge(client),
@@ -182,7 +189,7 @@ export const loreSql = async (target: Target) => {
             const chunks = chunkDocument(parsed.document, { sourceRevisionId: sourceId })
             yield* index.replaceChunks(
               { sourceId, organizationId: owner.organizationId, knowledgeSpaceId: owner.knowledgeSpaceId, knowledgeAssetId, classificationRank: 1, aclKeys: null, title },
-              toIndexedChunks(chunks, null)
+              toIndexedChunks(chunks)
             )
             yield* repo.markReady(sourceId, { pageCount: parsed.document.pageCount, chunkCount: chunks.length, embedding: null })
             yield* repo.refreshCurrentVersion(knowledgeAssetId)

@@ -37,16 +37,21 @@ export interface AddResult {
   readonly audience?: SourceAudience
 }
 
-/** Progress of a batch, by the file's index in the batch (the Ink board draws from these). */
-export interface AddEvents {
+/**
+ * Progress of a batch of uploads, by the file's index in the batch (the Ink board draws from these): `S` is
+ * what the server answers for one upload (a Source, an AssistantFile), `R` one file's result.
+ */
+export interface UploadEvents<S extends { readonly status: string }, R> {
   readonly onStart?: (index: number) => void
   readonly onProgress?: (index: number, sent: number, total: number | undefined) => void
-  /** The server answered the upload: the source exists and ingestion has begun. */
-  readonly onUploaded?: (index: number, source: Source) => void
-  /** Each state seen while waiting for ingestion to settle. */
-  readonly onStatus?: (index: number, source: Source) => void
-  readonly onDone?: (index: number, result: AddResult) => void
+  /** The server answered the upload: the resource exists and its processing has begun. */
+  readonly onUploaded?: (index: number, uploaded: S) => void
+  /** Each state seen while waiting for processing to settle. */
+  readonly onStatus?: (index: number, current: S) => void
+  readonly onDone?: (index: number, result: R) => void
 }
+
+export type AddEvents = UploadEvents<Source, AddResult>
 
 const failureOf = (error: unknown): { code: string; message: string; httpStatus?: number } => {
   if (LoreApiError.is(error)) return { code: error.code, message: error.detail || error.message, httpStatus: error.status }

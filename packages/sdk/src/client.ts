@@ -1,5 +1,6 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
+import { AssistantFilesArea } from "./areas/assistantFiles"
 import { AssetsArea } from "./areas/assets"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
@@ -76,6 +77,8 @@ export const createLoreClient = (options: LoreClientOptions) => {
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
     admin: new AdminArea(raw),
+    /** The assistant: `files` (private chat attachments). */
+    assistant: { files: new AssistantFilesArea(raw) },
     assets: new AssetsArea(raw)
   }
 }

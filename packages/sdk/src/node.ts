@@ -2,8 +2,9 @@ import { createReadStream } from "node:fs"
 import { stat } from "node:fs/promises"
 import { basename } from "node:path"
 import { Readable } from "node:stream"
+import type { AssistantFileUploadOptions } from "./areas/assistantFiles"
 import type { UploadOptions } from "./areas/sources"
-import type { Source } from "./generated/openapi"
+import type { AssistantFile, Source } from "./generated/openapi"
 
 /** `@lore/sdk/node`: helpers that need Node's file system (the main entry runs in browsers too). */
 
@@ -28,6 +29,36 @@ export const uploadFile = async (lore: Uploader, path: string, options: UploadFi
   // If the upload fails before the body is read, close the file instead of leaving it open.
   try {
     return await lore.sources.upload({
+      ...options,
+      fileName: options.fileName ?? basename(path),
+      file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
+      size: info.size
+    })
+  } finally {
+    stream.destroy()
+  }
+}
+
+/** What uploadAssistantFile needs of a client (typed structurally, like Uploader). */
+export interface AssistantFileUploader {
+  readonly assistant: { readonly files: { upload(options: AssistantFileUploadOptions): Promise<AssistantFile> } }
+}
+
+export interface UploadAssistantFileOptions extends Omit<AssistantFileUploadOptions, "file" | "size"> {
+  /** Default: the path's base name. */
+  readonly fileName?: string | undefined
+}
+
+/**
+ * Uploads a file from disk to the caller's private assistant files, streamed, with the file's size as the
+ * progress total: `await uploadAssistantFile(lore, "./notes.pdf", { onProgress })`.
+ */
+export const uploadAssistantFile = async (lore: AssistantFileUploader, path: string, options: UploadAssistantFileOptions = {}): Promise<AssistantFile> => {
+  const info = await stat(path)
+  if (!info.isFile()) throw new TypeError(`uploadAssistantFile: ${path} is not a file`)
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
+  try {
+    return await lore.assistant.files.upload({
       ...options,
       fileName: options.fileName ?? basename(path),
       file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,

@@ -4,6 +4,10 @@ import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
 import { AccessLive } from "./access/Layer"
 import { AiAdminHttp } from "./ai/Http"
 import { AiLive } from "./ai/Layer"
+import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
+import { AssistantLive } from "./assistant/Layer"
+import { AssistantFilesHttp } from "./assistant/FilesHttp"
+import { AssistantFilesLive } from "./assistant/FilesLayer"
 import { AssetDeliveryHttp, AssetsHttp, AssetToolsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
@@ -25,7 +29,10 @@ import { PlatformLive } from "./platform/Layer"
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
 // The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
-const AreasLive = Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, Layer.provide(AssetsLive, AiLive)).pipe(Layer.provideMerge(AccessLive))
+const AreasLive = AssistantLive.pipe(
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive))),
+  Layer.provideMerge(AccessLive)
+)
 
 /**
  * The database (only once migrated), the job queue, the areas, then the job workers and first-start
@@ -40,7 +47,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

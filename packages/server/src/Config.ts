@@ -1,4 +1,43 @@
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+
+/** A per-user token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
+export interface RateLimitSetting {
+  readonly perMinute: number
+  readonly burst: number
+}
+
+/** The per-user limits Lore enforces (RateLimits.consume takes their names). */
+export interface RateLimitSettings {
+  readonly chat: RateLimitSetting
+  readonly fileUpload: RateLimitSetting
+}
+
+/** Assistant files (private chat attachments): how large, how long they are kept, how often expired ones are purged. */
+export interface AssistantFileSettings {
+  readonly maxBytes: number
+  readonly retentionMs: number
+  readonly purgeIntervalMs: number
+}
+
+export const defaultRateLimits: RateLimitSettings = {
+  chat: { perMinute: 20, burst: 10 },
+  fileUpload: { perMinute: 10, burst: 20 }
+}
+
+export const defaultAssistantFiles: AssistantFileSettings = {
+  maxBytes: 25 * 1024 * 1024,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  purgeIntervalMs: 15 * 60 * 1000
+}
+
+const rateLimitFromEnv = (name: string, fallback: RateLimitSetting) =>
+  Config.all({
+    perMinute: Config.number(`LORE_RATE_LIMIT_${name}_PER_MINUTE`).pipe(Config.withDefault(fallback.perMinute)),
+    burst: Config.integer(`LORE_RATE_LIMIT_${name}_BURST`).pipe(Config.withDefault(fallback.burst))
+  })
+
+const millis = (name: string, fallback: number) =>
+  Config.duration(name).pipe(Config.map(Duration.toMillis), Config.withDefault(fallback))
 
 /** Every setting Lore reads, resolved once at start (env LORE_*, DATABASE_URL). */
 export interface LoreSettings {
@@ -21,6 +60,10 @@ export interface LoreSettings {
   readonly logLevel: string
   /** Print the bootstrap banner on first start (off in tests). */
   readonly announce: boolean
+  /** LORE_RATE_LIMIT_{CHAT,FILE_UPLOAD}_{PER_MINUTE,BURST} */
+  readonly rateLimits: RateLimitSettings
+  /** LORE_ASSISTANT_FILE_MAX_BYTES, LORE_ASSISTANT_FILE_RETENTION ("7 days"), LORE_ASSISTANT_FILE_PURGE_INTERVAL ("15 minutes") */
+  readonly assistantFiles: AssistantFileSettings
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
@@ -43,7 +86,16 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
         bodyStallMs: yield* Config.integer("LORE_BODY_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
         secureCookies: yield* Config.boolean("LORE_SECURE_COOKIES").pipe(Config.withDefault(false)),
         logLevel: yield* Config.string("LORE_LOG_LEVEL").pipe(Config.withDefault("info")),
-        announce: true
+        announce: true,
+        rateLimits: {
+          chat: yield* rateLimitFromEnv("CHAT", defaultRateLimits.chat),
+          fileUpload: yield* rateLimitFromEnv("FILE_UPLOAD", defaultRateLimits.fileUpload)
+        },
+        assistantFiles: {
+          maxBytes: yield* Config.integer("LORE_ASSISTANT_FILE_MAX_BYTES").pipe(Config.withDefault(defaultAssistantFiles.maxBytes)),
+          retentionMs: yield* millis("LORE_ASSISTANT_FILE_RETENTION", defaultAssistantFiles.retentionMs),
+          purgeIntervalMs: yield* millis("LORE_ASSISTANT_FILE_PURGE_INTERVAL", defaultAssistantFiles.purgeIntervalMs)
+        }
       } satisfies LoreSettings
     })
 
@@ -63,6 +115,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     secureCookies: false,
     logLevel: "info",
     announce: false,
+    rateLimits: defaultRateLimits,
+    assistantFiles: defaultAssistantFiles,
     ...overrides
   })
 }

@@ -3,7 +3,7 @@ import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
-import { type LoreSettings, Settings } from "./Config"
+import { type AssistantFileSettings, defaultAssistantFiles, defaultRateLimits, type LoreSettings, type RateLimitSettings, Settings } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
 
@@ -27,6 +27,10 @@ export interface StartOptions {
   readonly secureCookies?: boolean
   /** An OpenAI-compatible embedding endpoint; without one, search is lexical only. */
   readonly embedding?: EmbeddingEndpointOptions
+  /** Per-user rate limits (default: Config.ts defaultRateLimits). */
+  readonly rateLimits?: Partial<RateLimitSettings>
+  /** Assistant files: size limit, retention, purge interval (default: Config.ts defaultAssistantFiles). */
+  readonly assistantFiles?: Partial<AssistantFileSettings>
 }
 
 export interface RunningServer {
@@ -50,7 +54,9 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     ...(options.maxJsonBytes !== undefined ? { maxJsonBytes: options.maxJsonBytes } : {}),
     ...(options.bodyStallMs !== undefined ? { bodyStallMs: options.bodyStallMs } : {}),
     logLevel: options.logLevel ?? "warning",
-    announce: options.announce ?? false
+    announce: options.announce ?? false,
+    rateLimits: { ...defaultRateLimits, ...options.rateLimits },
+    assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles }
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

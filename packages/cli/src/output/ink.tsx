@@ -1,7 +1,7 @@
 import { ConfirmInput, PasswordInput, ProgressBar, Spinner, TextInput } from "@inkjs/ui"
 import { Box, render, Static, Text, useApp } from "ink"
 import { type ReactNode, useEffect, useState } from "react"
-import type { AddEvents, AddResult } from "../uploads"
+import type { UploadEvents } from "../uploads"
 import { COLUMN_GAP, layoutTable, truncate } from "./table"
 import { type Block, type Cell, formatBytes, plural, type Segment, type Span, type Tone, type View } from "./view"
 
@@ -221,10 +221,10 @@ const LiveRow = ({ row, nameWidth }: { readonly row: FileRow; readonly nameWidth
   )
 }
 
-function UploadBoard<T>(props: {
+function UploadBoard<T, R>(props: {
   readonly files: ReadonlyArray<string>
-  readonly work: (events: AddEvents) => Promise<T>
-  readonly lines: (result: AddResult) => View
+  readonly work: (events: UploadEvents<{ readonly status: string }, R>) => Promise<T>
+  readonly lines: (result: R) => View
   readonly summary: (result: T) => View
   readonly report: (outcome: Outcome<T>) => void
 }) {
@@ -236,7 +236,7 @@ function UploadBoard<T>(props: {
   useEffect(() => {
     const update = (index: number, change: (row: FileRow) => Partial<FileRow>) =>
       setRows((current) => current.map((row, at) => (at === index ? { ...row, ...change(row) } : row)))
-    const events: AddEvents = {
+    const events: UploadEvents<{ readonly status: string }, R> = {
       onStart: (index) => update(index, () => ({ phase: "uploading", since: Date.now() })),
       // Once every byte is sent the bar has nothing more to say: a spinner shows the server is at work.
       onProgress: (index, sent, total) =>
@@ -294,10 +294,10 @@ function UploadBoard<T>(props: {
  * ingestion state until it settles, and the lines of each finished file; resolves with `work`'s result. Drawn on
  * `stream`: stdout, or stderr when stdout carries --json.
  */
-export const runUploadBoard = async <T,>(
+export const runUploadBoard = async <T, R>(
   files: ReadonlyArray<string>,
-  work: (events: AddEvents, signal: AbortSignal) => Promise<T>,
-  lines: (result: AddResult) => View,
+  work: (events: UploadEvents<{ readonly status: string }, R>, signal: AbortSignal) => Promise<T>,
+  lines: (result: R) => View,
   summary: (result: T) => View,
   stream: NodeJS.WriteStream = process.stdout
 ): Promise<T> => {

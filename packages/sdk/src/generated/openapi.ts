@@ -740,6 +740,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistant/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assistant.chat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistant.listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/conversations/{conversationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["assistant.deleteConversation"];
+        options?: never;
+        head?: never;
+        patch: operations["assistant.renameConversation"];
+        trace?: never;
+    };
+    "/api/assistant/conversations/{conversationId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistant.listMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/conversations/{conversationId}/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["assistant.setConversationModel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/messages/{messageId}/citations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistant.listMessageCitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/messages/{messageId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["assistant.setMessageFeedback"];
+        post?: never;
+        delete: operations["assistant.deleteMessageFeedback"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/model-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistant.getModelOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/starters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistant.listStarters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/knowledge-search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assistant.knowledgeSearchTool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/assistant/starters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminAssistant.listConfiguredStarters"];
+        put: operations["adminAssistant.setConfiguredStarters"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.listAssistantFiles"];
+        put?: never;
+        post: operations["assistantFiles.uploadAssistantFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files/{fileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.getAssistantFile"];
+        put?: never;
+        post?: never;
+        delete: operations["assistantFiles.deleteAssistantFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files/{fileId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.getAssistantFileContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/files/{fileId}/chunks/{chunkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantFiles.getAssistantFileChunk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assets": {
         parameters: {
             query?: never;
@@ -2509,6 +2749,8 @@ export interface components {
             gatewayProfileId: components["schemas"]["UUID"];
             modelId: string;
             providerReasoningEffort?: components["schemas"]["ProviderReasoningEffort"];
+            /** @description The vector size of an embedding route (added) */
+            dimensions?: components["schemas"]["Int"];
             source: components["schemas"]["AiRouteSource"];
             editable: boolean;
             /**
@@ -2532,6 +2774,8 @@ export interface components {
              */
             modelId: string;
             providerReasoningEffort?: components["schemas"]["ProviderReasoningEffort"];
+            /** @description Required for QUERY_EMBEDDING and DOCUMENT_EMBEDDING to a gateway other than LOCAL: the size of the model's vectors (added) */
+            dimensions?: components["schemas"]["Int"];
             /**
              * nonNegative
              * @description The route's version as read (0 when it has no admin route yet)
@@ -2560,6 +2804,23 @@ export interface components {
             managementMode: string;
             editable: boolean;
             lifecycleNote: string;
+            /** @description The embedding generation search uses; null when search is lexical (added) */
+            generation: components["schemas"]["Int"] | null;
+            /** @description The re-embedding in progress, if any (added) */
+            reembedding: components["schemas"]["Reembedding"] | null;
+        };
+        Reembedding: {
+            generation: components["schemas"]["Int"];
+            embeddingProvider: string;
+            embeddingModel: string;
+            gatewayKey: string;
+            dimensions: components["schemas"]["Int"];
+            chunksEmbedded: components["schemas"]["Int"];
+            chunksTotal: components["schemas"]["Int"];
+            jobId: string | null;
+            /** @description QUEUED, RUNNING, ... of the durable job that embeds the chunks */
+            jobStatus: string | null;
+            startedAt: components["schemas"]["Timestamp"];
         };
         /** @description Model calls in [since, until): LOCAL's are counted too, with zero tokens */
         AiUsage: {
@@ -2846,6 +3107,318 @@ export interface components {
             status: 404;
             /** @enum {string} */
             code: "CITATION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ChatRequest: {
+            /** @description The question (required unless `messages` carries it); at most 8000 characters */
+            message?: string;
+            /** @description Continue this conversation (a follow-up); omit to start one */
+            conversationId?: components["schemas"]["UUID"];
+            /**
+             * maxItems(20)
+             * @description Answer only from these knowledge spaces (among those the caller may read)
+             */
+            knowledgeSpaceIds?: components["schemas"]["UUID"][];
+            /**
+             * maxItems(20)
+             * @description The caller's own uploaded files to use as private context
+             */
+            fileIds?: components["schemas"]["UUID"][];
+            /** @description Answer with this assistant model (see model-options) and keep it for the conversation */
+            modelActivationId?: components["schemas"]["UUID"];
+            /** @description The `ai` package's chat id: taken as conversationId when it is one the caller owns */
+            id?: string;
+            /** @description The `ai` package's UI messages; the last user message's text parts are the question */
+            messages?: unknown[];
+        };
+        /** @description The chat request has no question (an empty or missing message, or no user message with text), or it is longer than the documented limit */
+        InvalidChatRequest: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-chat-request";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_CHAT_REQUEST";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No conversation with this id that the caller owns (conversations are private to their owner) */
+        ConversationNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/conversation-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "CONVERSATION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No assistant model with this id on an enabled gateway of the caller's organization */
+        ModelOptionNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/model-option-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "MODEL_OPTION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ConversationSummary: {
+            id: components["schemas"]["UUID"];
+            title: string;
+            lastActivityAt: components["schemas"]["Timestamp"];
+            messageCount: components["schemas"]["Int"];
+            createdAt: components["schemas"]["Timestamp"];
+            modelActivationId: components["schemas"]["UUID"] | null;
+        };
+        RenameConversation: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            title: string;
+        };
+        Message: {
+            id: components["schemas"]["UUID"];
+            role: components["schemas"]["MessageRole"];
+            content: string;
+            sequence: components["schemas"]["Int"];
+            occurredAt: components["schemas"]["Timestamp"];
+            status: components["schemas"]["MessageStatus"];
+            /** @description Who answered: LOCAL or the gateway's protocol (assistant messages) */
+            provider: string | null;
+            model: string | null;
+            feedback?: components["schemas"]["FeedbackSentiment"];
+        };
+        /** @enum {string} */
+        MessageRole: "USER" | "ASSISTANT";
+        /**
+         * @description COMPLETE; INTERRUPTED when the client disconnected mid-answer (the partial text is kept); FAILED when the model call failed
+         * @enum {string}
+         */
+        MessageStatus: "COMPLETE" | "INTERRUPTED" | "FAILED";
+        /** @enum {string} */
+        FeedbackSentiment: "HELPFUL" | "UNHELPFUL";
+        SetConversationModel: {
+            modelActivationId: components["schemas"]["UUID"];
+        };
+        MessageCitation: {
+            /**
+             * int
+             * @description The [n] the answer used; numbered in order of first use
+             */
+            citationNumber: number;
+            /**
+             * Format: uuid
+             * @description What /api/citations/{citationId}/excerpt and /content take
+             */
+            citationId: string;
+            /** @description The cited source's id (the document version) */
+            sourceId: string;
+            /** @description null when the source is no longer available to the caller */
+            title: string | null;
+            heading: string | null;
+            startPage: components["schemas"]["Int"] | null;
+            endPage: components["schemas"]["Int"] | null;
+            /** @description Evaluated for the caller at each read: false when the cited source cannot be opened (any more) */
+            available: boolean;
+            excerptUrl: string;
+            contentUrl: string;
+        };
+        /** @description No message with this id in a conversation the caller owns */
+        MessageNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/message-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "MESSAGE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        FeedbackInput: {
+            sentiment: components["schemas"]["FeedbackSentiment"];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            comment?: string;
+        };
+        MessageFeedback: {
+            messageId: components["schemas"]["UUID"];
+            sentiment: components["schemas"]["FeedbackSentiment"];
+            comment: string | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        ModelOptions: {
+            selectedModelActivationId: components["schemas"]["UUID"];
+            options: components["schemas"]["ModelOption"][];
+        };
+        ModelOption: {
+            id: components["schemas"]["UUID"];
+            gatewayLabel: string;
+            provider: string;
+            modelId: string;
+            displayName: string;
+            defaultChoice: boolean;
+        };
+        Starter: {
+            id: string;
+            label: string;
+            prompt: string;
+            source: components["schemas"]["StarterSource"];
+        };
+        /**
+         * @description Set by an administrator, or derived from what the caller may read
+         * @enum {string}
+         */
+        StarterSource: "CONFIGURED" | "DERIVED";
+        KnowledgeSearchToolInput: {
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            query: string;
+            /**
+             * maxItems(20)
+             * @description an array of at most 20 item(s)
+             */
+            knowledgeSpaceIds?: components["schemas"]["UUID"][];
+            /**
+             * between(1, 50)
+             * @description a number between 1 and 50
+             */
+            limit?: components["schemas"]["Int"];
+        };
+        KnowledgeSearchToolResult: {
+            /** @description Logged with the call, so an answer built on it can be traced */
+            traceId: string;
+            requestId: string;
+            citations: components["schemas"]["ToolCitation"][];
+        };
+        ToolCitation: {
+            chunkId: components["schemas"]["UUID"];
+            knowledgeAssetId: components["schemas"]["UUID"];
+            sourceRevisionId: components["schemas"]["UUID"];
+            title: string;
+            startPage: components["schemas"]["Int"] | null;
+            endPage: components["schemas"]["Int"] | null;
+            heading: string | null;
+            content: string;
+        };
+        /**
+         * maxItems(20)
+         * @description an array of at most 20 item(s)
+         */
+        StarterList: components["schemas"]["StarterInput"][];
+        StarterInput: {
+            /**
+             * maxLength(80)
+             * @description a string at most 80 character(s) long
+             */
+            label: string;
+            /**
+             * maxLength(8000)
+             * @description a string at most 8000 character(s) long
+             */
+            prompt: string;
+        };
+        FilePage: {
+            items: components["schemas"]["AssistantFile"][];
+            page: components["schemas"]["Int"];
+            hasMore: boolean;
+        };
+        AssistantFile: {
+            id: components["schemas"]["UUID"];
+            fileName: string;
+            /** @description What the bytes are, by content (the declared type only separates text formats) */
+            mediaType: string;
+            contentLength: components["schemas"]["Int"];
+            status: components["schemas"]["AssistantFileStatus"];
+            /** @description When FAILED: UNSUPPORTED_MEDIA_TYPE, EMPTY_FILE, CORRUPT_FILE, ENCRYPTED, NO_TEXT, ARCHIVE_TOO_LARGE, TIMEOUT or PROCESSING_FAILED */
+            failureCode: string | null;
+            /** @description When FAILED: what happened and what to do, for the uploader */
+            failureMessage: string | null;
+            /**
+             * int
+             * @description Processing generation of the current chunks (0 before the first)
+             */
+            generation: number;
+            pageCount: components["schemas"]["Int"] | null;
+            chunkCount: components["schemas"]["Int"] | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 date-time in UTC
+             */
+            expiresAt: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        AssistantFileStatus: "UPLOADED" | "PROCESSING" | "READY" | "FAILED";
+        /** @description Too many requests of this kind from this user; retry after the number of seconds in the Retry-After header */
+        RateLimitExceeded: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/rate-limited";
+            title: string;
+            /** @enum {number} */
+            status: 429;
+            /** @enum {string} */
+            code: "RATE_LIMITED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No assistant file with this id among the caller's own (files are private to their owner; expired files are gone) */
+        AssistantFileNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/assistant-file-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ASSISTANT_FILE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        FileChunk: {
+            id: components["schemas"]["UUID"];
+            fileId: components["schemas"]["UUID"];
+            generation: components["schemas"]["Int"];
+            /** @description The file's name */
+            title: string;
+            heading: string | null;
+            startPage: components["schemas"]["Int"] | null;
+            endPage: components["schemas"]["Int"] | null;
+            content: string;
+        };
+        /** @description No chunk with this id in the file's current processing generation */
+        FileChunkNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/file-chunk-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "FILE_CHUNK_NOT_FOUND";
             detail: string;
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
@@ -3907,6 +4480,7 @@ export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
 export type IndexSettings = components['schemas']['IndexSettings'];
+export type Reembedding = components['schemas']['Reembedding'];
 export type AiUsage = components['schemas']['AiUsage'];
 export type InvalidUsagePeriod = components['schemas']['InvalidUsagePeriod'];
 export type SourceStatus = components['schemas']['SourceStatus'];
@@ -3929,6 +4503,37 @@ export type CatalogEntry = components['schemas']['CatalogEntry'];
 export type CitationExcerpt = components['schemas']['CitationExcerpt'];
 export type PresentationKind = components['schemas']['PresentationKind'];
 export type CitationNotFound = components['schemas']['CitationNotFound'];
+export type ChatRequest = components['schemas']['ChatRequest'];
+export type InvalidChatRequest = components['schemas']['InvalidChatRequest'];
+export type ConversationNotFound = components['schemas']['ConversationNotFound'];
+export type ModelOptionNotFound = components['schemas']['ModelOptionNotFound'];
+export type ConversationSummary = components['schemas']['ConversationSummary'];
+export type RenameConversation = components['schemas']['RenameConversation'];
+export type Message = components['schemas']['Message'];
+export type MessageRole = components['schemas']['MessageRole'];
+export type MessageStatus = components['schemas']['MessageStatus'];
+export type FeedbackSentiment = components['schemas']['FeedbackSentiment'];
+export type SetConversationModel = components['schemas']['SetConversationModel'];
+export type MessageCitation = components['schemas']['MessageCitation'];
+export type MessageNotFound = components['schemas']['MessageNotFound'];
+export type FeedbackInput = components['schemas']['FeedbackInput'];
+export type MessageFeedback = components['schemas']['MessageFeedback'];
+export type ModelOptions = components['schemas']['ModelOptions'];
+export type ModelOption = components['schemas']['ModelOption'];
+export type Starter = components['schemas']['Starter'];
+export type StarterSource = components['schemas']['StarterSource'];
+export type KnowledgeSearchToolInput = components['schemas']['KnowledgeSearchToolInput'];
+export type KnowledgeSearchToolResult = components['schemas']['KnowledgeSearchToolResult'];
+export type ToolCitation = components['schemas']['ToolCitation'];
+export type StarterList = components['schemas']['StarterList'];
+export type StarterInput = components['schemas']['StarterInput'];
+export type FilePage = components['schemas']['FilePage'];
+export type AssistantFile = components['schemas']['AssistantFile'];
+export type AssistantFileStatus = components['schemas']['AssistantFileStatus'];
+export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
+export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
+export type FileChunk = components['schemas']['FileChunk'];
+export type FileChunkNotFound = components['schemas']['FileChunkNotFound'];
 export type AssetType = components['schemas']['AssetType'];
 export type AssetSummary = components['schemas']['AssetSummary'];
 export type PortfolioState = components['schemas']['PortfolioState'];
@@ -7803,6 +8408,1289 @@ export interface operations {
             };
         };
     };
+    "assistant.chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatRequest"];
+            };
+        };
+        responses: {
+            /** @description The AI SDK UI Message Stream protocol v1 (header x-vercel-ai-ui-message-stream: v1): `data: {json}` chunks in the order start {messageId = the saved assistant message}, data-conversation {conversationId}, text-start, text-delta..., text-end, source-document... (cited passages), data-citations {citations: MessageCitation[]}, finish {messageMetadata: {provider, model}}; a failure after the stream started is one `error` chunk; then `data: [DONE]` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_CHAT_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidChatRequest"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND, MODEL_OPTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"] | components["schemas"]["ModelOptionNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.listConversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationSummary"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.deleteConversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.renameConversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameConversation"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.listMessages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.setConversationModel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetConversationModel"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND, MODEL_OPTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"] | components["schemas"]["ModelOptionNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.listMessageCitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageCitation"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description MESSAGE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MessageNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.setMessageFeedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackInput"];
+            };
+        };
+        responses: {
+            /** @description MessageFeedback */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageFeedback"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description MESSAGE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MessageNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.deleteMessageFeedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description MESSAGE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MessageNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.getModelOptions": {
+        parameters: {
+            query?: {
+                conversationId?: components["schemas"]["UUID"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ModelOptions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelOptions"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.listStarters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Starter"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistant.knowledgeSearchTool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KnowledgeSearchToolInput"];
+            };
+        };
+        responses: {
+            /** @description KnowledgeSearchToolResult */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeSearchToolResult"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAssistant.listConfiguredStarters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Starter"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminAssistant.setConfiguredStarters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StarterList"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Starter"][];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.listAssistantFiles": {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FilePage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FilePage"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.uploadAssistantFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * itemsCount(1)
+                     * @description an array of exactly 1 item(s)
+                     */
+                    file: components["schemas"]["PersistedFile"][];
+                };
+            };
+        };
+        responses: {
+            /** @description AssistantFile */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantFile"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitExceeded"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.getAssistantFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AssistantFile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantFile"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.deleteAssistantFile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.getAssistantFileContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The original bytes, with their media type, as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantFiles.getAssistantFileChunk": {
+        parameters: {
+            query?: {
+                /** @description The generation the chunk id came from; a chunk of an older generation is 404 */
+                generation?: number;
+            };
+            header?: never;
+            path: {
+                fileId: components["schemas"]["UUID"];
+                chunkId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description FileChunk */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileChunk"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_FOUND, FILE_CHUNK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotFound"] | components["schemas"]["FileChunkNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "assets.listAssets": {
         parameters: {
             query?: {
@@ -10677,6 +12565,32 @@ export const presentationKindValues: ReadonlyArray<components["schemas"]["Presen
 export const citationNotFoundTypeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["type"]> = ["https://lore.dev/problems/citation-not-found"];
 export const citationNotFoundStatusValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["status"]> = [404];
 export const citationNotFoundCodeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["code"]> = ["CITATION_NOT_FOUND"];
+export const invalidChatRequestTypeValues: ReadonlyArray<components["schemas"]["InvalidChatRequest"]["type"]> = ["https://lore.dev/problems/invalid-chat-request"];
+export const invalidChatRequestStatusValues: ReadonlyArray<components["schemas"]["InvalidChatRequest"]["status"]> = [400];
+export const invalidChatRequestCodeValues: ReadonlyArray<components["schemas"]["InvalidChatRequest"]["code"]> = ["INVALID_CHAT_REQUEST"];
+export const conversationNotFoundTypeValues: ReadonlyArray<components["schemas"]["ConversationNotFound"]["type"]> = ["https://lore.dev/problems/conversation-not-found"];
+export const conversationNotFoundStatusValues: ReadonlyArray<components["schemas"]["ConversationNotFound"]["status"]> = [404];
+export const conversationNotFoundCodeValues: ReadonlyArray<components["schemas"]["ConversationNotFound"]["code"]> = ["CONVERSATION_NOT_FOUND"];
+export const modelOptionNotFoundTypeValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["type"]> = ["https://lore.dev/problems/model-option-not-found"];
+export const modelOptionNotFoundStatusValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["status"]> = [404];
+export const modelOptionNotFoundCodeValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["code"]> = ["MODEL_OPTION_NOT_FOUND"];
+export const messageRoleValues: ReadonlyArray<components["schemas"]["MessageRole"]> = ["USER", "ASSISTANT"];
+export const messageStatusValues: ReadonlyArray<components["schemas"]["MessageStatus"]> = ["COMPLETE", "INTERRUPTED", "FAILED"];
+export const feedbackSentimentValues: ReadonlyArray<components["schemas"]["FeedbackSentiment"]> = ["HELPFUL", "UNHELPFUL"];
+export const messageNotFoundTypeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["type"]> = ["https://lore.dev/problems/message-not-found"];
+export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["status"]> = [404];
+export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
+export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
+export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
+export const rateLimitExceededTypeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["type"]> = ["https://lore.dev/problems/rate-limited"];
+export const rateLimitExceededStatusValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["status"]> = [429];
+export const rateLimitExceededCodeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["code"]> = ["RATE_LIMITED"];
+export const assistantFileNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["type"]> = ["https://lore.dev/problems/assistant-file-not-found"];
+export const assistantFileNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["status"]> = [404];
+export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["code"]> = ["ASSISTANT_FILE_NOT_FOUND"];
+export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
+export const fileChunkNotFoundStatusValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["status"]> = [404];
+export const fileChunkNotFoundCodeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["code"]> = ["FILE_CHUNK_NOT_FOUND"];
 export const assetTypeValues: ReadonlyArray<components["schemas"]["AssetType"]> = ["PROMPT_TEMPLATE", "WORK_INSTRUCTION", "CAPABILITY_PACK", "SKILL"];
 export const portfolioStateValues: ReadonlyArray<components["schemas"]["PortfolioState"]> = ["DRAFT_ONLY", "IN_REVIEW", "RELEASED", "WITHDRAWN"];
 export const sharingStateValues: ReadonlyArray<components["schemas"]["SharingState"]> = ["PRIVATE", "SHARED"];

@@ -105,6 +105,7 @@ export const AiRoute = Schema.Struct({
   gatewayProfileId: Schema.UUID,
   modelId: Schema.String,
   providerReasoningEffort: Schema.optional(ReasoningEffort),
+  dimensions: Schema.optional(Schema.Int).annotations({ description: "The vector size of an embedding route (added)" }),
   source: RouteSource,
   editable: Schema.Boolean,
   version: Schema.Int.annotations({ description: "0 while the workload has no admin route (send 0 to create one)" }),
@@ -115,8 +116,24 @@ export const SetRoute = Body({
   gatewayProfileId: Schema.UUID,
   modelId: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
   providerReasoningEffort: Schema.optional(ReasoningEffort),
+  dimensions: Schema.optional(Schema.Int.pipe(Schema.between(1, 16_000))).annotations({
+    description: "Required for QUERY_EMBEDDING and DOCUMENT_EMBEDDING to a gateway other than LOCAL: the size of the model's vectors (added)"
+  }),
   version: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "The route's version as read (0 when it has no admin route yet)" })
 }).annotations({ identifier: "SetRoute" })
+
+export const Reembedding = Schema.Struct({
+  generation: Schema.Int,
+  embeddingProvider: Schema.String,
+  embeddingModel: Schema.String,
+  gatewayKey: Schema.String,
+  dimensions: Schema.Int,
+  chunksEmbedded: Schema.Int,
+  chunksTotal: Schema.Int,
+  jobId: Schema.NullOr(Schema.String),
+  jobStatus: Schema.NullOr(Schema.String).annotations({ description: "QUEUED, RUNNING, ... of the durable job that embeds the chunks" }),
+  startedAt: Timestamp
+}).annotations({ identifier: "Reembedding" })
 
 export const IndexSettings = Schema.Struct({
   embeddingProvider: Schema.String,
@@ -125,7 +142,9 @@ export const IndexSettings = Schema.Struct({
   distanceMetric: Schema.String,
   managementMode: Schema.String,
   editable: Schema.Boolean,
-  lifecycleNote: Schema.String
+  lifecycleNote: Schema.String,
+  generation: Schema.NullOr(Schema.Int).annotations({ description: "The embedding generation search uses; null when search is lexical (added)" }),
+  reembedding: Schema.NullOr(Reembedding).annotations({ description: "The re-embedding in progress, if any (added)" })
 }).annotations({ identifier: "IndexSettings" })
 
 const UsageTotals = {

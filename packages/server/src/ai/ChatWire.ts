@@ -302,8 +302,10 @@ const parse = (data: string) => {
  * sends them as deltas keyed by index), then the finish with the usage (OpenAI's last chunk, Anthropic's
  * message_start and message_delta). Retried only until the response starts.
  */
-export async function* streamChat(target: WireTarget, request: ChatRequest): AsyncGenerator<ChatChunk> {
+export async function* streamChat(target: WireTarget, request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatChunk> {
   const abort = new AbortController()
+  // The caller's abort (a client gone) ends the call at once, whatever it is waiting for.
+  signal?.addEventListener("abort", () => abort.abort(), { once: true })
   const response = await send(target, wireRequest(target, request, true), abort)
   const calls = new Map<number, { id: string; name: string; arguments: string }>()
   let usage = NO_USAGE

@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Chunk, type ConfigError, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { Chunk, type ConfigError, Duration, Effect, Either, Layer, Option, Redacted, Ref } from "effect"
 import { createHash } from "node:crypto"
 import { EmbeddingError, type EmbeddingErrorCode } from "./EmbeddingError"
 import { type EmbeddingEncoding, type EmbeddingEndpoint, type EmbeddingEndpointOptions, EmbeddingSettings } from "./EmbeddingSettings"
@@ -29,6 +29,20 @@ export interface EmbeddingModelShape {
    * a zero vector without being sent. Fails with EMBEDDING_NOT_CONFIGURED when `info` is none.
    */
   readonly embed: (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) => Effect.Effect<ReadonlyArray<Float32Array>, EmbeddingError>
+  /** `embed`, with the input tokens the provider reported (`usage.prompt_tokens`, 0 when it reports none). */
+  readonly embedCounted: (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) => Effect.Effect<EmbeddedTexts, EmbeddingError>
+}
+
+export interface EmbeddedTexts {
+  readonly vectors: ReadonlyArray<Float32Array>
+  readonly inputTokens: number
+}
+
+/** The prompt tokens of an embeddings answer (OpenAI's `usage.prompt_tokens`). */
+const promptTokensOf = (body: unknown): number => {
+  const usage = typeof body === "object" && body !== null ? (body as { usage?: { prompt_tokens?: unknown } }).usage : undefined
+  const tokens = usage?.prompt_tokens
+  return typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0 ? Math.round(tokens) : 0
 }
 
 export const embeddingProfileKey = (endpoint: Pick<EmbeddingEndpoint, "model" | "dimensions" | "documentPrefix">): string => {
@@ -37,16 +51,16 @@ export const embeddingProfileKey = (endpoint: Pick<EmbeddingEndpoint, "model" | 
   return `${base}+${createHash("sha256").update(endpoint.documentPrefix).digest("hex").slice(0, 8)}`
 }
 
+const notConfiguredError = new EmbeddingError({
+  code: "EMBEDDING_NOT_CONFIGURED",
+  retryable: false,
+  message: "No embedding model is configured: set LORE_EMBEDDING_URL, LORE_EMBEDDING_MODEL and LORE_EMBEDDING_DIMENSIONS."
+})
+
 const notConfigured: EmbeddingModelShape = {
   info: Option.none(),
-  embed: (texts) =>
-    texts.length === 0
-      ? Effect.succeed([])
-      : new EmbeddingError({
-          code: "EMBEDDING_NOT_CONFIGURED",
-          retryable: false,
-          message: "No embedding model is configured: set LORE_EMBEDDING_URL, LORE_EMBEDDING_MODEL and LORE_EMBEDDING_DIMENSIONS."
-        })
+  embed: (texts) => (texts.length === 0 ? Effect.succeed([]) : notConfiguredError),
+  embedCounted: (texts) => (texts.length === 0 ? Effect.succeed({ vectors: [], inputTokens: 0 }) : notConfiguredError)
 }
 
 /** What the wire format currently is; a provider that rejects `dimensions` or base64 is asked without them from then on. */
@@ -73,7 +87,8 @@ const transportCause = (error: unknown): string => {
   return text
 }
 
-const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) =>
+/** A client for one endpoint (the environment's, or an admin gateway's for a route). */
+export const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) =>
   Effect.gen(function* () {
     const wireRef = yield* Ref.make<Wire>({ sendDimensions: true, encoding: endpoint.encoding })
     const embeddingsUrl = new URL(endpoint.url)
@@ -101,7 +116,7 @@ const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) 
         ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs })
       })
 
-    const interpret = (answer: Answer, count: number): Either.Either<ReadonlyArray<Float32Array>, EmbeddingError> => {
+    const interpret = (answer: Answer, count: number): Either.Either<EmbeddedTexts, EmbeddingError> => {
       const { status } = answer
       if (status >= 200 && status < 300) {
         let body: unknown
@@ -112,12 +127,13 @@ const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) 
             fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered ${status} with something that is not JSON: ${JSON.stringify(answer.text.slice(0, 100))}. Check that LORE_EMBEDDING_URL points at an OpenAI-compatible API (Lore POSTs to ${embeddingsUrl}).`, { status })
           )
         }
-        return Either.mapLeft(decodeEmbeddingResponse(body, { count, dimensions: endpoint.dimensions }), (reason) => {
+        const inputTokens = promptTokensOf(body)
+        return Either.mapBoth(decodeEmbeddingResponse(body, { count, dimensions: endpoint.dimensions }), { onRight: (vectors) => ({ vectors, inputTokens }), onLeft: (reason) => {
           const sizeHint = /dimensions, expected/.test(reason)
             ? ` Set LORE_EMBEDDING_DIMENSIONS to the model's size, or use a model that supports the "dimensions" parameter.`
             : ""
           return fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} gave an answer Lore cannot use: ${reason}.${sizeHint}`, { status })
-        })
+        } })
       }
       const providerMessage = providerMessageOf(answer.text)
       const said = providerMessage === undefined ? "" : `: ${providerMessage.replace(/[.\s]+$/, "")}`
@@ -157,7 +173,11 @@ const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) 
           ...(wire.sendDimensions ? { dimensions: endpoint.dimensions } : {})
         })
       )
-      if (Option.isSome(endpoint.apiKey)) request = HttpClientRequest.bearerToken(request, endpoint.apiKey.value)
+      if (Option.isSome(endpoint.apiKey)) {
+        request = endpoint.apiKeyHeader === "api-key"
+          ? HttpClientRequest.setHeader(request, "api-key", Redacted.value(endpoint.apiKey.value))
+          : HttpClientRequest.bearerToken(request, endpoint.apiKey.value)
+      }
       return client.execute(request).pipe(
         Effect.flatMap((response) => Effect.map(response.text, (text): Answer => ({ status: response.status, headers: response.headers, text }))),
         Effect.mapError((error) =>
@@ -205,7 +225,7 @@ const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) 
       return undefined
     }
 
-    const embedBatch = (inputs: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Float32Array>, EmbeddingError> =>
+    const embedBatch = (inputs: ReadonlyArray<string>): Effect.Effect<EmbeddedTexts, EmbeddingError> =>
       Effect.gen(function* () {
         const wire = yield* Ref.get(wireRef)
         const outcome = yield* Effect.either(withRetries(postOnce(inputs, wire)))
@@ -217,7 +237,7 @@ const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) 
         return yield* embedBatch(inputs)
       })
 
-    const embed = (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) =>
+    const embedCounted = (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) =>
       Effect.gen(function* () {
         const prefix = purpose === "query" ? endpoint.queryPrefix : endpoint.documentPrefix
         const positions: Array<number> = []
@@ -230,13 +250,18 @@ const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) 
         })
         const vectors: Array<Float32Array> = texts.map(() => new Float32Array(endpoint.dimensions))
         let next = 0
-        for (const batch of answered) for (const vector of batch) vectors[positions[next++]!] = vector
-        return vectors as ReadonlyArray<Float32Array>
+        let inputTokens = 0
+        for (const batch of answered) {
+          inputTokens += batch.inputTokens
+          for (const vector of batch.vectors) vectors[positions[next++]!] = vector
+        }
+        return { vectors: vectors as ReadonlyArray<Float32Array>, inputTokens }
       }).pipe(Effect.withSpan("EmbeddingModel.embed", { attributes: { purpose, inputs: texts.length, model: endpoint.model } }))
 
     return {
       info: Option.some({ provider: endpoint.provider, model: endpoint.model, dimensions: endpoint.dimensions, profileKey: embeddingProfileKey(endpoint) }),
-      embed
+      embed: (texts: ReadonlyArray<string>, purpose: EmbeddingPurpose) => Effect.map(embedCounted(texts, purpose), (embedded) => embedded.vectors),
+      embedCounted
     } satisfies EmbeddingModelShape
   })
 

@@ -22,6 +22,8 @@ export interface EmbeddingEndpoint {
    */
   readonly dimensions: number
   readonly apiKey: Option.Option<Redacted.Redacted>
+  /** How the key is sent: `Authorization: Bearer` (OpenAI and compatible servers) or Azure's `api-key` header. */
+  readonly apiKeyHeader: "bearer" | "api-key"
   readonly encoding: EmbeddingEncoding
   /** "openai" for api.openai.com, "openai-compatible" otherwise; reported in `EmbeddingModel.info`. */
   readonly provider: string
@@ -84,6 +86,7 @@ const providerOf = (url: string) => (new URL(url).hostname === "api.openai.com" 
 
 const defaults = {
   encoding: "base64",
+  apiKeyHeader: "bearer",
   batchSize: 64,
   concurrency: 1,
   requestTimeoutMs: 30_000,

@@ -7,6 +7,7 @@ import { SecretBox } from "../platform/SecretBox"
 import { EmbeddingSettings } from "./EmbeddingSettings"
 import { AiVersionConflict, GatewayKeyTaken, GatewayNotFound, InvalidGateway } from "./Errors"
 import { GatewayProbe, type GatewayTestResult } from "./GatewayProbe"
+import { EmbeddingIndexHooks } from "./EmbeddingIndexHooks"
 import { type AssistantModelRow, type GatewayRow, GatewaysRepo } from "./GatewaysRepo"
 import { ENVIRONMENT_GATEWAY_ID, type GatewayPreset, type GatewaySource, LOCAL_GATEWAY_ID } from "./Model"
 import { creatablePreset, editableGateway, gatewayBaseUrl, gatewayDeletion } from "./Policy"
@@ -108,6 +109,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
     const repo = yield* GatewaysRepo
     const audit = yield* Audit
     const box = yield* SecretBox
+    const hooks = yield* EmbeddingIndexHooks
     const probe = yield* GatewayProbe
     const { endpoint } = yield* EmbeddingSettings
 
@@ -214,6 +216,9 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
             if (!row) return yield* stale(`Gateway ${current.gatewayKey}`)
             const { version: _, ...changed } = input
             yield* audited(actor, "ai_gateway.update", row, { changed: Object.keys(changed), version: row.version })
+            // Enabling the document route's gateway again lets a paused re-embedding (or missing vectors) continue.
+            const routed = yield* repo.routesUsing(actor.organizationId, id)
+            if (routed.some((route) => route.workload === "DOCUMENT_EMBEDDING")) yield* hooks.routeChanged(actor.organizationId)
             return viewOf(row, yield* repo.assistantModels(actor.organizationId))
           })
         ),
@@ -309,5 +314,5 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
         })
     }
   }),
-  dependencies: [GatewaysRepo.Default, Audit.Default, SecretBox.Default, GatewayProbe.Default]
+  dependencies: [GatewaysRepo.Default, Audit.Default, SecretBox.Default, GatewayProbe.Default, EmbeddingIndexHooks.Default]
 }) {}

@@ -34,6 +34,8 @@ export const RouteRow = Schema.Struct({
   gatewayId: Schema.String,
   modelId: Schema.String,
   providerReasoningEffort: Schema.NullOr(ReasoningEffort),
+  /** The vector size an embedding route asks for; null for the other workloads. */
+  dimensions: Schema.NullOr(Schema.Number),
   version: Schema.Number
 })
 export type RouteRow = typeof RouteRow.Type
@@ -112,25 +114,26 @@ export class GatewaysRepo extends Effect.Service<GatewaysRepo>()("lore/GatewaysR
         }),
 
       routes: rows("ai.routes", RouteRow, (organizationId: string) => sql`
-        SELECT workload, gateway_id, model_id, provider_reasoning_effort, version FROM ai_routes
+        SELECT workload, gateway_id, model_id, provider_reasoning_effort, dimensions, version FROM ai_routes
         WHERE organization_id = ${organizationId}`),
       routesUsing: rows("ai.routesUsing", RouteRow, (organizationId: string, gatewayId: string) => sql`
-        SELECT workload, gateway_id, model_id, provider_reasoning_effort, version FROM ai_routes
+        SELECT workload, gateway_id, model_id, provider_reasoning_effort, dimensions, version FROM ai_routes
         WHERE organization_id = ${organizationId} AND gateway_id = ${gatewayId} ORDER BY workload`),
       /** Creates the workload's admin route (version 1); undefined when one exists already. */
       insertRoute: row("ai.insertRoute", RouteRow, (organizationId: string, route: Omit<RouteRow, "version">, userId: string | null) => sql`
-        INSERT INTO ai_routes (organization_id, workload, gateway_id, model_id, provider_reasoning_effort, updated_by)
-        VALUES (${organizationId}, ${route.workload}, ${route.gatewayId}, ${route.modelId}, ${route.providerReasoningEffort}, ${userId})
+        INSERT INTO ai_routes (organization_id, workload, gateway_id, model_id, provider_reasoning_effort, dimensions, updated_by)
+        VALUES (${organizationId}, ${route.workload}, ${route.gatewayId}, ${route.modelId}, ${route.providerReasoningEffort}, ${route.dimensions}, ${userId})
         ON CONFLICT (organization_id, workload) DO NOTHING
-        RETURNING workload, gateway_id, model_id, provider_reasoning_effort, version`),
+        RETURNING workload, gateway_id, model_id, provider_reasoning_effort, dimensions, version`),
       /** Changes the admin route; undefined when `version` is not the stored one (or there is none). */
       updateRoute: row("ai.updateRoute", RouteRow, (organizationId: string, route: Omit<RouteRow, "version">, version: number, userId: string | null) => sql`
         UPDATE ai_routes SET gateway_id = ${route.gatewayId}, model_id = ${route.modelId}, provider_reasoning_effort = ${route.providerReasoningEffort},
+          dimensions = ${route.dimensions},
           version = version + 1, updated_by = ${userId}, updated_at = now()
         WHERE organization_id = ${organizationId} AND workload = ${route.workload} AND version = ${version}
-        RETURNING workload, gateway_id, model_id, provider_reasoning_effort, version`),
+        RETURNING workload, gateway_id, model_id, provider_reasoning_effort, dimensions, version`),
       route: row("ai.route", RouteRow, (organizationId: string, workload: Workload) => sql`
-        SELECT workload, gateway_id, model_id, provider_reasoning_effort, version FROM ai_routes
+        SELECT workload, gateway_id, model_id, provider_reasoning_effort, dimensions, version FROM ai_routes
         WHERE organization_id = ${organizationId} AND workload = ${workload} FOR UPDATE`),
       deleteRoute: affected((organizationId: string, workload: Workload) =>
         sql`DELETE FROM ai_routes WHERE organization_id = ${organizationId} AND workload = ${workload} RETURNING workload`)

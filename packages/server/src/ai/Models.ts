@@ -1,4 +1,4 @@
-import { Clock, Effect, Stream } from "effect"
+import { Clock, Effect, Option, Stream } from "effect"
 import type { Principal } from "../domain/Principal"
 import { type ChatChunk, type ChatCompletion, ChatError, type ChatRequest, complete, redactHeaders, streamChat, type WireTarget, wireRequest } from "./ChatWire"
 import { Gateways } from "./Gateways"
@@ -29,6 +29,12 @@ export type ResolvedModel =
   | { readonly _tag: "local"; readonly provider: ProviderInfo }
   | { readonly _tag: "remote"; readonly provider: ProviderInfo; readonly target: WireTarget }
 
+/** A gateway and model chosen for one call instead of the workload's route (the assistant's per-conversation model). */
+export interface ModelChoice {
+  readonly gatewayId: string
+  readonly modelId: string
+}
+
 export interface ModelAnswer extends ChatCompletion {
   readonly provider: ProviderInfo
   readonly citations: ReadonlyArray<{ readonly index: number; readonly passageId: string; readonly title: string }>
@@ -43,6 +49,26 @@ const KEYWORDS_SCHEMA = {
   name: "keyword_plan",
   schema: { type: "object", properties: { keywords: { type: "array", items: { type: "string" } } }, required: ["keywords"], additionalProperties: false }
 }
+
+/**
+ * The provider's chunks as a stream whose interruption aborts the HTTP call at once (closing the connection),
+ * rather than waiting for the provider's next chunk as the generator's own `return()` would.
+ */
+const providerStream = (target: WireTarget, request: ChatRequest): Stream.Stream<ChatChunk, ChatError> =>
+  Stream.unwrapScoped(Effect.gen(function* () {
+    const abort = new AbortController()
+    const iterator = streamChat(target, request, abort.signal)[Symbol.asyncIterator]()
+    yield* Effect.addFinalizer(() => Effect.promise(() => {
+      abort.abort()
+      return iterator.return(undefined).then(() => undefined, () => undefined)
+    }))
+    return Stream.repeatEffectOption(
+      Effect.tryPromise({
+        try: () => iterator.next(),
+        catch: (error) => Option.some(error instanceof ChatError ? error : new ChatError({ code: "BAD_RESPONSE", message: String(error) }))
+      }).pipe(Effect.flatMap((result) => (result.done ? Effect.fail(Option.none()) : Effect.succeed(result.value))))
+    )
+  }))
 
 /**
  * The one model layer: every chat-like workload (assistant chat, prompt runs, keyword planning) resolves its
@@ -64,9 +90,10 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
       }
     })
 
-    const resolve = (actor: Principal, workload: ChatWorkload) =>
+    const resolve = (actor: Principal, workload: ChatWorkload, choice?: ModelChoice) =>
       Effect.gen(function* () {
-        const route = (yield* routes.list(actor)).find((candidate) => candidate.workload === workload)!
+        const routed = (yield* routes.list(actor)).find((candidate) => candidate.workload === workload)!
+        const route = choice ? { ...routed, gatewayProfileId: choice.gatewayId, modelId: choice.modelId, providerReasoningEffort: undefined } : routed
         if (route.gatewayProfileId === LOCAL_GATEWAY_ID) return local(workload, route.source)
         const connection = yield* gateways.connection(actor, route.gatewayProfileId)
         if (!connection) return local(workload, route.source, "The route's gateway no longer exists: LOCAL answered instead")
@@ -132,9 +159,9 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
      * A streamed call: the provider that answers, then its chunks as they arrive (text, completed tool calls,
      * the finish with usage). LOCAL answers in one text chunk.
      */
-    const stream = (actor: Principal, workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage> = []) =>
+    const stream = (actor: Principal, workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage> = [], choice?: ModelChoice) =>
       Effect.gen(function* () {
-        const model = yield* resolve(actor, workload)
+        const model = yield* resolve(actor, workload, choice)
         const started = yield* Clock.currentTimeMillis
         if (model._tag === "local") {
           const answer = localCompletion(workload, request, passages)
@@ -143,8 +170,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
           return { provider: model.provider, chunks: Stream.fromIterable(chunks) }
         }
         yield* logCall(model.target, request, true)
-        const chunks = Stream.fromAsyncIterable(streamChat(model.target, request), (error) =>
-          error instanceof ChatError ? error : new ChatError({ code: "BAD_RESPONSE", message: String(error) })).pipe(
+        const chunks = providerStream(model.target, request).pipe(
           Stream.tap((chunk) => (chunk._tag === "finish" ? record(actor, workload, model.provider, started, "OK", chunk.usage) : Effect.void)),
           Stream.tapError(() => record(actor, workload, model.provider, started, "FAILED"))
         )

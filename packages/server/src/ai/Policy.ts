@@ -59,8 +59,14 @@ export interface RouteTarget {
 }
 
 /** Whether a gateway and model can serve a workload. */
-export const routeTarget = (workload: Workload, target: RouteTarget, modelId: string, effort: ReasoningEffort | undefined) => {
+export const routeTarget = (workload: Workload, target: RouteTarget, modelId: string, effort: ReasoningEffort | undefined, dimensions?: number | undefined) => {
   const invalid = (detail: string) => Effect.fail(new InvalidRoute({ detail }))
+  if (dimensions !== undefined && (!isEmbeddingWorkload(workload) || target.preset === "LOCAL")) {
+    return invalid(isEmbeddingWorkload(workload) ? "LOCAL makes no vectors: leave dimensions out" : "dimensions applies to the embedding workloads only")
+  }
+  if (dimensions === undefined && isEmbeddingWorkload(workload) && target.preset !== "LOCAL") {
+    return invalid(`An embedding route needs dimensions: the size of ${modelId}'s vectors (e.g. 1536 for text-embedding-3-small)`)
+  }
   if (target.gatewayId === ENVIRONMENT_GATEWAY_ID) {
     return invalid("The environment gateway serves the embedding workloads by default; reset the route (DELETE) to use it")
   }

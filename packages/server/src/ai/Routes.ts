@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { transactional } from "../db/Sql"
 import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
+import { EmbeddingIndexHooks, type IndexStatus } from "./EmbeddingIndexHooks"
 import { EmbeddingSettings } from "./EmbeddingSettings"
 import { AiVersionConflict, GatewayNotFound } from "./Errors"
 import { Gateways, type GatewayView } from "./Gateways"
@@ -18,6 +19,7 @@ export interface RouteView {
   readonly gatewayProfileId: string
   readonly modelId: string
   readonly providerReasoningEffort?: ReasoningEffort
+  readonly dimensions?: number
   readonly source: RouteSource
   readonly editable: boolean
   readonly version: number
@@ -28,6 +30,7 @@ export interface SetRouteInput {
   readonly gatewayProfileId: string
   readonly modelId: string
   readonly providerReasoningEffort?: ReasoningEffort | undefined
+  readonly dimensions?: number | undefined
   readonly version: number
 }
 
@@ -48,12 +51,14 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
     const gateways = yield* Gateways
     const audit = yield* Audit
     const { endpoint } = yield* EmbeddingSettings
+    const hooks = yield* EmbeddingIndexHooks
 
     /** The route a workload has without an administrator's. */
     const fallback = (workload: Workload): RouteView =>
       isEmbeddingWorkload(workload) && Option.isSome(endpoint)
         ? {
-            workload, gatewayKey: "environment", gatewayProfileId: ENVIRONMENT_GATEWAY_ID, modelId: endpoint.value.model, source: "ENVIRONMENT",
+            workload, gatewayKey: "environment", gatewayProfileId: ENVIRONMENT_GATEWAY_ID, modelId: endpoint.value.model,
+            dimensions: endpoint.value.dimensions, source: "ENVIRONMENT",
             editable: true, version: 0, lifecycleNote: "Set by LORE_EMBEDDING_* on the server; an admin route overrides it"
           }
         : {
@@ -67,6 +72,7 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
       gatewayProfileId: route.gatewayId,
       modelId: route.modelId,
       ...(route.providerReasoningEffort === null ? {} : { providerReasoningEffort: route.providerReasoningEffort }),
+      ...(route.dimensions === null ? {} : { dimensions: route.dimensions }),
       source: "ADMIN",
       editable: true,
       version: route.version,
@@ -97,8 +103,12 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
             // Locks a stored gateway, so it cannot be deleted while this route comes to use it.
             const gateway = yield* gateways.lockForRoute(actor, input.gatewayProfileId)
             if (!gateway) return yield* new GatewayNotFound({ detail: "No AI gateway with this id in your organization" })
-            yield* routeTarget(workload, { gatewayId: gateway.id, gatewayKey: gateway.gatewayKey, preset: gateway.preset, supportsReasoningEffort: gateway.supportsProviderReasoningEffort }, input.modelId, input.providerReasoningEffort)
-            const route = { workload, gatewayId: gateway.id, modelId: input.modelId, providerReasoningEffort: input.providerReasoningEffort ?? null }
+            yield* routeTarget(
+              workload,
+              { gatewayId: gateway.id, gatewayKey: gateway.gatewayKey, preset: gateway.preset, supportsReasoningEffort: gateway.supportsProviderReasoningEffort },
+              input.modelId, input.providerReasoningEffort, input.dimensions
+            )
+            const route = { workload, gatewayId: gateway.id, modelId: input.modelId, providerReasoningEffort: input.providerReasoningEffort ?? null, dimensions: input.dimensions ?? null }
             const saved = input.version === 0
               ? yield* repo.insertRoute(actor.organizationId, route, actingUserId(actor))
               : yield* repo.updateRoute(actor.organizationId, route, input.version, actingUserId(actor))
@@ -107,7 +117,11 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
               action: "ai_route.set", resourceType: "ai_route", resourceId: workload,
               details: { gatewayKey: gateway.gatewayKey, modelId: input.modelId, version: saved.version }
             })
-            return adminView(saved, gateway)
+            const view = adminView(saved, gateway)
+            if (workload !== "DOCUMENT_EMBEDDING") return view
+            // The index follows the document route: a new model means a re-embedding, queued in this transaction.
+            const change = yield* hooks.routeChanged(actor.organizationId)
+            return change.note === "" ? view : { ...view, lifecycleNote: [view.lifecycleNote, change.note].filter(Boolean).join(". ") }
           })
         ),
 
@@ -119,42 +133,44 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
             if (!current) return
             yield* repo.deleteRoute(actor.organizationId, workload)
             yield* audit.record(actor, { action: "ai_route.reset", resourceType: "ai_route", resourceId: workload, details: { modelId: current.modelId } })
+            if (workload === "DOCUMENT_EMBEDDING") yield* hooks.routeChanged(actor.organizationId)
           })
         ),
 
       /**
-       * The search index's embedding settings: the model the stored vectors were made with (the server's
-       * LORE_EMBEDDING_*), or none (lexical search).
+       * The search index's embedding settings: the generation search ranks with (its provider, model and size),
+       * how it is managed, and the re-embedding in progress with its progress.
        */
-      indexSettings: (actor: Principal) =>
-        Effect.gen(function* () {
-          const routes = yield* list(actor)
-          const document = routes.find((route) => route.workload === "DOCUMENT_EMBEDDING")!
-          const pending = document.source === "ADMIN"
-            ? ` An admin route names ${document.modelId} on ${document.gatewayKey}; the index keeps its current vectors until re-embedding with it is available.`
-            : ""
-          return Option.match(endpoint, {
-            onNone: () => ({
-              embeddingProvider: "LOCAL",
-              embeddingModel: "none",
-              dimensions: 0,
-              distanceMetric: "NONE",
-              managementMode: "DEFAULT",
-              editable: false,
-              lifecycleNote: `No embedding model: search is lexical (BM25). Set LORE_EMBEDDING_* to add vector search.${pending}`
-            }),
-            onSome: (settings) => ({
-              embeddingProvider: settings.provider,
-              embeddingModel: settings.model,
-              dimensions: settings.dimensions,
-              distanceMetric: "COSINE",
-              managementMode: "ENVIRONMENT",
-              editable: false,
-              lifecycleNote: `Set by LORE_EMBEDDING_* on the server; changing the model or dimensions means embedding every document again.${pending}`
-            })
-          })
-        })
+      indexSettings: (actor: Principal) => Effect.map(hooks.status(actor.organizationId), indexSettingsOf)
     }
   }),
-  dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default]
+  dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default, EmbeddingIndexHooks.Default]
 }) {}
+
+const indexSettingsOf = ({ active, building }: IndexStatus) => {
+  const reembedding = building === undefined
+    ? null
+    : {
+        generation: building.number, embeddingProvider: building.provider, embeddingModel: building.modelId, gatewayKey: building.gatewayKey,
+        dimensions: building.dimensions, chunksEmbedded: building.chunksEmbedded, chunksTotal: building.chunksTotal,
+        jobId: building.jobId, jobStatus: building.jobStatus, startedAt: building.createdAt
+      }
+  const progress = building === undefined
+    ? ""
+    : ` Re-embedding into generation ${building.number} with ${building.modelId} on ${building.gatewayKey}: ${building.chunksEmbedded} of ${building.chunksTotal} chunks` +
+      ` (job ${building.jobStatus ?? "not queued"}); search switches to it in one step when it is complete.`
+  if (active === undefined) {
+    return {
+      embeddingProvider: "LOCAL", embeddingModel: "none", dimensions: 0, distanceMetric: "NONE", managementMode: "DEFAULT", editable: true,
+      generation: null, reembedding,
+      lifecycleNote: `No embedding model: search is lexical (BM25). Route DOCUMENT_EMBEDDING to a gateway (or set LORE_EMBEDDING_*) to add vector search.${progress}`
+    }
+  }
+  const environment = active.gatewayId === ENVIRONMENT_GATEWAY_ID
+  return {
+    embeddingProvider: active.provider, embeddingModel: active.modelId, dimensions: active.dimensions, distanceMetric: "COSINE",
+    managementMode: environment ? "ENVIRONMENT" : "ADMIN", editable: true, generation: active.number, reembedding,
+    lifecycleNote: `Search ranks with generation ${active.number} (${active.modelId} on ${active.gatewayKey}${environment ? ", set by LORE_EMBEDDING_*" : ""}); ` +
+      `changing the DOCUMENT_EMBEDDING route embeds every chunk again.${progress}`
+  }
+}

@@ -10,6 +10,9 @@ import knowledgeVisibility from "./migrations/0006_knowledge_visibility"
 import principalSignals from "./migrations/0007_principal_signals"
 import aiGateways from "./migrations/0008_ai_gateways"
 import aiUsage from "./migrations/0009_ai_usage"
+import embeddingGenerations from "./migrations/0010_embedding_generations"
+import assistant from "./migrations/0011_assistant"
+import assistantFiles from "./migrations/0012_assistant_files"
 import assets from "./migrations/0013_assets"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -23,6 +26,9 @@ export const migrations = {
   "0007_principal_signals": principalSignals,
   "0008_ai_gateways": aiGateways,
   "0009_ai_usage": aiUsage,
+  "0010_embedding_generations": embeddingGenerations,
+  "0011_assistant": assistant,
+  "0012_assistant_files": assistantFiles,
   "0013_assets": assets
 }
 

@@ -1,6 +1,8 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
+import { AssistantAdminApi, AssistantApi } from "../assistant/Api"
+import { AssistantFilesApi } from "../assistant/FilesApi"
 import { AssetsApi } from "../assets/Api"
 import { AssetDeliveryApi } from "../assets/DeliveryApi"
 import { AssetToolsApi } from "../assets/ToolsApi"
@@ -27,6 +29,9 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AiAdminApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
+  .add(AssistantApi)
+  .add(AssistantAdminApi)
+  .add(AssistantFilesApi)
   .add(AssetsApi)
   .add(AssetDeliveryApi)
   .add(AssetToolsApi)

@@ -1,6 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
-import { EmbeddingModel } from "../ai/EmbeddingModel"
+import { Effect, Layer } from "effect"
+import { Embeddings } from "../ai/Embeddings"
+import { EmbeddingIndex, type IndexedGeneration } from "./EmbeddingIndex"
+import { EmbeddingIndexRepo } from "./EmbeddingIndexRepo"
+import { embeddingText } from "./Reembedding"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobFailure } from "../jobs/Model"
 import { IngestSource, PurgeSource } from "./Jobs"
@@ -17,16 +20,15 @@ import { serveCurrentVersion } from "./Versions"
  * ones (the embedding provider) are retried by the queue, and the last attempt records ATTENTION.
  */
 /** Parsed chunks as the search index stores them, with their embeddings when there are any. */
-export const toIndexedChunks = (chunks: ReadonlyArray<Chunk>, vectors: ReadonlyArray<Float32Array> | null): Array<IndexedChunk> =>
-  chunks.map((chunk, i) => ({
+export const toIndexedChunks = (chunks: ReadonlyArray<Chunk>): Array<IndexedChunk> =>
+  chunks.map((chunk) => ({
     id: chunk.id,
     ordinal: chunk.ordinal,
     heading: chunk.heading,
     headingPath: chunk.headingPath,
     startPage: chunk.startPage,
     endPage: chunk.endPage,
-    content: chunk.text,
-    embedding: vectors?.[i] ?? null
+    content: chunk.text
   }))
 
 const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
@@ -34,7 +36,9 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     const sql = yield* SqlClient.SqlClient
     const repo = yield* SourcesRepo
     const index = yield* SearchIndexRepo
-    const embeddings = yield* EmbeddingModel
+    const embeddings = yield* Embeddings
+    const embeddingIndex = yield* EmbeddingIndex
+    const indexRepo = yield* EmbeddingIndexRepo
     const source = yield* repo.load(sourceId)
     if (!source || source.deletedAt !== null || source.status === "READY") return
 
@@ -50,20 +54,29 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     const chunks = chunkDocument(parsed.document, { sourceRevisionId: sourceId })
     if (chunks.length === 0) return yield* attention("NO_TEXT", "The document has no text to index")
 
-    const model = embeddings.info
-    let vectors: ReadonlyArray<Float32Array> | null = null
-    if (Option.isSome(model)) {
-      const embedded = yield* Effect.either(embeddings.embed(chunks.map((chunk) => [source.title, ...chunk.headingPath, chunk.text].join("\n")), "document"))
-      if (embedded._tag === "Left") {
-        const error = embedded.left
-        const lastAttempt = context.job.attempts >= context.job.maxAttempts
-        if (error.retryable && !lastAttempt) {
-          return yield* Effect.fail(JobFailure.retryable(error.code, error.message, error.retryAfterMs))
-        }
-        return yield* attention(error.code, `${error.message} (after ${context.job.attempts} attempts; upload again or ask an administrator to check the embedding model)`)
+    // Vectors for every generation search uses or is being built: a re-embedding running now misses nothing.
+    const texts = chunks.map((chunk) => embeddingText({ title: source.title, headingPath: chunk.headingPath, content: chunk.text }))
+    const generations = yield* embeddingIndex.current(source.organizationId)
+    const embedded: Array<{ readonly generation: IndexedGeneration; readonly vectors: ReadonlyArray<Float32Array> }> = []
+    for (const generation of generations) {
+      const outcome = yield* Effect.either(embeddings.embed(source.organizationId, "DOCUMENT_EMBEDDING", generation.profile, texts, "document"))
+      if (outcome._tag === "Right") {
+        embedded.push({ generation, vectors: outcome.right })
+        continue
       }
-      vectors = embedded.right
+      const error = outcome.left
+      // A generation still being built gets these vectors from its own job; a disabled gateway means lexical for now.
+      if (generation.status === "BUILDING" || error.code === "EMBEDDING_NOT_CONFIGURED") {
+        yield* Effect.logWarning("document embedding skipped").pipe(Effect.annotateLogs({ sourceId, code: error.code, generation: generation.id }))
+        continue
+      }
+      const lastAttempt = context.job.attempts >= context.job.maxAttempts
+      if (error.retryable && !lastAttempt) {
+        return yield* Effect.fail(JobFailure.retryable(error.code, error.message, error.retryAfterMs))
+      }
+      return yield* attention(error.code, `${error.message} (after ${context.job.attempts} attempts; upload again or ask an administrator to check the embedding model)`)
     }
+    const activeVectors = embedded.find((entry) => entry.generation.status === "ACTIVE")
 
     yield* sql.withTransaction(
       Effect.gen(function* () {
@@ -80,19 +93,31 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
             aclKeys: null,
             title: source.title
           },
-          toIndexedChunks(chunks, vectors)
+          toIndexedChunks(chunks)
         )
+        // Shared with other writers, exclusive for a generation switch: the generations read now stay current until commit.
+        yield* indexRepo.lockIndex(source.organizationId, "share")
+        const now = yield* indexRepo.current(source.organizationId)
+        for (const { generation, vectors } of embedded) {
+          if (now.some((current) => current.id === generation.id)) {
+            yield* indexRepo.store(generation.id, chunks.map((chunk, i) => ({ chunkId: chunk.id, vector: vectors[i]! })))
+          }
+        }
+        // A generation made after this ingestion read them: its job embeds these chunks.
+        for (const current of now) if (!generations.some((generation) => generation.id === current.id)) yield* embeddingIndex.fill(current.id)
         yield* repo.markReady(sourceId, {
           pageCount: parsed.document.pageCount,
           chunkCount: chunks.length,
-          embedding: Option.getOrNull(model)
+          embedding: activeVectors
+            ? { provider: activeVectors.generation.profile.provider, model: activeVectors.generation.profile.modelId, dimensions: activeVectors.generation.profile.dimensions, profileKey: activeVectors.generation.profile.profileKey }
+            : null
         })
         // The newest ready version becomes current and the one search serves; older ones step back.
         yield* serveCurrentVersion(repo, index, source.knowledgeAssetId, source.organizationId)
       })
     ).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message))))
     yield* Effect.logInfo("source ingested").pipe(
-      Effect.annotateLogs({ sourceId, chunks: chunks.length, pages: parsed.document.pageCount, embedded: vectors !== null })
+      Effect.annotateLogs({ sourceId, chunks: chunks.length, pages: parsed.document.pageCount, generations: embedded.length })
     )
   })
 

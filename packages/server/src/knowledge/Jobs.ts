@@ -5,3 +5,5 @@ import { defineJob } from "../jobs/Model"
 export const IngestSource = defineJob("knowledge.ingest", Schema.Struct({ sourceId: Schema.UUID }))
 /** Remove a deleted source's chunks, row and (when unreferenced) blob. */
 export const PurgeSource = defineJob("knowledge.purge", Schema.Struct({ sourceId: Schema.UUID }))
+/** Embed every chunk missing a vector in one embedding generation; a BUILDING one then becomes the one search uses. */
+export const EmbedGeneration = defineJob("knowledge.embed-generation", Schema.Struct({ generationId: Schema.UUID }))

@@ -1,6 +1,9 @@
 import { Effect, Layer } from "effect"
 import { ResourceResolvers } from "../access/Resources"
-import { EmbeddingModel } from "../ai/EmbeddingModel"
+import { Embeddings } from "../ai/Embeddings"
+import { EmbeddingIndex } from "./EmbeddingIndex"
+import { EmbeddingIndexRepo } from "./EmbeddingIndexRepo"
+import { ReembeddingLive } from "./Reembedding"
 import { IngestionLive } from "./Ingestion"
 import { KnowledgeSearch } from "./Search"
 import { CatalogRepo } from "./CatalogRepo"
@@ -19,8 +22,8 @@ const SourceResolversLive = Layer.effectDiscard(
 )
 
 /** The knowledge area: uploads and their ingestion jobs, search, catalog and citations. */
-export const KnowledgeLive = Layer.mergeAll(SourceResolversLive, IngestionLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default)),
+export const KnowledgeLive = Layer.mergeAll(SourceResolversLive, IngestionLive, ReembeddingLive).pipe(
+  Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default, EmbeddingIndex.Default)),
   // Job handlers run with the services they were registered with.
-  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, EmbeddingModel.Default))
+  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, EmbeddingIndexRepo.Default, Embeddings.Default))
 )

@@ -1,11 +1,12 @@
-import { Effect, FiberRef, Option } from "effect"
-import { EmbeddingModel } from "../ai/EmbeddingModel"
+import { Effect, FiberRef } from "effect"
+import { Embeddings } from "../ai/Embeddings"
 import { AccessEvaluator, type ReadScope } from "../access/Evaluator"
 import { type Classification, classificationRank } from "../domain/Model"
 import { CitationNotFound } from "./Errors"
 import { CurrentRequestId } from "../domain/RequestId"
 import type { Principal } from "../domain/Principal"
 import { CatalogRepo } from "./CatalogRepo"
+import { EmbeddingIndex } from "./EmbeddingIndex"
 import { type ChunkDetail, type KnowledgeFilters, type SearchAccess, SearchIndexRepo } from "./SearchIndexRepo"
 import { type AccessPredicate, SourcesRepo } from "./SourcesRepo"
 
@@ -50,7 +51,8 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     const catalogRepo = yield* CatalogRepo
     const sources = yield* SourcesRepo
     const evaluator = yield* AccessEvaluator
-    const embeddings = yield* EmbeddingModel
+    const embeddings = yield* Embeddings
+    const embeddingIndex = yield* EmbeddingIndex
 
     const filtersOf = (input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }): KnowledgeFilters => ({
       knowledgeSpaceId: input.knowledgeSpaceId,
@@ -83,13 +85,16 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const limit = input.limit ?? 10
         const access = accessOf(yield* evaluator.readScope(caller))
         const filters = filtersOf(input)
-        const hybrid = Option.isSome(embeddings.info)
+        // Vectors of the active generation only, and a question embedded with that generation's model.
+        const generation = yield* embeddingIndex.active(caller.organizationId)
+        const queryProfile = generation && (yield* embeddings.queryProfile(caller.organizationId, generation.profile))
+        const hybrid = generation !== undefined && queryProfile !== undefined
         const [lexical, nearest] = yield* Effect.all(
           [
             lexicalRanking(caller.organizationId, input.q, access, filters, hybrid ? CANDIDATES : limit),
             hybrid
-              ? embeddings.embed([input.q], "query").pipe(
-                Effect.flatMap(([query]) => index.nearest(caller.organizationId, query!, access.visible, filters, CANDIDATES)),
+              ? embeddings.embed(caller.organizationId, "QUERY_EMBEDDING", queryProfile, [input.q], "query").pipe(
+                Effect.flatMap(([query]) => index.nearest(caller.organizationId, generation.id, query!, access.visible, filters, CANDIDATES)),
                 // A provider outage degrades search to lexical rather than failing it.
                 Effect.catchAll((error) => Effect.as(Effect.logWarning("query embedding failed; lexical only", error), null))
               )
@@ -134,6 +139,8 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
       heading: chunk.heading,
       headingPath: chunk.headingPath,
       classification: chunk.classification as Classification,
+      /** The document's media type (used by the assistant's source parts; not part of the search API's Evidence). */
+      mediaType: chunk.mediaType,
       relevanceScore: Math.round(rank.score * 1e6) / 1e6,
       lexicalRank: rank.lexicalRank,
       vectorRank: rank.vectorRank
@@ -188,5 +195,5 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
 
     return { search, catalog, excerpt, citationContent }
   }),
-  dependencies: [SearchIndexRepo.Default, CatalogRepo.Default, SourcesRepo.Default, AccessEvaluator.Default, EmbeddingModel.Default]
+  dependencies: [SearchIndexRepo.Default, CatalogRepo.Default, SourcesRepo.Default, AccessEvaluator.Default, Embeddings.Default, EmbeddingIndex.Default]
 }) {}

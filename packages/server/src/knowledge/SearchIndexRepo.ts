@@ -13,7 +13,6 @@ export interface IndexedChunk {
   readonly startPage: number | null
   readonly endPage: number | null
   readonly content: string
-  readonly embedding: Float32Array | null
 }
 
 export interface ChunkScope {
@@ -88,7 +87,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const k1Plus1 = sql.literal(`${K1 + 1}::float8`)
     const b = sql.literal(`${B}::float8`)
     const vectorLiteral = (v: Float32Array) => (database.vector ? `[${Array.from(v).join(",")}]` : `{${Array.from(v).join(",")}}`)
-    const vectorType = sql.literal(database.vector ? "vector" : "real[]")
 
     const filtersOn = (alias: string, filters: KnowledgeFilters): Statement.Fragment => {
       const a = sql(alias)
@@ -136,12 +134,11 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const deleteChunks = exec((sourceId: string) => sql`DELETE FROM chunks WHERE source_id = ${sourceId}`)
     const insertChunks = exec((scope: ChunkScope, slice: ReadonlyArray<IndexedChunk>) => sql`
       INSERT INTO chunks (id, source_id, organization_id, knowledge_space_id, knowledge_asset_id, classification_rank, acl_keys,
-        ordinal, heading, heading_path, start_page, end_page, content, search_vector, token_count, embedding)
+        ordinal, heading, heading_path, start_page, end_page, content, search_vector, token_count)
       SELECT r.id, ${scope.sourceId}, ${scope.organizationId}, ${scope.knowledgeSpaceId}, ${scope.knowledgeAssetId},
         ${scope.classificationRank}, ${scope.aclKeys === null ? null : scope.aclKeys}::text[],
         r.ordinal, r.heading, string_to_array(r.heading_path, ${HEADING_SEPARATOR}), r.start_page, r.end_page, r.content,
-        r.vector, (SELECT coalesce(sum(array_length(p.positions, 1)), 0) FROM unnest(r.vector) AS p)::int,
-        r.embedding::${vectorType}
+        r.vector, (SELECT coalesce(sum(array_length(p.positions, 1)), 0) FROM unnest(r.vector) AS p)::int
       FROM (
         SELECT u.*,
           setweight(to_tsvector('english', ${scope.title}), 'A')
@@ -150,9 +147,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         FROM unnest(
           ${slice.map((c) => c.id)}::uuid[], ${slice.map((c) => c.ordinal)}::int[], ${slice.map((c) => c.heading)}::text[],
           ${slice.map((c) => c.headingPath.join(HEADING_SEPARATOR))}::text[], ${slice.map((c) => c.startPage)}::int[],
-          ${slice.map((c) => c.endPage)}::int[], ${slice.map((c) => c.content)}::text[],
-          ${slice.map((c) => (c.embedding ? vectorLiteral(c.embedding) : null))}::text[]
-        ) AS u(id, ordinal, heading, heading_path, start_page, end_page, content, embedding)
+          ${slice.map((c) => c.endPage)}::int[], ${slice.map((c) => c.content)}::text[]
+        ) AS u(id, ordinal, heading, heading_path, start_page, end_page, content)
       ) AS r`)
 
     /**
@@ -204,16 +200,17 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const nearest = rows(
       "search.nearest",
       RankedChunk,
-      (organizationId: string, embedding: Float32Array, visible: AccessPredicate, filters: KnowledgeFilters, limit: number) =>
+      (organizationId: string, generationId: string, embedding: Float32Array, visible: AccessPredicate, filters: KnowledgeFilters, limit: number) =>
         database.vector
           ? sql`
-              SELECT c.id, (1 - (c.embedding <=> ${vectorLiteral(embedding)}::vector))::float8 AS score FROM chunks c
-              WHERE c.searchable AND c.organization_id = ${organizationId} AND c.embedding IS NOT NULL AND ${visible("c")} ${filtersOn("c", filters)}
-              ORDER BY c.embedding <=> ${vectorLiteral(embedding)}::vector LIMIT ${limit}`
+              SELECT c.id, (1 - (e.embedding <=> ${vectorLiteral(embedding)}::vector))::float8 AS score
+              FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id
+              WHERE e.generation_id = ${generationId} AND c.searchable AND c.organization_id = ${organizationId} AND ${visible("c")} ${filtersOn("c", filters)}
+              ORDER BY e.embedding <=> ${vectorLiteral(embedding)}::vector LIMIT ${limit}`
           : sql`
-              SELECT c.id, (SELECT sum(a * b) FROM unnest(c.embedding, ${vectorLiteral(embedding)}::real[]) AS t(a, b))::float8 AS score
-              FROM chunks c
-              WHERE c.searchable AND c.organization_id = ${organizationId} AND c.embedding IS NOT NULL AND ${visible("c")} ${filtersOn("c", filters)}
+              SELECT c.id, (SELECT sum(a * b) FROM unnest(e.embedding, ${vectorLiteral(embedding)}::real[]) AS t(a, b))::float8 AS score
+              FROM chunk_embeddings e JOIN chunks c ON c.id = e.chunk_id
+              WHERE e.generation_id = ${generationId} AND c.searchable AND c.organization_id = ${organizationId} AND ${visible("c")} ${filtersOn("c", filters)}
               ORDER BY score DESC LIMIT ${limit}`
     )
 
@@ -260,7 +257,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           return { ranked, candidates }
         }),
 
-      /** Nearest chunks by cosine similarity (vectors are unit length, so similarity is the dot product). */
+      /** Nearest chunks of one embedding generation by cosine similarity (unit vectors: the dot product). */
       nearest,
 
       /** Chunks by id with what evidence needs, still filtered by access (a citation may be opened later). */

@@ -237,7 +237,7 @@ describe("routes", () => {
   it("index settings say the index is lexical without an embedding model", async () => {
     const settings = await call("GET", "/api/admin/ai/index-settings")
     expect(settings.status).toBe(200)
-    expect(settings.body).toMatchObject({ embeddingProvider: "LOCAL", embeddingModel: "none", dimensions: 0, managementMode: "DEFAULT", editable: false })
+    expect(settings.body).toMatchObject({ embeddingProvider: "LOCAL", embeddingModel: "none", dimensions: 0, managementMode: "DEFAULT", editable: true, generation: null, reembedding: null })
   })
 })
 

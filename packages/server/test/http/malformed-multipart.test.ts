@@ -14,7 +14,8 @@ afterAll(() => server?.dispose())
 
 /** Every multipart endpoint of the API, with a query string that is otherwise valid. */
 const multipartEndpoints: Record<string, () => string> = {
-  "POST /api/sources": () => `/api/sources?knowledgeSpaceId=${spaceId}&classification=INTERNAL`
+  "POST /api/sources": () => `/api/sources?knowledgeSpaceId=${spaceId}&classification=INTERNAL`,
+  "POST /api/assistant/files": () => "/api/assistant/files"
 }
 
 it("covers every multipart endpoint of the OpenAPI document", () => {

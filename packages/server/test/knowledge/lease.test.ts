@@ -13,6 +13,9 @@ import { JobHandlers, type JobContext } from "../../src/jobs/JobHandlers"
 import { JobQueue } from "../../src/jobs/JobQueue"
 import { type ClaimedJob, JobFailure, type JobStatus } from "../../src/jobs/Model"
 import { JobWorkers } from "../../src/jobs/Worker"
+import { Embeddings } from "../../src/ai/Embeddings"
+import { EmbeddingIndex } from "../../src/knowledge/EmbeddingIndex"
+import { EmbeddingIndexRepo } from "../../src/knowledge/EmbeddingIndexRepo"
 import { IngestionLive } from "../../src/knowledge/Ingestion"
 import { IngestSource } from "../../src/knowledge/Jobs"
 import { KnowledgeSearch } from "../../src/knowledge/Search"
@@ -34,8 +37,8 @@ import { filler } from "./support"
 /** One "server process" without HTTP: the database, the queue and the knowledge services with their handlers. */
 const knowledgeProcess = (settings: TestDatabase["settings"]) =>
   IngestionLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default)),
-    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default)),
+    Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default, EmbeddingIndex.Default)),
+    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default, EmbeddingIndexRepo.Default, Embeddings.Default)),
     Layer.provideMerge(processLayer(settings)),
     Layer.provide(EmbeddingSettings.layer()),
     Layer.provideMerge(Layer.succeed(Settings, settings))

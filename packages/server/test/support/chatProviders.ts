@@ -15,21 +15,33 @@ import type { AddressInfo } from "node:net"
 export interface FakeChat {
   readonly url: string
   readonly requests: Array<{ readonly path: string; readonly at: number; readonly headers: IncomingMessage["headers"]; readonly body: any }>
+  /** Streams the client closed before their end (an interrupted call), by request path. */
+  readonly cut: Array<string>
   readonly close: () => Promise<void>
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export const startFakeChat = async (options: { readonly apiKey: string; readonly slowMs?: number; readonly gapMs?: number }): Promise<FakeChat> => {
+export const startFakeChat = async (options: {
+  readonly apiKey: string
+  readonly slowMs?: number
+  readonly gapMs?: number
+  /** The streamed answer's text deltas (default "Hel", "lo ", "there"); may depend on the request body. */
+  readonly text?: ReadonlyArray<string> | ((body: any) => ReadonlyArray<string>)
+}): Promise<FakeChat> => {
   const requests: FakeChat["requests"] = []
+  const cut: Array<string> = []
   const gap = options.gapMs ?? 200
   let limitedSeen = false
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     response.writeHead(status, { "content-type": "application/json", ...headers })
     response.end(JSON.stringify(body))
   }
-  const sse = async (response: ServerResponse, events: ReadonlyArray<unknown>, stall = false) => {
+  const sse = async (response: ServerResponse, events: ReadonlyArray<unknown>, stall = false, path = "") => {
     response.writeHead(200, { "content-type": "text/event-stream" })
+    response.on("close", () => {
+      if (!response.writableEnded) cut.push(path)
+    })
     for (const [index, event] of events.entries()) {
       if (response.destroyed) return
       response.write(`data: ${typeof event === "string" ? event : JSON.stringify(event)}\n\n`)
@@ -65,9 +77,13 @@ export const startFakeChat = async (options: { readonly apiKey: string; readonly
           chunk({ tool_calls: [{ index: 1, function: { arguments: "\"UTC\"}" } }] }),
           chunk({}, "tool_calls")
         ]
-      : [chunk({ role: "assistant", content: "Hel" }), chunk({ content: "lo " }), chunk({ content: "there" }), chunk({}, "stop")]
+      : [
+          ...(typeof options.text === "function" ? options.text(body) : options.text ?? ["Hel", "lo ", "there"])
+            .map((content, index) => chunk(index === 0 ? { role: "assistant", content } : { content })),
+          chunk({}, "stop")
+        ]
     events.push({ id: "c1", object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } }, "[DONE]")
-    await sse(response, events, path.startsWith("/stall/"))
+    await sse(response, events, path.startsWith("/stall/"), path)
   }
 
   const anthropic = async (body: any, response: ServerResponse) => {
@@ -120,6 +136,7 @@ export const startFakeChat = async (options: { readonly apiKey: string; readonly
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    cut,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
       server.close(() => resolve())

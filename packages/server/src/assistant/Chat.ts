@@ -1,0 +1,222 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Effect, Option, Stream } from "effect"
+import { randomUUID } from "node:crypto"
+import type { ChatMessage } from "../ai/ChatWire"
+import { NOTHING_RELEVANT, type Passage } from "../ai/LocalModel"
+import { localModels } from "../ai/Presets"
+import { Models, type ProviderInfo } from "../ai/Models"
+import { transactional } from "../db/Sql"
+import type { Principal } from "../domain/Principal"
+import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
+import { citationNumbering, titleFrom } from "./CitationNumbering"
+import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
+import { InvalidChatRequest } from "./Errors"
+import { ModelOptions } from "./ModelOptions"
+import { type Evidence, Retrieval } from "./Retrieval"
+import { ownConversation } from "./Policy"
+import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk } from "./UiMessageStream"
+import { UUID_PATTERN } from "../domain/Schemas"
+
+/** Passages an answer is given. */
+const PASSAGE_LIMIT = 6
+/** Earlier messages a follow-up is answered with (and its search planned with). */
+const HISTORY_MESSAGES = 6
+
+
+/** The question of a chat body: `message`, or the text of the last user message the `ai` package's transport sent. */
+const questionOf = (body: ChatRequest) => {
+  if (body.message !== undefined) return body.message
+  const last = [...(body.messages ?? [])].reverse().find((message: any) => message?.role === "user") as any
+  const parts: ReadonlyArray<any> = Array.isArray(last?.parts) ? last.parts : []
+  const text = parts.filter((part) => part?.type === "text" && typeof part.text === "string").map((part) => part.text).join("\n")
+  return text || (typeof last?.content === "string" ? last.content : "")
+}
+
+const citationOf = (evidence: Evidence, citationNumber: number): CitationRow => ({
+  citationNumber,
+  citationId: evidence.citationId,
+  sourceId: evidence.knowledgeAssetVersionId,
+  knowledgeAssetId: evidence.knowledgeAssetId,
+  title: evidence.title,
+  heading: evidence.heading,
+  startPage: evidence.startPage,
+  endPage: evidence.endPage
+})
+
+export const streamedCitation = (citation: CitationRow): StreamedCitation => ({
+  citationNumber: citation.citationNumber,
+  citationId: citation.citationId,
+  sourceId: citation.sourceId,
+  title: citation.title,
+  heading: citation.heading,
+  startPage: citation.startPage,
+  endPage: citation.endPage,
+  available: true,
+  excerptUrl: `/api/citations/${citation.citationId}/excerpt`,
+  contentUrl: `/api/citations/${citation.citationId}/content`
+})
+
+/** What a message records as its author: LOCAL, or the gateway's key. */
+const providerName = (provider: ProviderInfo) => (provider.protocol === "LOCAL" ? "LOCAL" : provider.gatewayKey)
+
+const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered passages below. Cite every claim with the number of the passage " +
+  "it comes from in square brackets, like [1]; cite nothing else. If the passages do not answer the question, say plainly that nothing " +
+  "relevant was found."
+
+/**
+ * The assistant's chat: plans the search (KEYWORD_PLANNING, a follow-up with its conversation's last question),
+ * retrieves through knowledge search (the access evaluator), answers with the conversation's model (or the
+ * ASSISTANT_CHAT route, LOCAL by default) and streams in the UI Message Stream protocol. The model call runs
+ * inside the response stream and the save in its finalizer: a client that disconnects interrupts the call,
+ * and the partial answer is saved as INTERRUPTED.
+ */
+export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
+  effect: Effect.gen(function* () {
+    const transaction = transactional(yield* SqlClient.SqlClient)
+    const repo = yield* ConversationsRepo
+    const retrieval = yield* Retrieval
+    const models = yield* Models
+    const modelOptions = yield* ModelOptions
+
+    /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
+    const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
+      const previous = [...history].reverse().find((message) => message.role === "USER")?.content
+      const planned = previous ? `${previous}\n${question}` : question
+      return models.planKeywords(caller, planned).pipe(
+        Effect.map((result) => (result.keywords.length > 0 ? result.keywords.join(" ") : planned)),
+        Effect.catchAll((error) => Effect.as(Effect.logWarning("keyword planning failed; searching with the question").pipe(Effect.annotateLogs({ code: error.code })), planned))
+      )
+    }
+
+    /** Everything before the stream: 4xx problems here are problem+json. */
+    const prepare = (caller: Principal, body: ChatRequest) =>
+      Effect.gen(function* () {
+        const question = questionOf(body).trim()
+        if (question.length === 0) {
+          return yield* new InvalidChatRequest({ detail: "The question is empty: send a non-empty `message` (or a user message with text)", errors: [{ path: "message", message: "must not be empty" }] })
+        }
+        if (question.length > MAX_MESSAGE_CHARS) {
+          return yield* new InvalidChatRequest({ detail: `The question is longer than ${MAX_MESSAGE_CHARS} characters`, errors: [{ path: "message", message: `at most ${MAX_MESSAGE_CHARS} characters` }] })
+        }
+        if (body.modelActivationId) yield* modelOptions.require(caller, body.modelActivationId)
+        const continued = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) && (yield* repo.owned(caller.userId, body.id)) ? body.id : undefined)
+        const { conversation, history } = yield* transaction(Effect.gen(function* () {
+          if (continued) {
+            const conversation = yield* ownConversation(yield* repo.owned(caller.userId, continued, true))
+            const history = yield* repo.recentMessages(conversation.id, HISTORY_MESSAGES)
+            if (body.modelActivationId) yield* repo.setModel(caller.userId, conversation.id, body.modelActivationId)
+            yield* repo.appendUserMessage(conversation.id, question)
+            return { conversation: { ...conversation, modelActivationId: body.modelActivationId ?? conversation.modelActivationId }, history }
+          }
+          const conversation = yield* repo.create(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null)
+          yield* repo.appendUserMessage(conversation.id, question)
+          return { conversation, history: [] as ReadonlyArray<MessageRow> }
+        }))
+        const choice = yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
+        return { question, conversationId: conversation.id, history, choice, messageId: randomUUID() }
+      })
+
+    /** The response body: the protocol's chunks as server-sent events, ending with [DONE]. */
+    const respond = (caller: Principal, body: ChatRequest, turn: Effect.Effect.Success<ReturnType<typeof prepare>>) =>
+      Stream.unwrapScoped(Effect.gen(function* () {
+        const { question, conversationId, history, choice, messageId } = turn
+        const textId = `${messageId}-text`
+        const state = {
+          text: "",
+          provider: undefined as ProviderInfo | undefined,
+          evidence: [] as ReadonlyArray<Evidence>,
+          numbering: citationNumbering(0),
+          saved: false
+        }
+        const citations = () => state.numbering.used().flatMap((position, index) => {
+          const evidence = state.evidence[position - 1]
+          return evidence ? [citationOf(evidence, index + 1)] : []
+        })
+        const save = (status: "COMPLETE" | "INTERRUPTED" | "FAILED") =>
+          Effect.suspend(() => {
+            if (state.saved) return Effect.succeed(citations())
+            state.saved = true
+            const cited = citations()
+            return transaction(Effect.gen(function* () {
+              // A conversation deleted while its answer streamed keeps nothing.
+              if (!(yield* repo.owned(caller.userId, conversationId, true))) return
+              yield* repo.appendAssistantMessage({
+                id: messageId, conversationId, content: state.text, status, citations: cited,
+                provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null
+              })
+            })).pipe(Effect.as(cited))
+          })
+        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted).
+        yield* Effect.addFinalizer((exit) => Effect.ignoreLogged(save(exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause) ? "FAILED" : "INTERRUPTED")))
+
+        const emit = (delta: string): ReadonlyArray<UiMessageChunk> => {
+          if (delta.length === 0) return []
+          state.text += delta
+          return [{ type: "text-delta", id: textId, delta }]
+        }
+
+        const answer = Stream.unwrap(Effect.gen(function* () {
+          const query = yield* plan(caller, question, history)
+          state.evidence = (yield* retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).evidence
+          state.numbering = citationNumbering(state.evidence.length)
+          const deltas: Stream.Stream<string, unknown> = state.evidence.length === 0
+            // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
+            ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make(NOTHING_RELEVANT))
+            : yield* Effect.map(
+              models.stream(caller, "ASSISTANT_CHAT", {
+                messages: [
+                  { role: "system", content: `${SYSTEM_PROMPT}\n\n${state.evidence.map((evidence, index) => `[${index + 1}] ${evidence.title}\n${evidence.content}`).join("\n\n")}` },
+                  ...history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content })),
+                  { role: "user", content: question }
+                ]
+              }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), choice),
+              ({ provider, chunks }) => {
+                state.provider = provider
+                return chunks.pipe(Stream.filterMap((chunk) => (chunk._tag === "text" ? Option.some(chunk.text) : Option.none())))
+              }
+            )
+          const textStart: ReadonlyArray<UiMessageChunk> = [{ type: "text-start", id: textId }]
+          return Stream.succeed(textStart).pipe(
+            Stream.concat(deltas.pipe(Stream.map((delta) => emit(state.numbering.push(delta))))),
+            Stream.concat(Stream.sync((): ReadonlyArray<UiMessageChunk> => [...emit(state.numbering.flush()), { type: "text-end", id: textId }])),
+            Stream.flattenIterables
+          )
+        }))
+
+        const ending = Stream.fromEffect(save("COMPLETE")).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
+          ...cited.map((citation): UiMessageChunk => ({
+            type: "source-document", sourceId: citation.sourceId, title: citation.title,
+            mediaType: state.evidence.find((evidence) => evidence.citationId === citation.citationId)?.mediaType ?? "text/plain"
+          })),
+          { type: "data-citations", data: { citations: cited.map(streamedCitation) } },
+          { type: "finish", finishReason: "stop", messageMetadata: { provider: state.provider ? providerName(state.provider) : "LOCAL", model: state.provider?.modelId ?? localModels.ASSISTANT_CHAT.modelId } }
+        ])))
+
+        const failed = (cause: Cause.Cause<unknown>): Stream.Stream<UiMessageChunk> =>
+          Stream.fromEffect(Effect.gen(function* () {
+            yield* Effect.logWarning("chat answer failed").pipe(Effect.annotateLogs({ conversationId, messageId, cause: Cause.pretty(cause) }))
+            yield* Effect.ignoreLogged(save("FAILED"))
+            const failure = Cause.failureOption(cause)
+            const reason = failure._tag === "Some" && typeof (failure.value as any)?.code === "string"
+              ? `The model call failed (${(failure.value as any).code}): ${(failure.value as any).message ?? ""}`.trim()
+              : "The answer failed; the partial answer was saved"
+            return { type: "error", errorText: reason } satisfies UiMessageChunk
+          }))
+
+        const opening: ReadonlyArray<UiMessageChunk> = [{ type: "start", messageId }, { type: "data-conversation", data: { conversationId } }]
+        return Stream.fromIterable(opening).pipe(
+          Stream.concat(Stream.concat(answer, ending).pipe(
+            Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause)))
+          )),
+          Stream.map(sseEvent),
+          Stream.concat(Stream.succeed(SSE_DONE))
+        )
+      }))
+
+    return {
+      /** Validates and records the question (errors here are problem+json), then answers the stream to send. */
+      chat: (caller: Principal, body: ChatRequest) => Effect.map(prepare(caller, body), (turn) => ({ turn, body: respond(caller, body, turn) }))
+    }
+  }),
+  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default]
+}) {}

@@ -1,0 +1,48 @@
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import type { Principal } from "../domain/Principal"
+import { KnowledgeSearch } from "../knowledge/Search"
+
+export type Evidence = Effect.Effect.Success<ReturnType<KnowledgeSearch["search"]>>["evidence"][number]
+
+/**
+ * The assistant's retrieval: knowledge search (every passage filtered by the access evaluator inside its SQL),
+ * across everything the caller may read or the best passages of each named space.
+ */
+export class Retrieval extends Effect.Service<Retrieval>()("lore/AssistantRetrieval", {
+  effect: Effect.gen(function* () {
+    const knowledge = yield* KnowledgeSearch
+
+    const passages = (caller: Principal, query: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
+      Effect.gen(function* () {
+        if (!spaceIds || spaceIds.length === 0) return yield* knowledge.search(caller, { q: query, limit })
+        const perSpace = yield* Effect.forEach([...new Set(spaceIds)], (knowledgeSpaceId) => knowledge.search(caller, { q: query, knowledgeSpaceId, limit }))
+        return {
+          requestId: perSpace[0]!.requestId,
+          evidence: perSpace.flatMap((result) => result.evidence).sort((a, b) => b.relevanceScore - a.relevanceScore).slice(0, limit)
+        }
+      })
+
+    return {
+      passages,
+
+      /** The knowledge-search tool: passages as ToolCitations, under a trace id that is logged with the call. */
+      tool: (caller: Principal, input: { readonly query: string; readonly knowledgeSpaceIds?: ReadonlyArray<string> | undefined; readonly limit?: number | undefined }) =>
+        Effect.gen(function* () {
+          const traceId = randomUUID()
+          const result = yield* passages(caller, input.query, input.knowledgeSpaceIds, input.limit ?? 8)
+          yield* Effect.logInfo("assistant tool knowledge-search").pipe(
+            Effect.annotateLogs({ traceId, requestId: result.requestId, userId: caller.userId, returned: result.evidence.length })
+          )
+          return {
+            traceId,
+            requestId: result.requestId,
+            citations: result.evidence.map((evidence) => ({
+              chunkId: evidence.citationId, knowledgeAssetId: evidence.knowledgeAssetId, sourceRevisionId: evidence.knowledgeAssetVersionId,
+              title: evidence.title, startPage: evidence.startPage, endPage: evidence.endPage, heading: evidence.heading, content: evidence.content
+            }))
+          }
+        })
+    }
+  })
+}) {}
