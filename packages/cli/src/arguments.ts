@@ -300,3 +300,17 @@ export const parseVersionLabel = (raw: string) => {
   }
   return raw
 }
+
+/** A repeatable `--var name=value`, collected in order. */
+export const collectVariable = (raw: string, previous: ReadonlyArray<readonly [string, string]> = []): Array<readonly [string, string]> => {
+  const at = raw.indexOf("=")
+  if (at <= 0) throw new InvalidArgumentError("name=value")
+  return [...previous, [raw.slice(0, at), raw.slice(at + 1)] as const]
+}
+
+/** A variable's text from the command line, as the type its template declares (NUMBER, BOOLEAN; the rest stay text). */
+export const typedVariable = (type: string | undefined, text: string): unknown => {
+  if (type === "NUMBER" && text.trim() !== "" && Number.isFinite(Number(text))) return Number(text)
+  if (type === "BOOLEAN" && (text === "true" || text === "false")) return text === "true"
+  return text
+}

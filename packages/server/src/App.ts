@@ -8,7 +8,7 @@ import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
 import { AssistantLive } from "./assistant/Layer"
 import { AssistantFilesHttp } from "./assistant/FilesHttp"
 import { AssistantFilesLive } from "./assistant/FilesLayer"
-import { AssetsHttp } from "./assets/Http"
+import { AssetDeliveryHttp, AssetsHttp, AssetToolsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
@@ -28,8 +28,9 @@ import { PlatformLive } from "./platform/Layer"
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
+// The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
 const AreasLive = AssistantLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, AssetsLive)),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive))),
   Layer.provideMerge(AccessLive)
 )
 
@@ -46,7 +47,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssetsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

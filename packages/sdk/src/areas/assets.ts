@@ -1,5 +1,6 @@
 import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
+import { AssetToolsArea } from "./assetTools"
 import type {
   Asset,
   AssetPolicy,
@@ -10,12 +11,16 @@ import type {
   DirectReleaseInput,
   DraftUpdate,
   OrphanedAsset,
+  PackDefinition,
+  PackJourney,
+  PromptRender,
   ReleaseInput,
   ReviewDecisionInput,
   RevisionDiff,
   RoleAssignmentInput,
   Submission,
-  Withdrawal
+  Withdrawal,
+  WorkInstruction
 } from "../generated/openapi"
 
 /**
@@ -24,7 +29,12 @@ import type {
  * submission sends the draft's `lockVersion` (409 LOCK_VERSION_CONFLICT when stale).
  */
 export class AssetsArea {
-  constructor(private readonly client: LoreFetchClient) {}
+  /** The assistant's tools over released assets. */
+  readonly tools: AssetToolsArea
+
+  constructor(private readonly client: LoreFetchClient) {
+    this.tools = new AssetToolsArea(client)
+  }
 
   /** The assets the caller may see, optionally matching `q` (namespace, slug, title, summary) and of one type. */
   list(query: { q?: string; type?: AssetType } = {}): Promise<Array<AssetSummary>> {
@@ -97,5 +107,35 @@ export class AssetsArea {
   /** The assets a user's deactivation would orphan (users.manage). */
   orphanedBy(userId: string): Promise<Array<OrphanedAsset>> {
     return unwrap(this.client.GET("/api/admin/users/{userId}/orphaned-assets", { params: { path: { userId } } }))
+  }
+
+  // ---- delivery of released versions (410 RELEASE_WITHDRAWN once withdrawn) ----
+
+  workInstruction(assetId: string, releaseId: string): Promise<WorkInstruction> {
+    return unwrap(this.client.GET("/api/assets/{assetId}/releases/{releaseId}/work-instruction", { params: { path: { assetId, releaseId } } }))
+  }
+
+  /** Records that the caller has read the work instruction (idempotent). */
+  acknowledge(assetId: string, releaseId: string): Promise<WorkInstruction> {
+    return unwrap(this.client.POST("/api/assets/{assetId}/releases/{releaseId}/work-instruction/acknowledgements", { params: { path: { assetId, releaseId } } }))
+  }
+
+  packDefinition(assetId: string, releaseId: string): Promise<PackDefinition> {
+    return unwrap(this.client.GET("/api/assets/{assetId}/releases/{releaseId}/pack-definition", { params: { path: { assetId, releaseId } } }))
+  }
+
+  /** The caller's journey through a pack release (started on first use). */
+  packJourney(assetId: string, releaseId: string): Promise<PackJourney> {
+    return unwrap(this.client.GET("/api/assets/{assetId}/releases/{releaseId}/pack-journey", { params: { path: { assetId, releaseId } } }))
+  }
+
+  /** Marks an item done (or not); only accessible items can be completed (403 PACK_ITEM_INACCESSIBLE). */
+  packProgress(assetId: string, releaseId: string, itemKey: string, completed: boolean): Promise<PackJourney> {
+    return unwrap(this.client.PUT("/api/assets/{assetId}/releases/{releaseId}/pack-progress/{itemKey}", { params: { path: { assetId, releaseId, itemKey } }, body: { completed } }))
+  }
+
+  /** Renders a released prompt template; sensitive values are never logged or stored by the server. */
+  renderPrompt(assetId: string, releaseId: string, variables: Record<string, unknown>): Promise<PromptRender> {
+    return unwrap(this.client.POST("/api/asset-delivery/{assetId}/releases/{releaseId}/prompt-render", { params: { path: { assetId, releaseId } }, body: { variables } }))
   }
 }

@@ -1204,6 +1204,246 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assets/{assetId}/releases/{releaseId}/work-instruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetDelivery.getWorkInstruction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases/{releaseId}/work-instruction/acknowledgements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetDelivery.acknowledgeWorkInstruction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases/{releaseId}/pack-definition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetDelivery.getPackDefinition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases/{releaseId}/pack-journey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetDelivery.getPackJourney"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases/{releaseId}/pack-progress/{itemKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["assetDelivery.setPackProgress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/asset-delivery/{assetId}/releases/{releaseId}/prompt-render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetDelivery.renderPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/prompt-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetToolPromptForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/prompt-render": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolPromptRender"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/prompt-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolPromptRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/work-instruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetToolWorkInstruction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/pack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetToolPack"];
+        put?: never;
+        post: operations["assetTools.assetToolStartPack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/pack/{itemKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["assetTools.assetToolPackItem"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolFork"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/assets/{assetId}/releases/{releaseId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assetTools.assetToolFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/tools/asset-recommendations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assetTools.assetRecommendations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3790,6 +4030,330 @@ export interface components {
             title: string;
             roles: components["schemas"]["AssetRole"][];
         };
+        WorkInstruction: {
+            assetId: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            releaseDigest: string;
+            title: string;
+            versionLabel: string;
+            instruction: components["schemas"]["WorkInstructionBody"];
+            acknowledged: boolean;
+            acknowledgedAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description The operation does not apply to an asset of this type */
+        WrongAssetType: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/wrong-asset-type";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "WRONG_ASSET_TYPE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The release was withdrawn and is no longer delivered */
+        ReleaseWithdrawn: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/release-withdrawn";
+            title: string;
+            /** @enum {number} */
+            status: 410;
+            /** @enum {string} */
+            code: "RELEASE_WITHDRAWN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        PackDefinition: {
+            packAssetId: components["schemas"]["UUID"];
+            packReleaseId: components["schemas"]["UUID"];
+            releaseDigest: string;
+            title: string;
+            versionLabel: string;
+            purpose: components["schemas"]["PackPurpose"];
+            audience: string;
+            expectedOutcome: string;
+            prerequisites: string[];
+            completionCriteria: string[];
+            reviewDate: string;
+            /** @description The owner's name */
+            owner: string;
+            ownerUserId: components["schemas"]["UUID"];
+            /** @description Some item is withdrawn or not readable by the caller */
+            accessGap: boolean;
+            items: components["schemas"]["PackDefinitionItem"][];
+        };
+        PackDefinitionItem: {
+            key: string;
+            title: string;
+            required: boolean;
+            order: components["schemas"]["Int"];
+            kind: components["schemas"]["PackItemKind"];
+            /**
+             * Format: uuid
+             * @description The asset (ASSET_RELEASE) or knowledge asset (KNOWLEDGE_VERSION)
+             */
+            resourceId: string;
+            /** @description The release, or the knowledge version (null when the caller cannot read it) */
+            pinnedVersionId: components["schemas"]["UUID"] | null;
+            /** @description null when the caller cannot read the item */
+            versionLabel: string | null;
+            /** @description null when the caller cannot read the item */
+            availability: components["schemas"]["Availability"] | null;
+            /** @description The caller may read the item and it is available; only accessible items can be completed */
+            accessible: boolean;
+        };
+        PackJourney: {
+            assignmentId: components["schemas"]["UUID"];
+            packAssetId: components["schemas"]["UUID"];
+            packReleaseId: components["schemas"]["UUID"];
+            releaseDigest: string;
+            title: string;
+            versionLabel: string;
+            purpose: components["schemas"]["PackPurpose"];
+            audience: string;
+            expectedOutcome: string;
+            status: components["schemas"]["PackJourneyStatus"];
+            accessGap: boolean;
+            completedAccessibleItems: components["schemas"]["Int"];
+            items: components["schemas"]["PackItem"][];
+            startedAt: components["schemas"]["Timestamp"];
+            completedAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @enum {string} */
+        PackJourneyStatus: "IN_PROGRESS" | "COMPLETED";
+        PackItem: {
+            key: string;
+            title: string;
+            required: boolean;
+            order: components["schemas"]["Int"];
+            kind: components["schemas"]["PackItemKind"];
+            /**
+             * Format: uuid
+             * @description The asset (ASSET_RELEASE) or knowledge asset (KNOWLEDGE_VERSION)
+             */
+            resourceId: string;
+            /** @description The release, or the knowledge version (null when the caller cannot read it) */
+            pinnedVersionId: components["schemas"]["UUID"] | null;
+            /** @description null when the caller cannot read the item */
+            versionLabel: string | null;
+            /** @description null when the caller cannot read the item */
+            availability: components["schemas"]["Availability"] | null;
+            /** @description The caller may read the item and it is available; only accessible items can be completed */
+            accessible: boolean;
+            completed: boolean;
+            completedAt: components["schemas"]["Timestamp"] | null;
+        };
+        PackProgressInput: {
+            completed: boolean;
+        };
+        /** @description The pack release has no item with this key */
+        PackItemNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/pack-item-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "PACK_ITEM_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The pack item is withdrawn or not readable by the caller (accessGap); it cannot be completed */
+        PackItemInaccessible: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/pack-item-inaccessible";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "PACK_ITEM_INACCESSIBLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        PromptVariables: {
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        PromptRender: {
+            assetId: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            releaseDigest: string;
+            systemInstruction: string;
+            userPrompt: string;
+            sensitiveVariables: string[];
+            /** @description sha256 of the input's shape (variable names, types, supplied or not), never of values */
+            inputShapeDigest: string;
+        };
+        /** @description Prompt variables are missing, unknown or of the wrong type; errors[] names each (never echoing values) */
+        InvalidVariables: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-variables";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_VARIABLES";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        PromptForm: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            release: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+                releaseDigest: string;
+            };
+            objective: string;
+            audience: string;
+            variables: components["schemas"]["PromptVariable"][];
+            outputContract: {
+                [key: string]: unknown;
+            };
+            knowledgeRequirements: string[];
+            knownLimitations: string;
+        };
+        PromptRenderAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            result: components["schemas"]["PromptRender"];
+        };
+        PromptRunAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            result: components["schemas"]["PromptRunResult"];
+        };
+        PromptRunResult: {
+            runId: components["schemas"]["UUID"];
+            assetId: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            releaseDigest: string;
+            modelRoute: {
+                gatewayId: string;
+                modelId: string;
+            };
+            output: string;
+            citations: components["schemas"]["PromptRunCitation"][];
+            durationMillis: components["schemas"]["Int"];
+        };
+        /** @description The contract's ToolCitation */
+        PromptRunCitation: {
+            chunkId: components["schemas"]["UUID"];
+            knowledgeAssetId: components["schemas"]["UUID"];
+            sourceRevisionId: components["schemas"]["UUID"];
+            title: string;
+            startPage: components["schemas"]["Int"] | null;
+            endPage: components["schemas"]["Int"] | null;
+            heading: string | null;
+        };
+        /** @description The model behind the PROMPT_EXECUTION route failed (unreachable, timeout, rejected credential, bad answer) */
+        PromptRunFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/prompt-run-failed";
+            title: string;
+            /** @enum {number} */
+            status: 502;
+            /** @enum {string} */
+            code: "PROMPT_RUN_FAILED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        WorkInstructionAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            instruction: components["schemas"]["WorkInstruction"];
+        };
+        PackJourneyAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            journey: components["schemas"]["PackJourney"];
+        };
+        ForkInput: {
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+            namespace: string;
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9-]{0,62}$ */
+            slug: string;
+            knowledgeSpaceId?: components["schemas"]["UUID"];
+        };
+        ForkAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            asset: components["schemas"]["Asset"];
+        };
+        AssetFeedbackInput: {
+            rating: components["schemas"]["AssetFeedbackRating"];
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            comment?: string;
+        };
+        /** @enum {string} */
+        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL";
+        FeedbackAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            feedbackId: components["schemas"]["UUID"];
+        };
+        RecommendationsAnswer: {
+            /**
+             * Format: uuid
+             * @description Logged with the tool, asset and release: quote it when reporting a problem
+             */
+            traceId: string;
+            recommendations: components["schemas"]["Recommendation"][];
+        };
+        Recommendation: {
+            assetId: components["schemas"]["UUID"];
+            type: components["schemas"]["AssetType"];
+            namespace: string;
+            slug: string;
+            title: string;
+            summary: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            portfolioState: components["schemas"]["PortfolioState"];
+            sharingState: components["schemas"]["SharingState"];
+            releaseId: components["schemas"]["UUID"];
+            versionLabel: string;
+            releaseDigest: string;
+            availability: components["schemas"]["Availability"];
+            releasedAt: components["schemas"]["Timestamp"];
+        };
     };
     responses: never;
     parameters: never;
@@ -4025,6 +4589,35 @@ export type FieldChangeKind = components['schemas']['FieldChangeKind'];
 export type AssetPolicy = components['schemas']['AssetPolicy'];
 export type AssetPolicyInput = components['schemas']['AssetPolicyInput'];
 export type OrphanedAsset = components['schemas']['OrphanedAsset'];
+export type WorkInstruction = components['schemas']['WorkInstruction'];
+export type WrongAssetType = components['schemas']['WrongAssetType'];
+export type ReleaseWithdrawn = components['schemas']['ReleaseWithdrawn'];
+export type PackDefinition = components['schemas']['PackDefinition'];
+export type PackDefinitionItem = components['schemas']['PackDefinitionItem'];
+export type PackJourney = components['schemas']['PackJourney'];
+export type PackJourneyStatus = components['schemas']['PackJourneyStatus'];
+export type PackItem = components['schemas']['PackItem'];
+export type PackProgressInput = components['schemas']['PackProgressInput'];
+export type PackItemNotFound = components['schemas']['PackItemNotFound'];
+export type PackItemInaccessible = components['schemas']['PackItemInaccessible'];
+export type PromptVariables = components['schemas']['PromptVariables'];
+export type PromptRender = components['schemas']['PromptRender'];
+export type InvalidVariables = components['schemas']['InvalidVariables'];
+export type PromptForm = components['schemas']['PromptForm'];
+export type PromptRenderAnswer = components['schemas']['PromptRenderAnswer'];
+export type PromptRunAnswer = components['schemas']['PromptRunAnswer'];
+export type PromptRunResult = components['schemas']['PromptRunResult'];
+export type PromptRunCitation = components['schemas']['PromptRunCitation'];
+export type PromptRunFailed = components['schemas']['PromptRunFailed'];
+export type WorkInstructionAnswer = components['schemas']['WorkInstructionAnswer'];
+export type PackJourneyAnswer = components['schemas']['PackJourneyAnswer'];
+export type ForkInput = components['schemas']['ForkInput'];
+export type ForkAnswer = components['schemas']['ForkAnswer'];
+export type AssetFeedbackInput = components['schemas']['AssetFeedbackInput'];
+export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
+export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
+export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
+export type Recommendation = components['schemas']['Recommendation'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -10384,6 +10977,1415 @@ export interface operations {
             };
         };
     };
+    "assetDelivery.getWorkInstruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WorkInstruction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkInstruction"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetDelivery.acknowledgeWorkInstruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WorkInstruction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkInstruction"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetDelivery.getPackDefinition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PackDefinition */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackDefinition"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetDelivery.getPackJourney": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PackJourney */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourney"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetDelivery.setPackProgress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+                /** @description a string at most 100 character(s) long */
+                itemKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackProgressInput"];
+            };
+        };
+        responses: {
+            /** @description PackJourney */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourney"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PACK_ITEM_INACCESSIBLE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PackItemInaccessible"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND, PACK_ITEM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"] | components["schemas"]["PackItemNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetDelivery.renderPrompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVariables"];
+            };
+        };
+        responses: {
+            /** @description PromptRender */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptRender"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VARIABLES */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVariables"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPromptForm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PromptForm */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptForm"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPromptRender": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVariables"];
+            };
+        };
+        responses: {
+            /** @description PromptRenderAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptRenderAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VARIABLES */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVariables"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPromptRun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVariables"];
+            };
+        };
+        responses: {
+            /** @description PromptRunAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptRunAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VARIABLES */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVariables"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description PROMPT_RUN_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PromptRunFailed"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolWorkInstruction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WorkInstructionAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkInstructionAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PackJourneyAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourneyAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolStartPack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description PackJourneyAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourneyAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolPackItem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+                /** @description a string at most 100 character(s) long */
+                itemKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PackProgressInput"];
+            };
+        };
+        responses: {
+            /** @description PackJourneyAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackJourneyAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PACK_ITEM_INACCESSIBLE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PackItemInaccessible"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND, PACK_ITEM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"] | components["schemas"]["PackItemNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolFork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkInput"];
+            };
+        };
+        responses: {
+            /** @description ForkAnswer */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_CONTRIBUTOR, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE, ASSET_SLUG_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"] | components["schemas"]["AssetSlugTaken"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_ASSET_CONTENT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidAssetContent"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetToolFeedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetFeedbackInput"];
+            };
+        };
+        responses: {
+            /** @description FeedbackAnswer */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assetTools.assetRecommendations": {
+        parameters: {
+            query?: {
+                /** @description a string at most 500 character(s) long */
+                q?: string;
+                type?: components["schemas"]["AssetType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RecommendationsAnswer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecommendationsAnswer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -10662,3 +12664,23 @@ export const releaseNotAvailableTypeValues: ReadonlyArray<components["schemas"][
 export const releaseNotAvailableStatusValues: ReadonlyArray<components["schemas"]["ReleaseNotAvailable"]["status"]> = [409];
 export const releaseNotAvailableCodeValues: ReadonlyArray<components["schemas"]["ReleaseNotAvailable"]["code"]> = ["RELEASE_NOT_AVAILABLE"];
 export const fieldChangeKindValues: ReadonlyArray<components["schemas"]["FieldChangeKind"]> = ["ADDED", "REMOVED", "CHANGED"];
+export const wrongAssetTypeTypeValues: ReadonlyArray<components["schemas"]["WrongAssetType"]["type"]> = ["https://lore.dev/problems/wrong-asset-type"];
+export const wrongAssetTypeStatusValues: ReadonlyArray<components["schemas"]["WrongAssetType"]["status"]> = [409];
+export const wrongAssetTypeCodeValues: ReadonlyArray<components["schemas"]["WrongAssetType"]["code"]> = ["WRONG_ASSET_TYPE"];
+export const releaseWithdrawnTypeValues: ReadonlyArray<components["schemas"]["ReleaseWithdrawn"]["type"]> = ["https://lore.dev/problems/release-withdrawn"];
+export const releaseWithdrawnStatusValues: ReadonlyArray<components["schemas"]["ReleaseWithdrawn"]["status"]> = [410];
+export const releaseWithdrawnCodeValues: ReadonlyArray<components["schemas"]["ReleaseWithdrawn"]["code"]> = ["RELEASE_WITHDRAWN"];
+export const packJourneyStatusValues: ReadonlyArray<components["schemas"]["PackJourneyStatus"]> = ["IN_PROGRESS", "COMPLETED"];
+export const packItemNotFoundTypeValues: ReadonlyArray<components["schemas"]["PackItemNotFound"]["type"]> = ["https://lore.dev/problems/pack-item-not-found"];
+export const packItemNotFoundStatusValues: ReadonlyArray<components["schemas"]["PackItemNotFound"]["status"]> = [404];
+export const packItemNotFoundCodeValues: ReadonlyArray<components["schemas"]["PackItemNotFound"]["code"]> = ["PACK_ITEM_NOT_FOUND"];
+export const packItemInaccessibleTypeValues: ReadonlyArray<components["schemas"]["PackItemInaccessible"]["type"]> = ["https://lore.dev/problems/pack-item-inaccessible"];
+export const packItemInaccessibleStatusValues: ReadonlyArray<components["schemas"]["PackItemInaccessible"]["status"]> = [403];
+export const packItemInaccessibleCodeValues: ReadonlyArray<components["schemas"]["PackItemInaccessible"]["code"]> = ["PACK_ITEM_INACCESSIBLE"];
+export const invalidVariablesTypeValues: ReadonlyArray<components["schemas"]["InvalidVariables"]["type"]> = ["https://lore.dev/problems/invalid-variables"];
+export const invalidVariablesStatusValues: ReadonlyArray<components["schemas"]["InvalidVariables"]["status"]> = [422];
+export const invalidVariablesCodeValues: ReadonlyArray<components["schemas"]["InvalidVariables"]["code"]> = ["INVALID_VARIABLES"];
+export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["type"]> = ["https://lore.dev/problems/prompt-run-failed"];
+export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
+export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
+export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];

@@ -66,7 +66,7 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
         yield* repo.setStates(assetId, portfolioState(facts), sharingState(facts))
       })
 
-    const create = (caller: Principal, input: CreateInput) =>
+    const create = (caller: Principal, input: CreateInput, forkedFromReleaseId: string | null = null) =>
       Effect.gen(function* () {
         const writable = yield* evaluator.spacesWith(caller, "contributor")
         if (!writable.some((space) => space.id === input.knowledgeSpaceId)) {
@@ -87,7 +87,8 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
               slug: input.slug,
               classificationRank: classificationRank[input.draft.classification],
               content: input.draft,
-              userId: caller.userId
+              userId: caller.userId,
+              forkedFromReleaseId
             })
             if (!inserted) return yield* new AssetSlugTaken({ detail: `An asset ${input.namespace}/${input.slug} exists already` })
             // The creator owns what they create; ownership can be handed on with role assignments.
@@ -96,7 +97,7 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
               action: "asset.create",
               resourceType: "asset",
               resourceId: inserted.id,
-              details: { type: input.type, namespace: input.namespace, slug: input.slug, classification: input.draft.classification }
+              details: { type: input.type, namespace: input.namespace, slug: input.slug, classification: input.draft.classification, ...(forkedFromReleaseId ? { forkedFromReleaseId } : {}) }
             })
             return inserted.id
           })

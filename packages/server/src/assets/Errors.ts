@@ -103,3 +103,7 @@ export class PackItemInaccessible extends ProblemError<PackItemInaccessible>()("
 export class ReleaseWithdrawn extends ProblemError<ReleaseWithdrawn>()("ReleaseWithdrawn", {
   status: 410, code: "RELEASE_WITHDRAWN", description: "The release was withdrawn and is no longer delivered"
 }) {}
+
+export class PromptRunFailed extends ProblemError<PromptRunFailed>()("PromptRunFailed", {
+  status: 502, code: "PROMPT_RUN_FAILED", description: "The model behind the PROMPT_EXECUTION route failed (unreachable, timeout, rejected credential, bad answer)"
+}) {}

@@ -3,6 +3,8 @@ import { Effect } from "effect"
 import { LoreApi } from "../http/Api"
 import { asCaller } from "../domain/Principal"
 import { Assets } from "./Assets"
+import { Delivery } from "./Delivery"
+import { AssetTools } from "./Tools"
 import { Governance } from "./Governance"
 import { SpacePolicies } from "./SpacePolicies"
 
@@ -30,5 +32,35 @@ export const AssetsHttp = HttpApiBuilder.group(LoreApi, "assets", (handlers) =>
       .handle("getAssetPolicy", ({ path }) => asCaller((me) => policies.get(me, path.knowledgeSpaceId)))
       .handle("setAssetPolicy", ({ path, payload }) => asCaller((me) => policies.set(me, path.knowledgeSpaceId, payload)))
       .handle("listOrphanedAssets", ({ path }) => asCaller((me) => governance.orphanedBy(me, path.userId)))
+  })
+)
+
+export const AssetDeliveryHttp = HttpApiBuilder.group(LoreApi, "assetDelivery", (handlers) =>
+  Effect.gen(function* () {
+    const delivery = yield* Delivery
+    return handlers
+      .handle("getWorkInstruction", ({ path }) => asCaller((me) => delivery.workInstruction(me, path.assetId, path.releaseId)))
+      .handle("acknowledgeWorkInstruction", ({ path }) => asCaller((me) => delivery.acknowledge(me, path.assetId, path.releaseId)))
+      .handle("getPackDefinition", ({ path }) => asCaller((me) => delivery.packDefinition(me, path.assetId, path.releaseId)))
+      .handle("getPackJourney", ({ path }) => asCaller((me) => delivery.packJourney(me, path.assetId, path.releaseId)))
+      .handle("setPackProgress", ({ path, payload }) => asCaller((me) => delivery.packProgress(me, path.assetId, path.releaseId, path.itemKey, payload.completed)))
+      .handle("renderPrompt", ({ path, payload }) => asCaller((me) => delivery.render(me, path.assetId, path.releaseId, payload.variables)))
+  })
+)
+
+export const AssetToolsHttp = HttpApiBuilder.group(LoreApi, "assetTools", (handlers) =>
+  Effect.gen(function* () {
+    const tools = yield* AssetTools
+    return handlers
+      .handle("assetToolPromptForm", ({ path }) => asCaller((me) => tools.promptForm(me, path.assetId, path.releaseId)))
+      .handle("assetToolPromptRender", ({ path, payload }) => asCaller((me) => tools.promptRender(me, path.assetId, path.releaseId, payload.variables)))
+      .handle("assetToolPromptRun", ({ path, payload }) => asCaller((me) => tools.promptRun(me, path.assetId, path.releaseId, payload.variables)))
+      .handle("assetToolWorkInstruction", ({ path }) => asCaller((me) => tools.workInstruction(me, path.assetId, path.releaseId)))
+      .handle("assetToolPack", ({ path }) => asCaller((me) => tools.pack(me, path.assetId, path.releaseId)))
+      .handle("assetToolStartPack", ({ path }) => asCaller((me) => tools.pack(me, path.assetId, path.releaseId)))
+      .handle("assetToolPackItem", ({ path, payload }) => asCaller((me) => tools.packItem(me, path.assetId, path.releaseId, path.itemKey, payload.completed)))
+      .handle("assetToolFork", ({ path, payload }) => asCaller((me) => tools.fork(me, path.assetId, path.releaseId, payload)))
+      .handle("assetToolFeedback", ({ path, payload }) => asCaller((me) => tools.feedback(me, path.assetId, path.releaseId, payload)))
+      .handle("assetRecommendations", ({ urlParams }) => asCaller((me) => tools.recommendations(me, urlParams)))
   })
 )

@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { ResourceResolvers } from "../access/Resources"
 import { Assets } from "./Assets"
 import { AssetsRepo } from "./AssetsRepo"
+import { Delivery } from "./Delivery"
+import { AssetTools } from "./Tools"
 import { Governance } from "./Governance"
 import { SpacePolicies } from "./SpacePolicies"
 
@@ -16,6 +18,6 @@ const AssetResolversLive = Layer.effectDiscard(
 
 /** The governed assets area: drafts, the lifecycle, ownership, policies and delivery. */
 export const AssetsLive = AssetResolversLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default)),
+  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default, Delivery.Default, AssetTools.Default)),
   Layer.provide(Layer.mergeAll(ResourceResolvers.Default, AssetsRepo.Default))
 )

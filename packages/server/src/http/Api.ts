@@ -4,6 +4,8 @@ import { AiAdminApi } from "../ai/Api"
 import { AssistantAdminApi, AssistantApi } from "../assistant/Api"
 import { AssistantFilesApi } from "../assistant/FilesApi"
 import { AssetsApi } from "../assets/Api"
+import { AssetDeliveryApi } from "../assets/DeliveryApi"
+import { AssetToolsApi } from "../assets/ToolsApi"
 import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
@@ -31,6 +33,8 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssistantAdminApi)
   .add(AssistantFilesApi)
   .add(AssetsApi)
+  .add(AssetDeliveryApi)
+  .add(AssetToolsApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")

@@ -19,8 +19,8 @@ export interface World {
   readonly person: (email: string, options?: { relation?: string | null; roles?: ReadonlyArray<string>; clearance?: string; spaceId?: string }) => Promise<Person>
 }
 
-export const startWorld = async (): Promise<World> => {
-  const server = await startTestServer()
+export const startWorld = async (options: Parameters<typeof startTestServer>[0] = {}): Promise<World> => {
+  const server = await startTestServer(options)
   const admin = http(server.url, server.adminToken)
   const departmentId = (await admin("POST", "/api/admin/departments", { name: "Assets" })).body.id as string
   const spaceId = (await admin("POST", "/api/admin/knowledge-spaces", { key: "assets", name: "Assets" })).body.id as string

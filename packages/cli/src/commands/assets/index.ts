@@ -6,6 +6,6 @@ export default defineGroup({
   examples: [
     "lore assets push 'assets/**/*.yaml'   # create or update drafts from files",
     "lore assets submit ops/incident-summary --note 'first version'",
-    "lore assets release ops/incident-summary --version 1.0.0"
+    "lore assets release ops/incident-summary --label 1.0.0"
   ]
 })
