@@ -8,6 +8,8 @@ import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
 import { AssistantLive } from "./assistant/Layer"
 import { AssistantFilesHttp } from "./assistant/FilesHttp"
 import { AssistantFilesLive } from "./assistant/FilesLayer"
+import { AssistantEvidenceHttp } from "./assistant/EvidenceHttp"
+import { AssistantEvidenceLive } from "./assistant/EvidenceLayer"
 import { AssetsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
@@ -28,7 +30,7 @@ import { PlatformLive } from "./platform/Layer"
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
  * access area also fills what the platform area declares and cannot import: the audit trail's labels.
  */
-const AreasLive = AssistantLive.pipe(
+const AreasLive = Layer.mergeAll(AssistantLive, AssistantEvidenceLive).pipe(
   Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, AssetsLive)),
   Layer.provideMerge(AccessLive)
 )
@@ -46,7 +48,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssetsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(
