@@ -1,6 +1,7 @@
 import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
 import { AssistantFilesArea } from "./areas/assistantFiles"
+import { AssistantEvidenceArea } from "./areas/assistantEvidence"
 import { AssetsArea } from "./areas/assets"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
@@ -77,8 +78,8 @@ export const createLoreClient = (options: LoreClientOptions) => {
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
     admin: new AdminArea(raw),
-    /** The assistant: `files` (private chat attachments). */
-    assistant: { files: new AssistantFilesArea(raw) },
+    /** The assistant: `files` (private chat attachments), `evidence` (documents bound to a conversation). */
+    assistant: { files: new AssistantFilesArea(raw), evidence: new AssistantEvidenceArea(raw) },
     assets: new AssetsArea(raw)
   }
 }

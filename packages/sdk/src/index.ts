@@ -20,6 +20,7 @@ export { SourcesArea, type SourceQuery, type UploadOptions, type WaitOptions } f
 export { AssetsArea } from "./areas/assets"
 export { KnowledgeArea, CitationsArea, type CatalogQuery, type CitedFile, type SearchQuery } from "./areas/knowledge"
 export { AssistantFilesArea, type AssistantFileQuery, type AssistantFileUploadOptions, type AssistantFileWaitOptions } from "./areas/assistantFiles"
+export { AssistantEvidenceArea, type EvidenceUploadOptions, type EvidenceWaitOptions } from "./areas/assistantEvidence"
 export { multipartBody, mediaTypeFor, type MultipartBody, type MultipartFile, type UploadProgress, type UploadSource } from "./multipart"
 export { fileNameFrom, type DownloadedFile } from "./download"
 export {
