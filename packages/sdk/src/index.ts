@@ -21,6 +21,7 @@ export { AssetsArea } from "./areas/assets"
 export { AssetToolsArea } from "./areas/assetTools"
 export { KnowledgeArea, CitationsArea, type CatalogQuery, type CitedFile, type SearchQuery } from "./areas/knowledge"
 export { AssistantFilesArea, type AssistantFileQuery, type AssistantFileUploadOptions, type AssistantFileWaitOptions } from "./areas/assistantFiles"
+export { AssistantEvidenceArea, type EvidenceUploadOptions, type EvidenceWaitOptions } from "./areas/assistantEvidence"
 export { multipartBody, mediaTypeFor, type MultipartBody, type MultipartFile, type UploadProgress, type UploadSource } from "./multipart"
 export { fileNameFrom, type DownloadedFile } from "./download"
 export {

@@ -2,9 +2,10 @@ import { createReadStream } from "node:fs"
 import { stat } from "node:fs/promises"
 import { basename } from "node:path"
 import { Readable } from "node:stream"
+import type { EvidenceUploadOptions } from "./areas/assistantEvidence"
 import type { AssistantFileUploadOptions } from "./areas/assistantFiles"
 import type { UploadOptions } from "./areas/sources"
-import type { AssistantFile, Source } from "./generated/openapi"
+import type { AssistantFile, EvidenceBinding, Source } from "./generated/openapi"
 
 /** `@lore/sdk/node`: helpers that need Node's file system (the main entry runs in browsers too). */
 
@@ -59,6 +60,36 @@ export const uploadAssistantFile = async (lore: AssistantFileUploader, path: str
   const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
   try {
     return await lore.assistant.files.upload({
+      ...options,
+      fileName: options.fileName ?? basename(path),
+      file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
+      size: info.size
+    })
+  } finally {
+    stream.destroy()
+  }
+}
+
+/** What uploadEvidence needs of a client (typed structurally, like Uploader). */
+export interface EvidenceUploader {
+  readonly assistant: { readonly evidence: { upload(options: EvidenceUploadOptions): Promise<EvidenceBinding> } }
+}
+
+export interface UploadEvidenceOptions extends Omit<EvidenceUploadOptions, "file" | "size"> {
+  /** Default: the path's base name. */
+  readonly fileName?: string | undefined
+}
+
+/**
+ * Uploads a file from disk as evidence of a conversation, streamed, with the file's size as the progress
+ * total: `await uploadEvidence(lore, "./memo.pdf", { conversationId, knowledgeSpaceId })`.
+ */
+export const uploadEvidence = async (lore: EvidenceUploader, path: string, options: UploadEvidenceOptions): Promise<EvidenceBinding> => {
+  const info = await stat(path)
+  if (!info.isFile()) throw new TypeError(`uploadEvidence: ${path} is not a file`)
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
+  try {
+    return await lore.assistant.evidence.upload({
       ...options,
       fileName: options.fileName ?? basename(path),
       file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,

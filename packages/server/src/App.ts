@@ -8,6 +8,8 @@ import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
 import { AssistantLive } from "./assistant/Layer"
 import { AssistantFilesHttp } from "./assistant/FilesHttp"
 import { AssistantFilesLive } from "./assistant/FilesLayer"
+import { AssistantEvidenceHttp } from "./assistant/EvidenceHttp"
+import { AssistantEvidenceLive } from "./assistant/EvidenceLayer"
 import { AssetDeliveryHttp, AssetsHttp, AssetToolsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
@@ -30,6 +32,7 @@ import { PlatformLive } from "./platform/Layer"
  */
 // The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
 const AreasLive = AssistantLive.pipe(
+  Layer.provideMerge(AssistantEvidenceLive),
   Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive))),
   Layer.provideMerge(AccessLive)
 )
@@ -47,7 +50,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -1,5 +1,6 @@
 import type { LoreFetchClient } from "../fetchClient"
 import { ChatStream } from "../chat"
+import { AssistantEvidenceArea } from "./assistantEvidence"
 import { AssistantFilesArea } from "./assistantFiles"
 import { LoreApiError } from "../errors"
 import { unwrap, unwrapEmpty } from "../response"
@@ -23,9 +24,12 @@ export type ChatInput = Pick<ChatRequest, "message" | "conversationId" | "knowle
 export class AssistantArea {
   /** Private chat attachments. */
   readonly files: AssistantFilesArea
+  /** Documents bound to a conversation as evidence. */
+  readonly evidence: AssistantEvidenceArea
 
   constructor(private readonly client: LoreFetchClient) {
     this.files = new AssistantFilesArea(client)
+    this.evidence = new AssistantEvidenceArea(client)
   }
 
   /**

@@ -980,6 +980,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistant/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["assistantEvidence.uploadEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/conversations/{conversationId}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantEvidence.listEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistant/conversations/{conversationId}/evidence/{bindingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["assistantEvidence.getEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assets": {
         parameters: {
             query?: never;
@@ -3424,6 +3472,46 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        EvidenceBinding: {
+            id: components["schemas"]["UUID"];
+            conversationId: components["schemas"]["UUID"];
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            /**
+             * Format: uuid
+             * @description The knowledge source the document was uploaded as (GET /api/sources/{id})
+             */
+            sourceObjectId: string;
+            /**
+             * Format: uuid
+             * @description The bound version of the knowledge asset (an upload is its own revision: equal to sourceObjectId)
+             */
+            sourceRevisionId: string;
+            knowledgeAssetId: components["schemas"]["UUID"];
+            title: string;
+            fileName: string;
+            status: components["schemas"]["EvidenceBindingStatus"];
+            /** @description When FAILED: the source's ingestion failure code (CORRUPT_FILE, NO_TEXT, ENCRYPTED, ...) */
+            failureCode: string | null;
+            /** @description When FAILED: what happened and what to do */
+            failureMessage: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        EvidenceBindingStatus: "PROCESSING" | "READY" | "FAILED" | "UNAVAILABLE";
+        /** @description No evidence binding with this id in a conversation the caller owns */
+        EvidenceBindingNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/evidence-binding-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "EVIDENCE_BINDING_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         /** @enum {string} */
         AssetType: "PROMPT_TEMPLATE" | "WORK_INSTRUCTION" | "CAPABILITY_PACK" | "SKILL";
         AssetSummary: {
@@ -4534,6 +4622,9 @@ export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
 export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
 export type FileChunk = components['schemas']['FileChunk'];
 export type FileChunkNotFound = components['schemas']['FileChunkNotFound'];
+export type EvidenceBinding = components['schemas']['EvidenceBinding'];
+export type EvidenceBindingStatus = components['schemas']['EvidenceBindingStatus'];
+export type EvidenceBindingNotFound = components['schemas']['EvidenceBindingNotFound'];
 export type AssetType = components['schemas']['AssetType'];
 export type AssetSummary = components['schemas']['AssetSummary'];
 export type PortfolioState = components['schemas']['PortfolioState'];
@@ -9691,6 +9782,240 @@ export interface operations {
             };
         };
     };
+    "assistantEvidence.uploadEvidence": {
+        parameters: {
+            query: {
+                /** @description The caller's conversation the document is evidence for (required) */
+                conversationId: string;
+                /** @description The knowledge space the document is ingested into (the caller must be a contributor) */
+                knowledgeSpaceId: string;
+                classification?: components["schemas"]["Classification"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * itemsCount(1)
+                     * @description an array of exactly 1 item(s)
+                     */
+                    file: components["schemas"]["PersistedFile"][];
+                };
+            };
+        };
+        responses: {
+            /** @description EvidenceBinding */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceBinding"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_CONTRIBUTOR, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND, SOURCE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["SourceNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaType"];
+                };
+            };
+            /** @description EMPTY_FILE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["EmptyFile"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitExceeded"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantEvidence.listEvidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceBinding"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assistantEvidence.getEvidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversationId: components["schemas"]["UUID"];
+                bindingId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description EvidenceBinding */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceBinding"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CONVERSATION_NOT_FOUND, EVIDENCE_BINDING_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConversationNotFound"] | components["schemas"]["EvidenceBindingNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "assets.listAssets": {
         parameters: {
             query?: {
@@ -12591,6 +12916,10 @@ export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"
 export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
 export const fileChunkNotFoundStatusValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["status"]> = [404];
 export const fileChunkNotFoundCodeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["code"]> = ["FILE_CHUNK_NOT_FOUND"];
+export const evidenceBindingStatusValues: ReadonlyArray<components["schemas"]["EvidenceBindingStatus"]> = ["PROCESSING", "READY", "FAILED", "UNAVAILABLE"];
+export const evidenceBindingNotFoundTypeValues: ReadonlyArray<components["schemas"]["EvidenceBindingNotFound"]["type"]> = ["https://lore.dev/problems/evidence-binding-not-found"];
+export const evidenceBindingNotFoundStatusValues: ReadonlyArray<components["schemas"]["EvidenceBindingNotFound"]["status"]> = [404];
+export const evidenceBindingNotFoundCodeValues: ReadonlyArray<components["schemas"]["EvidenceBindingNotFound"]["code"]> = ["EVIDENCE_BINDING_NOT_FOUND"];
 export const assetTypeValues: ReadonlyArray<components["schemas"]["AssetType"]> = ["PROMPT_TEMPLATE", "WORK_INSTRUCTION", "CAPABILITY_PACK", "SKILL"];
 export const portfolioStateValues: ReadonlyArray<components["schemas"]["PortfolioState"]> = ["DRAFT_ONLY", "IN_REVIEW", "RELEASED", "WITHDRAWN"];
 export const sharingStateValues: ReadonlyArray<components["schemas"]["SharingState"]> = ["PRIVATE", "SHARED"];

@@ -14,6 +14,7 @@ import embeddingGenerations from "./migrations/0010_embedding_generations"
 import assistant from "./migrations/0011_assistant"
 import assistantFiles from "./migrations/0012_assistant_files"
 import assets from "./migrations/0013_assets"
+import assistantEvidence from "./migrations/0014_assistant_evidence"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -29,7 +30,8 @@ export const migrations = {
   "0010_embedding_generations": embeddingGenerations,
   "0011_assistant": assistant,
   "0012_assistant_files": assistantFiles,
-  "0013_assets": assets
+  "0013_assets": assets,
+  "0014_assistant_evidence": assistantEvidence
 }
 
 const run = Migrator.make({})

@@ -3,6 +3,7 @@ import { KnowledgeSpacesApi } from "../access/Api"
 import { AiAdminApi } from "../ai/Api"
 import { AssistantAdminApi, AssistantApi } from "../assistant/Api"
 import { AssistantFilesApi } from "../assistant/FilesApi"
+import { AssistantEvidenceApi } from "../assistant/EvidenceApi"
 import { AssetsApi } from "../assets/Api"
 import { AssetDeliveryApi } from "../assets/DeliveryApi"
 import { AssetToolsApi } from "../assets/ToolsApi"
@@ -32,6 +33,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssistantApi)
   .add(AssistantAdminApi)
   .add(AssistantFilesApi)
+  .add(AssistantEvidenceApi)
   .add(AssetsApi)
   .add(AssetDeliveryApi)
   .add(AssetToolsApi)

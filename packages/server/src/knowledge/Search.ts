@@ -15,6 +15,8 @@ export interface SearchInput {
   readonly knowledgeSpaceId?: string | undefined
   readonly classification?: Classification | undefined
   readonly limit?: number | undefined
+  /** Only passages of these sources (versions), still through the caller's access (the assistant's evidence). */
+  readonly sourceIds?: ReadonlyArray<string> | undefined
 }
 
 /** Reciprocal rank fusion constant (Cormack et al.). */
@@ -54,9 +56,14 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     const embeddings = yield* Embeddings
     const embeddingIndex = yield* EmbeddingIndex
 
-    const filtersOf = (input: { knowledgeSpaceId?: string | undefined; classification?: Classification | undefined }): KnowledgeFilters => ({
+    const filtersOf = (input: {
+      knowledgeSpaceId?: string | undefined
+      classification?: Classification | undefined
+      sourceIds?: ReadonlyArray<string> | undefined
+    }): KnowledgeFilters => ({
       knowledgeSpaceId: input.knowledgeSpaceId,
-      classificationRank: input.classification === undefined ? undefined : classificationRank[input.classification]
+      classificationRank: input.classification === undefined ? undefined : classificationRank[input.classification],
+      sourceIds: input.sourceIds
     })
 
     /** The caller's access predicates, as closures the repositories apply to their own aliases. */

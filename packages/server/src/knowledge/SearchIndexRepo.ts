@@ -25,10 +25,14 @@ export interface ChunkScope {
   readonly title: string
 }
 
-/** What narrows a search or the catalog beyond access: one space, one classification (by rank). */
+/**
+ * What narrows a search or the catalog beyond access: one space, one classification (by rank), and for
+ * search only, a set of sources (versions) such as the evidence bound to an assistant conversation.
+ */
 export interface KnowledgeFilters {
   readonly knowledgeSpaceId?: string | undefined
   readonly classificationRank?: number | undefined
+  readonly sourceIds?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -88,11 +92,16 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const b = sql.literal(`${B}::float8`)
     const vectorLiteral = (v: Float32Array) => (database.vector ? `[${Array.from(v).join(",")}]` : `{${Array.from(v).join(",")}}`)
 
-    const filtersOn = (alias: string, filters: KnowledgeFilters): Statement.Fragment => {
+    /** The filters on `chunks` (alias c) or `search_postings` (alias p, which has no source column: by chunk id). */
+    const filtersOn = (alias: "c" | "p", filters: KnowledgeFilters): Statement.Fragment => {
       const a = sql(alias)
+      const sources = filters.sourceIds
       return sql`
         ${filters.knowledgeSpaceId ? sql`AND ${a}.knowledge_space_id = ${filters.knowledgeSpaceId}` : sql``}
-        ${filters.classificationRank !== undefined ? sql`AND ${a}.classification_rank = ${filters.classificationRank}` : sql``}`
+        ${filters.classificationRank !== undefined ? sql`AND ${a}.classification_rank = ${filters.classificationRank}` : sql``}
+        ${sources === undefined ? sql``
+          : alias === "c" ? sql`AND c.source_id = ANY(${sources}::uuid[])`
+          : sql`AND p.chunk_id IN (SELECT sc.id FROM chunks sc WHERE sc.source_id = ANY(${sources}::uuid[]))`}`
     }
 
     /**

@@ -5,17 +5,26 @@ import { startTestServer, type TestServer } from "../support/server"
 
 let server: TestServer
 let spaceId: string
+let conversationId: string
 beforeAll(async () => {
   server = await startTestServer({ bodyStallMs: 1_000 })
   const spaces = await fetch(`${server.url}/api/knowledge-spaces/upload-targets`, { headers: { authorization: `Bearer ${server.adminToken}` } })
   spaceId = ((await spaces.json()) as Array<{ id: string }>)[0]!.id
+  // Evidence needs a conversation of the caller's: a chat message starts one (its id is in the stream).
+  const chat = await fetch(`${server.url}/api/assistant/chat`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ message: "hello" })
+  })
+  conversationId = /"conversationId":"([0-9a-f-]{36})"/.exec(await chat.text())![1]!
 })
 afterAll(() => server?.dispose())
 
 /** Every multipart endpoint of the API, with a query string that is otherwise valid. */
 const multipartEndpoints: Record<string, () => string> = {
   "POST /api/sources": () => `/api/sources?knowledgeSpaceId=${spaceId}&classification=INTERNAL`,
-  "POST /api/assistant/files": () => "/api/assistant/files"
+  "POST /api/assistant/files": () => "/api/assistant/files",
+  "POST /api/assistant/evidence": () => `/api/assistant/evidence?conversationId=${conversationId}&knowledgeSpaceId=${spaceId}`
 }
 
 it("covers every multipart endpoint of the OpenAPI document", () => {

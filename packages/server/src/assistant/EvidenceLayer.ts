@@ -1,0 +1,7 @@
+import { Evidence } from "./Evidence"
+
+/**
+ * Conversation evidence. Needs the knowledge area's Sources and KnowledgeSearch and the assistant's RateLimits
+ * from the app (built once there); brings its own repositories. Exposes Evidence (passagesFor is what the chat calls).
+ */
+export const AssistantEvidenceLive = Evidence.Default
