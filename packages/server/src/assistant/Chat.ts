@@ -11,7 +11,9 @@ import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
 import { citationNumbering, titleFrom } from "./CitationNumbering"
 import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
+import { Evidence as ConversationEvidence } from "./Evidence"
 import { ModelOptions } from "./ModelOptions"
+import { RateLimits } from "./RateLimits"
 import { type Evidence, Retrieval } from "./Retrieval"
 import { ownConversation } from "./Policy"
 import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk } from "./UiMessageStream"
@@ -77,6 +79,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const retrieval = yield* Retrieval
     const models = yield* Models
     const modelOptions = yield* ModelOptions
+    const conversationEvidence = yield* ConversationEvidence
+    const rateLimits = yield* RateLimits
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
     const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
@@ -91,6 +95,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     /** Everything before the stream: 4xx problems here are problem+json. */
     const prepare = (caller: Principal, body: ChatRequest) =>
       Effect.gen(function* () {
+        yield* rateLimits.consume(caller, "chat")
         const question = questionOf(body).trim()
         if (question.length === 0) {
           return yield* new InvalidChatRequest({ detail: "The question is empty: send a non-empty `message` (or a user message with text)", errors: [{ path: "message", message: "must not be empty" }] })
@@ -160,7 +165,11 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
 
         const answer = Stream.unwrap(Effect.gen(function* () {
           const query = yield* plan(caller, question, history)
-          state.evidence = (yield* retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).evidence
+          const general = (yield* retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).evidence
+          // Documents bound to this conversation as evidence come first (a new conversation has none yet).
+          const bound = history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, conversationId, query, Math.ceil(PASSAGE_LIMIT / 2))
+          const boundIds = new Set(bound.map((passage) => passage.citationId))
+          state.evidence = [...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].slice(0, PASSAGE_LIMIT)
           state.numbering = citationNumbering(state.evidence.length)
           const deltas: Stream.Stream<string, unknown> = state.evidence.length === 0
             // Nothing the caller may read matched: an honest answer, without asking a model to invent one.

@@ -32,6 +32,8 @@ let reader: Client & { id: string }
 let organizationId: string
 let departmentId: string
 let spaceId: string
+/** A space the owner may read that holds nothing: chats narrowed to it find no general passage. */
+let emptySpaceId: string
 let ownerConversation: string
 let strangerConversation: string
 let readerConversation: string
@@ -109,6 +111,8 @@ beforeAll(async () => {
     admin.call("POST", `/api/admin/knowledge-spaces/${spaceId}/grants`, { relation, kind: "USER", subjectId })
   expect((await grant("contributor", owner.id)).status).toBe(204)
   expect((await grant("viewer", reader.id)).status).toBe(204)
+  emptySpaceId = (await admin.call("POST", "/api/admin/knowledge-spaces", { key: "empty", name: "Empty" })).body.id
+  expect((await admin.call("POST", `/api/admin/knowledge-spaces/${emptySpaceId}/grants`, { relation: "viewer", kind: "USER", subjectId: owner.id })).status).toBe(204)
   ownerConversation = await newConversation(owner, "What happened in incident 4471?")
   strangerConversation = await newConversation(stranger, "Anything about incidents?")
   readerConversation = await newConversation(reader, "Anything about incidents?")
@@ -203,6 +207,15 @@ describe("conversation evidence", { timeout: 120_000 }, () => {
     expect(await passagesFor("   ")).toEqual([])
     // A conversation without evidence has none.
     expect(await run(Effect.flatMap(Evidence, (e) => e.passagesFor(principalOf(reader.id, "CONFIDENTIAL"), readerConversation, "QUARTZLANTERN", 5)))).toEqual([])
+
+    // The chat answers the conversation's follow-ups from its evidence, even when the spaces it searches hold nothing.
+    const followUp = await chat(owner, { message: "What was the QUARTZLANTERN root cause?", conversationId: ownerConversation, knowledgeSpaceIds: [emptySpaceId] })
+    expect(followUp.status, followUp.raw).toBe(200)
+    const cited = followUp.chunks.find((chunk: any) => chunk.type === "data-citations") as any
+    expect(cited.data.citations.map((citation: any) => citation.sourceId)).toContain(memoBinding.sourceObjectId)
+    // Without the binding, the same narrowed question finds nothing.
+    const elsewhere = await chat(owner, { message: "What was the QUARTZLANTERN root cause?", knowledgeSpaceIds: [emptySpaceId] })
+    expect((elsewhere.chunks.find((chunk: any) => chunk.type === "data-citations") as any).data.citations).toEqual([])
 
     expect((await admin.call("DELETE", `/api/admin/knowledge-spaces/${spaceId}/grants?relation=contributor&kind=USER&subjectId=${owner.id}`)).status).toBe(204)
     expect(await passagesFor("What was the QUARTZLANTERN root cause?")).toEqual([])
