@@ -1,10 +1,7 @@
-import type { Middleware } from "openapi-fetch"
 import type { LoreFetchClient } from "../fetchClient"
-import { streamedBodies } from "../credentials"
-import { LoreApiError } from "../errors"
-import { multipartBody, type UploadProgress, type UploadSource } from "../multipart"
+import { type UploadProgress, type UploadSource } from "../multipart"
+import { encodedUpload, pollUntilSettled } from "../upload"
 import { unwrap } from "../response"
-import { isBrowser, sleep } from "../runtime"
 import type { Classification, EvidenceBinding } from "../generated/openapi"
 import type { Operation } from "../operations"
 
@@ -41,11 +38,6 @@ type UploadPayload = NonNullable<Operation<"uploadEvidence">["requestBody"]>["co
 /** Processing is over: READY, FAILED, or the source is out of the caller's reach (UNAVAILABLE). */
 const settled = (status: EvidenceBinding["status"]) => status !== "PROCESSING"
 
-const markStreamed: Middleware = {
-  onRequest: ({ request }) => {
-    streamedBodies.add(request)
-  }
-}
 
 /**
  * Evidence bound to a conversation (`lore.assistant.evidence`): the document is ingested as a knowledge
@@ -70,50 +62,13 @@ export class AssistantEvidenceArea {
    * (PROCESSING; see waitUntilSettled). Outside browsers the body is streamed with progress. Never retried.
    */
   async upload(options: EvidenceUploadOptions): Promise<EvidenceBinding> {
-    const fileName = options.fileName ?? (typeof File !== "undefined" && options.file instanceof File ? options.file.name : undefined)
-    if (!fileName) throw LoreApiError.invalidArgument("lore.assistant.evidence.upload: `fileName` is required unless `file` is a File")
-    const streaming = !isBrowser()
-    const { body, contentType, total } = await multipartBody({
-      field: "file",
-      source: options.file,
-      fileName,
-      mediaType: options.mediaType,
-      size: options.size,
-      onProgress: options.onProgress,
-      signal: options.signal,
-      streaming
-    })
+    const { init, sent } = await encodedUpload<UploadPayload>("lore.assistant.evidence.upload", options)
     const query = { conversationId: options.conversationId, knowledgeSpaceId: options.knowledgeSpaceId, classification: options.classification }
-    const binding = await unwrap(
-      this.client.POST("/api/assistant/evidence", {
-        params: { query },
-        // The body is already encoded: openapi-fetch must pass it through, with our boundary.
-        body: body as unknown as UploadPayload,
-        bodySerializer: (encoded: UploadPayload) => encoded,
-        headers: { "content-type": contentType },
-        signal: options.signal,
-        ...(streaming ? { duplex: "half" as const, middleware: [markStreamed] } : {})
-      })
-    )
-    if (!streaming && total !== undefined) options.onProgress?.(total, total)
-    return binding
+    return sent(await unwrap(this.client.POST("/api/assistant/evidence", { params: { query }, ...init })))
   }
 
   /** Polls the binding until its document's ingestion ends: READY, or FAILED (see failureCode). */
   async waitUntilSettled(conversationId: string, bindingId: string, options: EvidenceWaitOptions = {}): Promise<EvidenceBinding> {
-    const intervalMs = options.intervalMs ?? 1000
-    const timeoutMs = options.timeoutMs ?? 10 * 60_000
-    const deadline = Date.now() + timeoutMs
-    let previous: string | undefined
-    for (;;) {
-      options.signal?.throwIfAborted()
-      const binding = await this.get(conversationId, bindingId)
-      if (binding.status !== previous) options.onStatus?.(binding)
-      previous = binding.status
-      if (settled(binding.status)) return binding
-      const left = deadline - Date.now()
-      if (left <= 0) throw LoreApiError.client("WAIT_TIMEOUT", "Timeout", `Evidence ${bindingId} was still ${binding.status} after ${timeoutMs} ms`)
-      await sleep(Math.min(intervalMs, left), options.signal)
-    }
+    return pollUntilSettled(`Evidence ${bindingId}`, () => this.get(conversationId, bindingId), settled, options)
   }
 }

@@ -1,11 +1,8 @@
-import type { Middleware } from "openapi-fetch"
 import type { LoreFetchClient } from "../fetchClient"
-import { streamedBodies } from "../credentials"
 import { download, type DownloadedFile } from "../download"
-import { LoreApiError } from "../errors"
-import { multipartBody, type UploadProgress, type UploadSource } from "../multipart"
+import { type UploadProgress, type UploadSource } from "../multipart"
+import { encodedUpload, pollUntilSettled } from "../upload"
 import { unwrap, unwrapEmpty } from "../response"
-import { isBrowser, sleep } from "../runtime"
 import type { AssistantFile, FileChunk, FilePage } from "../generated/openapi"
 import type { Operation, QueryOf } from "../operations"
 
@@ -38,11 +35,6 @@ type UploadPayload = NonNullable<Operation<"uploadAssistantFile">["requestBody"]
 
 const settled = (status: AssistantFile["status"]) => status === "READY" || status === "FAILED"
 
-const markStreamed: Middleware = {
-  onRequest: ({ request }) => {
-    streamedBodies.add(request)
-  }
-}
 
 /**
  * Files a user attaches to their own chats (`lore.assistant.files`): private to them, never in the shared
@@ -97,48 +89,12 @@ export class AssistantFilesArea {
    * body is streamed with progress. Never retried (a POST); a 429 carries Retry-After.
    */
   async upload(options: AssistantFileUploadOptions): Promise<AssistantFile> {
-    const fileName = options.fileName ?? (typeof File !== "undefined" && options.file instanceof File ? options.file.name : undefined)
-    if (!fileName) throw LoreApiError.invalidArgument("lore.assistant.files.upload: `fileName` is required unless `file` is a File")
-    const streaming = !isBrowser()
-    const { body, contentType, total } = await multipartBody({
-      field: "file",
-      source: options.file,
-      fileName,
-      mediaType: options.mediaType,
-      size: options.size,
-      onProgress: options.onProgress,
-      signal: options.signal,
-      streaming
-    })
-    const file = await unwrap(
-      this.client.POST("/api/assistant/files", {
-        // The body is already encoded: openapi-fetch must pass it through, with our boundary.
-        body: body as unknown as UploadPayload,
-        bodySerializer: (encoded: UploadPayload) => encoded,
-        headers: { "content-type": contentType },
-        signal: options.signal,
-        ...(streaming ? { duplex: "half" as const, middleware: [markStreamed] } : {})
-      })
-    )
-    if (!streaming && total !== undefined) options.onProgress?.(total, total)
-    return file
+    const { init, sent } = await encodedUpload<UploadPayload>("lore.assistant.files.upload", options)
+    return sent(await unwrap(this.client.POST("/api/assistant/files", init)))
   }
 
   /** Polls the file until processing ends: READY, or FAILED (see failureCode and failureMessage). */
   async waitUntilSettled(fileId: string, options: AssistantFileWaitOptions = {}): Promise<AssistantFile> {
-    const intervalMs = options.intervalMs ?? 1000
-    const timeoutMs = options.timeoutMs ?? 10 * 60_000
-    const deadline = Date.now() + timeoutMs
-    let previous: string | undefined
-    for (;;) {
-      options.signal?.throwIfAborted()
-      const file = await this.get(fileId)
-      if (file.status !== previous) options.onStatus?.(file)
-      previous = file.status
-      if (settled(file.status)) return file
-      const left = deadline - Date.now()
-      if (left <= 0) throw LoreApiError.client("WAIT_TIMEOUT", "Timeout", `File ${fileId} was still ${file.status} after ${timeoutMs} ms`)
-      await sleep(Math.min(intervalMs, left), options.signal)
-    }
+    return pollUntilSettled(`File ${fileId}`, () => this.get(fileId), settled, options)
   }
 }

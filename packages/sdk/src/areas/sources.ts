@@ -1,13 +1,10 @@
-import type { Middleware } from "openapi-fetch"
 import type { LoreFetchClient } from "../fetchClient"
-import { streamedBodies } from "../credentials"
 import { download, type DownloadedFile } from "../download"
-import { LoreApiError } from "../errors"
-import { multipartBody, type UploadProgress, type UploadSource } from "../multipart"
+import { type UploadProgress, type UploadSource } from "../multipart"
 import { paginate } from "../paginate"
 import { toQuery } from "../query"
+import { encodedUpload, pollUntilSettled } from "../upload"
 import { unwrap } from "../response"
-import { isBrowser, sleep } from "../runtime"
 import type { Classification, Source, SourceDeletion, SourcePage } from "../generated/openapi"
 import type { Operation, QueryOf } from "../operations"
 
@@ -46,11 +43,6 @@ type UploadPayload = NonNullable<Operation<"uploadSource">["requestBody"]>["cont
 
 const settled = (status: string) => status !== "PROCESSING"
 
-const markStreamed: Middleware = {
-  onRequest: ({ request }) => {
-    streamedBodies.add(request)
-  }
-}
 
 /** Uploaded documents: upload, follow ingestion, list, download, delete. */
 export class SourcesArea {
@@ -90,34 +82,9 @@ export class SourcesArea {
    * HTTP/2) send one Blob and report progress when it is done. Never retried: an upload is a POST.
    */
   async upload(options: UploadOptions): Promise<Source> {
-    const fileName = options.fileName ?? (typeof File !== "undefined" && options.file instanceof File ? options.file.name : undefined)
-    if (!fileName) throw LoreApiError.invalidArgument("lore.sources.upload: `fileName` is required unless `file` is a File")
-    const streaming = !isBrowser()
-    const { body, contentType, total } = await multipartBody({
-      field: "file",
-      source: options.file,
-      fileName,
-      mediaType: options.mediaType,
-      size: options.size,
-      onProgress: options.onProgress,
-      signal: options.signal,
-      streaming
-    })
+    const { init, sent } = await encodedUpload<UploadPayload>("lore.sources.upload", options)
     const query = { knowledgeSpaceId: options.knowledgeSpaceId, classification: options.classification, title: options.title }
-    const source = await unwrap(
-      this.client.POST("/api/sources", {
-        params: { query },
-        // The body is already encoded: openapi-fetch must pass it through, with our boundary.
-        body: body as unknown as UploadPayload,
-        bodySerializer: (encoded: UploadPayload) => encoded,
-        headers: { "content-type": contentType },
-        signal: options.signal,
-        // Node's fetch needs this to send a ReadableStream; harmless elsewhere.
-        ...(streaming ? { duplex: "half" as const, middleware: [markStreamed] } : {})
-      })
-    )
-    if (!streaming && total !== undefined) options.onProgress?.(total, total)
-    return source
+    return sent(await unwrap(this.client.POST("/api/sources", { params: { query }, ...init })))
   }
 
   /**
@@ -125,22 +92,7 @@ export class SourcesArea {
    * DELETING too, should someone delete it meanwhile. Rejects with the signal's reason on abort.
    */
   async waitUntilSettled(sourceId: string, options: WaitOptions = {}): Promise<Source> {
-    const intervalMs = options.intervalMs ?? 1000
-    const timeoutMs = options.timeoutMs ?? 10 * 60_000
-    const deadline = Date.now() + timeoutMs
-    let previous: string | undefined
-    for (;;) {
-      options.signal?.throwIfAborted()
-      const source = await this.get(sourceId)
-      if (source.status !== previous) options.onStatus?.(source)
-      previous = source.status
-      if (settled(source.status)) return source
-      const left = deadline - Date.now()
-      if (left <= 0) throw timeout(sourceId, source.status, timeoutMs)
-      await sleep(Math.min(intervalMs, left), options.signal)
-    }
+    return pollUntilSettled(`Source ${sourceId}`, () => this.get(sourceId), settled, options)
   }
 }
 
-const timeout = (sourceId: string, status: string, timeoutMs: number) =>
-  LoreApiError.client("WAIT_TIMEOUT", "Timeout", `Source ${sourceId} was still ${status} after ${timeoutMs} ms`)

@@ -3224,20 +3224,6 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
-        /** @description Too many requests of this kind from this user; retry after the number of seconds in the Retry-After header */
-        RateLimitExceeded: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/rate-limited";
-            title: string;
-            /** @enum {number} */
-            status: 429;
-            /** @enum {string} */
-            code: "RATE_LIMITED";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
         ConversationSummary: {
             id: components["schemas"]["UUID"];
             title: string;
@@ -3433,6 +3419,20 @@ export interface components {
         };
         /** @enum {string} */
         AssistantFileStatus: "UPLOADED" | "PROCESSING" | "READY" | "FAILED";
+        /** @description Too many requests of this kind from this user; retry after the number of seconds in the Retry-After header */
+        RateLimitExceeded: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/rate-limited";
+            title: string;
+            /** @enum {number} */
+            status: 429;
+            /** @enum {string} */
+            code: "RATE_LIMITED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         /** @description No assistant file with this id among the caller's own (files are private to their owner; expired files are gone) */
         AssistantFileNotFound: {
             /** @enum {string} */
@@ -4595,7 +4595,6 @@ export type ChatRequest = components['schemas']['ChatRequest'];
 export type InvalidChatRequest = components['schemas']['InvalidChatRequest'];
 export type ConversationNotFound = components['schemas']['ConversationNotFound'];
 export type ModelOptionNotFound = components['schemas']['ModelOptionNotFound'];
-export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
 export type ConversationSummary = components['schemas']['ConversationSummary'];
 export type RenameConversation = components['schemas']['RenameConversation'];
 export type Message = components['schemas']['Message'];
@@ -4619,6 +4618,7 @@ export type StarterInput = components['schemas']['StarterInput'];
 export type FilePage = components['schemas']['FilePage'];
 export type AssistantFile = components['schemas']['AssistantFile'];
 export type AssistantFileStatus = components['schemas']['AssistantFileStatus'];
+export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
 export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
 export type FileChunk = components['schemas']['FileChunk'];
 export type FileChunkNotFound = components['schemas']['FileChunkNotFound'];
@@ -8564,15 +8564,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
-            /** @description RATE_LIMITED */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["RateLimitExceeded"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -12908,9 +12899,6 @@ export const conversationNotFoundCodeValues: ReadonlyArray<components["schemas"]
 export const modelOptionNotFoundTypeValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["type"]> = ["https://lore.dev/problems/model-option-not-found"];
 export const modelOptionNotFoundStatusValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["status"]> = [404];
 export const modelOptionNotFoundCodeValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["code"]> = ["MODEL_OPTION_NOT_FOUND"];
-export const rateLimitExceededTypeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["type"]> = ["https://lore.dev/problems/rate-limited"];
-export const rateLimitExceededStatusValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["status"]> = [429];
-export const rateLimitExceededCodeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["code"]> = ["RATE_LIMITED"];
 export const messageRoleValues: ReadonlyArray<components["schemas"]["MessageRole"]> = ["USER", "ASSISTANT"];
 export const messageStatusValues: ReadonlyArray<components["schemas"]["MessageStatus"]> = ["COMPLETE", "INTERRUPTED", "FAILED"];
 export const feedbackSentimentValues: ReadonlyArray<components["schemas"]["FeedbackSentiment"]> = ["HELPFUL", "UNHELPFUL"];
@@ -12919,6 +12907,9 @@ export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["M
 export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
 export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
 export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
+export const rateLimitExceededTypeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["type"]> = ["https://lore.dev/problems/rate-limited"];
+export const rateLimitExceededStatusValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["status"]> = [429];
+export const rateLimitExceededCodeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["code"]> = ["RATE_LIMITED"];
 export const assistantFileNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["type"]> = ["https://lore.dev/problems/assistant-file-not-found"];
 export const assistantFileNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["status"]> = [404];
 export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["code"]> = ["ASSISTANT_FILE_NOT_FOUND"];

@@ -3,7 +3,6 @@ import { Schema } from "effect"
 import { Body, Query, Timestamp } from "../domain/Schemas"
 import { authenticated, requires } from "../domain/Security"
 import { ConversationNotFound, InvalidChatRequest, MessageNotFound, ModelOptionNotFound } from "./Errors"
-import { RateLimitExceeded } from "./RateLimitErrors"
 
 /** The longest question the chat takes, in characters (UTF-16 code units); longer is 400 INVALID_CHAT_REQUEST. */
 export const MAX_MESSAGE_CHARS = 8000
@@ -159,7 +158,6 @@ export class AssistantApi extends HttpApiGroup.make("assistant")
       .addError(InvalidChatRequest)
       .addError(ConversationNotFound)
       .addError(ModelOptionNotFound)
-      .addError(RateLimitExceeded)
       .pipe(authenticated)
   )
   .add(HttpApiEndpoint.get("listConversations", "/assistant/conversations").addSuccess(Schema.Array(ConversationSummary)).pipe(authenticated))

@@ -13,7 +13,6 @@ import { type CitationRow, ConversationsRepo, type MessageRow } from "./Conversa
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
 import { ModelOptions } from "./ModelOptions"
-import { RateLimits } from "./RateLimits"
 import { type Evidence, Retrieval } from "./Retrieval"
 import { ownConversation } from "./Policy"
 import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk } from "./UiMessageStream"
@@ -80,7 +79,6 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const models = yield* Models
     const modelOptions = yield* ModelOptions
     const conversationEvidence = yield* ConversationEvidence
-    const rateLimits = yield* RateLimits
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
     const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
@@ -95,7 +93,6 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     /** Everything before the stream: 4xx problems here are problem+json. */
     const prepare = (caller: Principal, body: ChatRequest) =>
       Effect.gen(function* () {
-        yield* rateLimits.consume(caller, "chat")
         const question = questionOf(body).trim()
         if (question.length === 0) {
           return yield* new InvalidChatRequest({ detail: "The question is empty: send a non-empty `message` (or a user message with text)", errors: [{ path: "message", message: "must not be empty" }] })
