@@ -9,6 +9,21 @@ import type { AssistantFile, EvidenceBinding, Source } from "./generated/openapi
 
 /** `@lore/sdk/node`: helpers that need Node's file system (the main entry runs in browsers too). */
 
+/**
+ * Streams the file at `path` (never read whole into memory) to `upload`, with its size as the progress total
+ * and its base name as the default file name; the file is closed however the upload ends.
+ */
+const fromDisk = async <T>(operation: string, path: string, fileName: string | undefined, upload: (file: { fileName: string; file: ReadableStream<Uint8Array>; size: number }) => Promise<T>): Promise<T> => {
+  const info = await stat(path)
+  if (!info.isFile()) throw new TypeError(`${operation}: ${path} is not a file`)
+  const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
+  try {
+    return await upload({ fileName: fileName ?? basename(path), file: Readable.toWeb(stream) as ReadableStream<Uint8Array>, size: info.size })
+  } finally {
+    stream.destroy()
+  }
+}
+
 /** What uploadFile needs of a client: any `createLoreClient(...)` result (typed structurally, so copies of the SDK mix). */
 export interface Uploader {
   readonly sources: { upload(options: UploadOptions): Promise<Source> }
@@ -24,20 +39,7 @@ export interface UploadFileOptions extends Omit<UploadOptions, "file" | "size"> 
  * progress total: `await uploadFile(lore, "./handbook.pdf", { knowledgeSpaceId, onProgress })`.
  */
 export const uploadFile = async (lore: Uploader, path: string, options: UploadFileOptions): Promise<Source> => {
-  const info = await stat(path)
-  if (!info.isFile()) throw new TypeError(`uploadFile: ${path} is not a file`)
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
-  // If the upload fails before the body is read, close the file instead of leaving it open.
-  try {
-    return await lore.sources.upload({
-      ...options,
-      fileName: options.fileName ?? basename(path),
-      file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
-      size: info.size
-    })
-  } finally {
-    stream.destroy()
-  }
+  return fromDisk("uploadFile", path, options.fileName, (file) => lore.sources.upload({ ...options, ...file }))
 }
 
 /** What uploadAssistantFile needs of a client (typed structurally, like Uploader). */
@@ -55,19 +57,7 @@ export interface UploadAssistantFileOptions extends Omit<AssistantFileUploadOpti
  * progress total: `await uploadAssistantFile(lore, "./notes.pdf", { onProgress })`.
  */
 export const uploadAssistantFile = async (lore: AssistantFileUploader, path: string, options: UploadAssistantFileOptions = {}): Promise<AssistantFile> => {
-  const info = await stat(path)
-  if (!info.isFile()) throw new TypeError(`uploadAssistantFile: ${path} is not a file`)
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
-  try {
-    return await lore.assistant.files.upload({
-      ...options,
-      fileName: options.fileName ?? basename(path),
-      file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
-      size: info.size
-    })
-  } finally {
-    stream.destroy()
-  }
+  return fromDisk("uploadAssistantFile", path, options.fileName, (file) => lore.assistant.files.upload({ ...options, ...file }))
 }
 
 /** What uploadEvidence needs of a client (typed structurally, like Uploader). */
@@ -85,17 +75,5 @@ export interface UploadEvidenceOptions extends Omit<EvidenceUploadOptions, "file
  * total: `await uploadEvidence(lore, "./memo.pdf", { conversationId, knowledgeSpaceId })`.
  */
 export const uploadEvidence = async (lore: EvidenceUploader, path: string, options: UploadEvidenceOptions): Promise<EvidenceBinding> => {
-  const info = await stat(path)
-  if (!info.isFile()) throw new TypeError(`uploadEvidence: ${path} is not a file`)
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 })
-  try {
-    return await lore.assistant.evidence.upload({
-      ...options,
-      fileName: options.fileName ?? basename(path),
-      file: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
-      size: info.size
-    })
-  } finally {
-    stream.destroy()
-  }
+  return fromDisk("uploadEvidence", path, options.fileName, (file) => lore.assistant.evidence.upload({ ...options, ...file }))
 }
