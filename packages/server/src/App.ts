@@ -12,6 +12,7 @@ import { AssistantEvidenceHttp } from "./assistant/EvidenceHttp"
 import { AssistantEvidenceLive } from "./assistant/EvidenceLayer"
 import { AssetDeliveryHttp, AssetsHttp, AssetToolsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
+import { SkillsHttp } from "./assets/SkillsHttp"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
 import { DatabaseLive } from "./db/Layer"
@@ -50,7 +51,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -30,6 +30,41 @@ export const defaultAssistantFiles: AssistantFileSettings = {
   purgeIntervalMs: 15 * 60 * 1000
 }
 
+/** Limits of one skill package (zip upload or repository folder). */
+export interface SkillLimits {
+  /** Files in one package (directories not counted). */
+  readonly maxFiles: number
+  /** Bytes of all files, unpacked. */
+  readonly maxUnpackedBytes: number
+  /** Bytes of one file, unpacked. */
+  readonly maxFileBytes: number
+  /** Characters of a path inside the package. */
+  readonly maxPathLength: number
+}
+
+export const defaultSkillLimits: SkillLimits = {
+  maxFiles: 500,
+  maxUnpackedBytes: 32 * 1024 * 1024,
+  maxFileBytes: 20 * 1024 * 1024,
+  maxPathLength: 255
+}
+
+/** Which git repositories skill imports may fetch. */
+export interface RepositorySettings {
+  /** `host[:port]` entries; `*` admits any host. */
+  readonly allowedHosts: ReadonlyArray<string>
+  /** Whether `file://` repositories may be read (a path on the server's own disk). */
+  readonly allowFile: boolean
+  /** A fetch that takes longer is stopped. */
+  readonly fetchTimeoutMs: number
+}
+
+export const defaultRepositories: RepositorySettings = {
+  allowedHosts: ["github.com", "gitlab.com", "bitbucket.org", "codeberg.org"],
+  allowFile: false,
+  fetchTimeoutMs: 120_000
+}
+
 const rateLimitFromEnv = (name: string, fallback: RateLimitSetting) =>
   Config.all({
     perMinute: Config.number(`LORE_RATE_LIMIT_${name}_PER_MINUTE`).pipe(Config.withDefault(fallback.perMinute)),
@@ -64,6 +99,10 @@ export interface LoreSettings {
   readonly rateLimits: RateLimitSettings
   /** LORE_ASSISTANT_FILE_MAX_BYTES, LORE_ASSISTANT_FILE_RETENTION ("7 days"), LORE_ASSISTANT_FILE_PURGE_INTERVAL ("15 minutes") */
   readonly assistantFiles: AssistantFileSettings
+  /** LORE_SKILL_MAX_FILES, LORE_SKILL_MAX_BYTES (unpacked), LORE_SKILL_MAX_FILE_BYTES, LORE_SKILL_MAX_PATH_LENGTH */
+  readonly skillLimits: SkillLimits
+  /** LORE_REPO_ALLOWED_HOSTS (comma-separated host[:port], `*` for any), LORE_REPO_ALLOW_FILE=1, LORE_REPO_FETCH_TIMEOUT ("2 minutes") */
+  readonly repositories: RepositorySettings
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
@@ -95,6 +134,20 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           maxBytes: yield* Config.integer("LORE_ASSISTANT_FILE_MAX_BYTES").pipe(Config.withDefault(defaultAssistantFiles.maxBytes)),
           retentionMs: yield* millis("LORE_ASSISTANT_FILE_RETENTION", defaultAssistantFiles.retentionMs),
           purgeIntervalMs: yield* millis("LORE_ASSISTANT_FILE_PURGE_INTERVAL", defaultAssistantFiles.purgeIntervalMs)
+        },
+        skillLimits: {
+          maxFiles: yield* Config.integer("LORE_SKILL_MAX_FILES").pipe(Config.withDefault(defaultSkillLimits.maxFiles)),
+          maxUnpackedBytes: yield* Config.integer("LORE_SKILL_MAX_BYTES").pipe(Config.withDefault(defaultSkillLimits.maxUnpackedBytes)),
+          maxFileBytes: yield* Config.integer("LORE_SKILL_MAX_FILE_BYTES").pipe(Config.withDefault(defaultSkillLimits.maxFileBytes)),
+          maxPathLength: yield* Config.integer("LORE_SKILL_MAX_PATH_LENGTH").pipe(Config.withDefault(defaultSkillLimits.maxPathLength))
+        },
+        repositories: {
+          allowedHosts: (yield* Config.string("LORE_REPO_ALLOWED_HOSTS").pipe(Config.option)).pipe(
+            Option.map((hosts) => hosts.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0)),
+            Option.getOrElse(() => defaultRepositories.allowedHosts)
+          ),
+          allowFile: (yield* Config.string("LORE_REPO_ALLOW_FILE").pipe(Config.withDefault("0"))) === "1",
+          fetchTimeoutMs: yield* millis("LORE_REPO_FETCH_TIMEOUT", defaultRepositories.fetchTimeoutMs)
         }
       } satisfies LoreSettings
     })
@@ -117,6 +170,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     announce: false,
     rateLimits: defaultRateLimits,
     assistantFiles: defaultAssistantFiles,
+    skillLimits: defaultSkillLimits,
+    repositories: defaultRepositories,
     ...overrides
   })
 }

@@ -3,7 +3,10 @@ import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
-import { type AssistantFileSettings, defaultAssistantFiles, defaultRateLimits, type LoreSettings, type RateLimitSettings, Settings } from "./Config"
+import {
+  type AssistantFileSettings, defaultAssistantFiles, defaultRateLimits, defaultRepositories, defaultSkillLimits, type LoreSettings, type RateLimitSettings,
+  type RepositorySettings, Settings, type SkillLimits
+} from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
 
@@ -31,6 +34,10 @@ export interface StartOptions {
   readonly rateLimits?: Partial<RateLimitSettings>
   /** Assistant files: size limit, retention, purge interval (default: Config.ts defaultAssistantFiles). */
   readonly assistantFiles?: Partial<AssistantFileSettings>
+  /** Skill package limits (default: Config.ts defaultSkillLimits). */
+  readonly skillLimits?: Partial<SkillLimits>
+  /** Which repositories skill imports may fetch (default: Config.ts defaultRepositories: public code hosts, no file://). */
+  readonly repositories?: Partial<RepositorySettings>
 }
 
 export interface RunningServer {
@@ -56,7 +63,9 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     logLevel: options.logLevel ?? "warning",
     announce: options.announce ?? false,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
-    assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles }
+    assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
+    skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
+    repositories: { ...defaultRepositories, ...options.repositories }
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

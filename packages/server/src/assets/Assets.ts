@@ -66,7 +66,8 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
         yield* repo.setStates(assetId, portfolioState(facts), sharingState(facts))
       })
 
-    const create = (caller: Principal, input: CreateInput, forkedFromReleaseId: string | null = null) =>
+    /** `contentChecked`: the caller validated the draft already (skills, whose payload comes from a checked package). */
+    const create = (caller: Principal, input: CreateInput, forkedFromReleaseId: string | null = null, contentChecked = false) =>
       Effect.gen(function* () {
         const writable = yield* evaluator.spacesWith(caller, "contributor")
         if (!writable.some((space) => space.id === input.knowledgeSpaceId)) {
@@ -76,7 +77,7 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
             : Effect.fail(new KnowledgeSpaceNotFound({ detail: "No knowledge space with this id that you may see" }))
         }
         yield* withinClearance(caller, input.draft.classification)
-        yield* validContent(input.type, input.draft)
+        if (!contentChecked) yield* validContent(input.type, input.draft)
         const id = yield* transaction(
           Effect.gen(function* () {
             const inserted = yield* repo.insertAsset({
@@ -207,7 +208,7 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
           aclKeys: null
         })
 
-    return { list, resolveForAccess, create, updateDraft, submit, present, refreshStates, insertRevision, checkVersion, transaction }
+    return { list, resolveForAccess, create, updateDraft, submit, present, refreshStates, insertRevision, checkVersion, transaction, withinClearance }
   }),
   dependencies: [AssetsRepo.Default, AssetReader.Default, AccessEvaluator.Default, Audit.Default, SpacePolicies.Default]
 }) {}

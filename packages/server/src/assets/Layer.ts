@@ -5,6 +5,8 @@ import { AssetsRepo } from "./AssetsRepo"
 import { Delivery } from "./Delivery"
 import { AssetTools } from "./Tools"
 import { Governance } from "./Governance"
+import { SkillImports } from "./SkillImports"
+import { Skills } from "./Skills"
 import { SpacePolicies } from "./SpacePolicies"
 
 /** The explanation and the audit trail's labels find assets through this resolver. */
@@ -18,6 +20,6 @@ const AssetResolversLive = Layer.effectDiscard(
 
 /** The governed assets area: drafts, the lifecycle, ownership, policies and delivery. */
 export const AssetsLive = AssetResolversLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default, Delivery.Default, AssetTools.Default)),
+  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default, Delivery.Default, AssetTools.Default, Skills.Default, SkillImports.Default)),
   Layer.provide(Layer.mergeAll(ResourceResolvers.Default, AssetsRepo.Default))
 )

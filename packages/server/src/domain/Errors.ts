@@ -9,7 +9,8 @@ import { Schema } from "effect"
  */
 export const FieldError = Schema.Struct({
   path: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  code: Schema.optional(Schema.String).annotations({ description: "The rule's stable code, where each broken rule has its own (skill packages)" })
 }).annotations({ identifier: "FieldError" })
 export type FieldError = typeof FieldError.Type
 

@@ -7,6 +7,7 @@ import { AssistantEvidenceApi } from "../assistant/EvidenceApi"
 import { AssetsApi } from "../assets/Api"
 import { AssetDeliveryApi } from "../assets/DeliveryApi"
 import { AssetToolsApi } from "../assets/ToolsApi"
+import { SkillsApi } from "../assets/SkillsApi"
 import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
@@ -37,6 +38,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssetsApi)
   .add(AssetDeliveryApi)
   .add(AssetToolsApi)
+  .add(SkillsApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
