@@ -7,7 +7,7 @@ import type { ServerErrorCode } from "./operations"
  * WAIT_TIMEOUT (waitUntilSettled gave up), INVALID_BASE_URL and INVALID_ARGUMENT (refused before sending),
  * INVALID_RESPONSE (a chat stream event that is not JSON).
  */
-export type ClientErrorCode = "NETWORK_ERROR" | "WAIT_TIMEOUT" | "INVALID_BASE_URL" | "INVALID_ARGUMENT" | "INVALID_RESPONSE" | `HTTP_${number}`
+export type ClientErrorCode = "NETWORK_ERROR" | "WAIT_TIMEOUT" | "INVALID_BASE_URL" | "INVALID_ARGUMENT" | "INVALID_RESPONSE" | "DIGEST_MISMATCH" | `HTTP_${number}`
 
 /** Every code a LoreApiError can carry. */
 export type LoreErrorCode = ServerErrorCode | ClientErrorCode

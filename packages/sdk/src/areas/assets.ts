@@ -1,6 +1,7 @@
 import type { LoreFetchClient } from "../fetchClient"
 import { unwrap } from "../response"
 import { AssetToolsArea } from "./assetTools"
+import { SkillsArea } from "./skills"
 import type {
   Asset,
   AssetPolicy,
@@ -31,9 +32,12 @@ import type {
 export class AssetsArea {
   /** The assistant's tools over released assets. */
   readonly tools: AssetToolsArea
+  /** Agent Skills packages: inspection, upload, releases, manifests, packages, activation, repository import. */
+  readonly skills: SkillsArea
 
   constructor(private readonly client: LoreFetchClient) {
     this.tools = new AssetToolsArea(client)
+    this.skills = new SkillsArea(client)
   }
 
   /** The assets the caller may see, optionally matching `q` (namespace, slug, title, summary) and of one type. */

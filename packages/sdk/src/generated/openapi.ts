@@ -1492,6 +1492,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assets/skills/inspections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["skills.inspectSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["skills.createSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/skill-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["skills.updateSkillDraft"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/skill-releases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["skills.releaseSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases/{releaseId}/skill-manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["skills.getSkillManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/releases/{releaseId}/skill-package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["skills.getSkillPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/skill-activation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["skills.getSkillActivation"];
+        put: operations["skills.setSkillActivation"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/skills/repo/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["skills.previewSkillRepository"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/skills/repo/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["skills.importSkillRepository"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1514,6 +1658,8 @@ export interface components {
         FieldError: {
             path: string;
             message: string;
+            /** @description The rule's stable code, where each broken rule has its own (skill packages) */
+            code?: string;
         };
         /** @description A parameter or body field is missing or invalid; errors[] names each field and the rule it broke */
         ValidationFailed: {
@@ -4442,6 +4588,200 @@ export interface components {
             availability: components["schemas"]["Availability"];
             releasedAt: components["schemas"]["Timestamp"];
         };
+        SkillInspection: {
+            name: string;
+            description: string;
+            license: string | null;
+            compatibility: string | null;
+            /** @description The frontmatter's allowed-tools, as written */
+            allowedTools: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description SKILL.md after its frontmatter */
+            instructions: string;
+            /** @description sha256: + hex of the canonical package Lore would store (the same files always give the same digest) */
+            sha256: string;
+            /**
+             * int
+             * @description Bytes of the canonical package
+             */
+            contentLength: number;
+            files: components["schemas"]["SkillFile"][];
+        };
+        SkillFile: {
+            /** @description Relative to the skill's folder (SKILL.md, scripts/run.py) */
+            path: string;
+            size: components["schemas"]["Int"];
+            /** @description Lowercase hex sha256 of the file's bytes */
+            sha256: string;
+        };
+        /** @description The package is not a valid Agent Skill or is refused (paths, symlinks, limits, zip bombs); errors[] holds one entry per broken rule, each with its own code */
+        InvalidSkillPackage: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-skill-package";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_SKILL_PACKAGE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SkillManifest: {
+            assetId: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            namespace: string;
+            slug: string;
+            /** @description namespace/slug@version */
+            coordinate: string;
+            version: string;
+            publicationMode: components["schemas"]["PublicationMode"];
+            title: string;
+            description: string;
+            releaseDigest: string;
+            /** @description sha256: + hex of the package's bytes (the skill-package download's ETag) */
+            packageDigest: string;
+            packageLength: components["schemas"]["Int"];
+            mediaType: string;
+            license: string | null;
+            compatibility: string | null;
+            allowedTools: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            files: components["schemas"]["SkillFile"][];
+        };
+        SkillActivation: {
+            assetId: components["schemas"]["UUID"];
+            /** @description Whether the caller has the skill turned on */
+            enabled: boolean;
+        };
+        SkillActivationInput: {
+            enabled: boolean;
+        };
+        RepoPreviewInput: {
+            /**
+             * maxLength(2000)
+             * @description https://host/owner/repo(.git), or file:///path where allowed
+             */
+            repository: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            /**
+             * maxLength(200)
+             * @description A branch, tag or commit; default the remote's HEAD
+             */
+            revision?: string;
+            credential?: components["schemas"]["RepositoryCredential"];
+        };
+        RepositoryCredential: {
+            /**
+             * maxLength(200)
+             * @description a string at most 200 character(s) long
+             */
+            username?: string;
+            /**
+             * maxLength(4000)
+             * @description Write-only: used for this fetch, never stored, logged or echoed
+             */
+            token: string;
+        };
+        RepoPreview: {
+            repository: string;
+            /** @description The commit id that was read */
+            revision: string;
+            visibility: components["schemas"]["RepoVisibility"];
+            skills: components["schemas"]["RepoPreviewSkill"][];
+        };
+        /**
+         * @description PRIVATE when fetched with a credential
+         * @enum {string}
+         */
+        RepoVisibility: "PUBLIC" | "PRIVATE";
+        RepoPreviewSkill: {
+            /** @description The skill's folder relative to the repository root (skills/pdf); '.' for the root */
+            path: string;
+            importable: boolean;
+            name: string | null;
+            description: string | null;
+            fileCount: components["schemas"]["Int"];
+            /** @description The first broken rule's code (as in INVALID_SKILL_PACKAGE's errors[]) */
+            errorCode: string | null;
+            errorMessage: string | null;
+            /** @description Every broken rule, each with its code */
+            errors: components["schemas"]["FieldError"][];
+        };
+        /** @description The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), or its address holds credentials */
+        RepositoryRefused: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/repository-not-allowed";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "REPOSITORY_NOT_ALLOWED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The repository could not be fetched at that revision (unreachable, not found, refused credentials, a redirect, a timeout) */
+        RepositoryFetchFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/repository-fetch-failed";
+            title: string;
+            /** @enum {number} */
+            status: 502;
+            /** @enum {string} */
+            code: "REPOSITORY_FETCH_FAILED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        RepoImportInput: {
+            source: components["schemas"]["RepoSource"];
+            /**
+             * maxItems(200)
+             * @description an array of at most 200 item(s)
+             */
+            paths: string[];
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+            namespace: string;
+            classification?: components["schemas"]["Classification"];
+        };
+        RepoSource: {
+            /**
+             * maxLength(2000)
+             * @description https://host/owner/repo(.git), or file:///path where allowed
+             */
+            repository: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            /**
+             * maxLength(200)
+             * @description A branch, tag or commit; default the remote's HEAD
+             */
+            revision?: string;
+            credential?: components["schemas"]["RepositoryCredential"];
+        };
+        RepoImport: {
+            repository: string;
+            revision: string;
+            visibility: components["schemas"]["RepoVisibility"];
+            skills: components["schemas"]["RepoImportSkill"][];
+        };
+        RepoImportSkill: {
+            path: string;
+            /** @description An asset was created or its draft replaced */
+            imported: boolean;
+            /** @description The asset (also when UNCHANGED); null when the path could not be imported */
+            asset: components["schemas"]["Asset"] | null;
+            /** @description UNCHANGED when the draft holds this package already; else why the path was not imported */
+            errorCode: string | null;
+            errorMessage: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -4709,6 +5049,23 @@ export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
 export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
 export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
 export type Recommendation = components['schemas']['Recommendation'];
+export type SkillInspection = components['schemas']['SkillInspection'];
+export type SkillFile = components['schemas']['SkillFile'];
+export type InvalidSkillPackage = components['schemas']['InvalidSkillPackage'];
+export type SkillManifest = components['schemas']['SkillManifest'];
+export type SkillActivation = components['schemas']['SkillActivation'];
+export type SkillActivationInput = components['schemas']['SkillActivationInput'];
+export type RepoPreviewInput = components['schemas']['RepoPreviewInput'];
+export type RepositoryCredential = components['schemas']['RepositoryCredential'];
+export type RepoPreview = components['schemas']['RepoPreview'];
+export type RepoVisibility = components['schemas']['RepoVisibility'];
+export type RepoPreviewSkill = components['schemas']['RepoPreviewSkill'];
+export type RepositoryRefused = components['schemas']['RepositoryRefused'];
+export type RepositoryFetchFailed = components['schemas']['RepositoryFetchFailed'];
+export type RepoImportInput = components['schemas']['RepoImportInput'];
+export type RepoSource = components['schemas']['RepoSource'];
+export type RepoImport = components['schemas']['RepoImport'];
+export type RepoImportSkill = components['schemas']['RepoImportSkill'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -12711,6 +13068,903 @@ export interface operations {
             };
         };
     };
+    "skills.inspectSkill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * itemsCount(1)
+                     * @description an array of exactly 1 item(s)
+                     */
+                    file: components["schemas"]["PersistedFile"][];
+                };
+            };
+        };
+        responses: {
+            /** @description SkillInspection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillInspection"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_SKILL_PACKAGE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidSkillPackage"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.createSkill": {
+        parameters: {
+            query: {
+                /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+                namespace: string;
+                knowledgeSpaceId: components["schemas"]["UUID"];
+                classification?: components["schemas"]["Classification"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * itemsCount(1)
+                     * @description an array of exactly 1 item(s)
+                     */
+                    file: components["schemas"]["PersistedFile"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Asset */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_CONTRIBUTOR, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description ASSET_SLUG_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetSlugTaken"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_SKILL_PACKAGE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidSkillPackage"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.updateSkillDraft": {
+        parameters: {
+            query?: {
+                expectedLockVersion?: number;
+            };
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * itemsCount(1)
+                     * @description an array of exactly 1 item(s)
+                     */
+                    file: components["schemas"]["PersistedFile"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CLASSIFICATION_ABOVE_CLEARANCE, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["ClassificationAboveClearance"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE, LOCK_VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"] | components["schemas"]["LockVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_SKILL_PACKAGE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidSkillPackage"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.releaseSkill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseInput"];
+            };
+        };
+        responses: {
+            /** @description Asset */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Asset"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, REVISION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["RevisionNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE, REVISION_NOT_APPROVED, REVISION_ALREADY_RELEASED, VERSION_NOT_GREATER */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"] | components["schemas"]["RevisionNotApproved"] | components["schemas"]["RevisionAlreadyReleased"] | components["schemas"]["VersionNotGreater"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_VERSION_LABEL */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidVersionLabel"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.getSkillManifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SkillManifest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillManifest"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.getSkillPackage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+                releaseId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canonical package (application/zip); ETag is the quoted packageDigest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND, RELEASE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"] | components["schemas"]["ReleaseNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description RELEASE_WITHDRAWN */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReleaseWithdrawn"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.getSkillActivation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SkillActivation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillActivation"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.setSkillActivation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillActivationInput"];
+            };
+        };
+        responses: {
+            /** @description SkillActivation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillActivation"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description WRONG_ASSET_TYPE, RELEASE_NOT_AVAILABLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongAssetType"] | components["schemas"]["ReleaseNotAvailable"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "skills.previewSkillRepository": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepoPreviewInput"];
+            };
+        };
+        responses: {
+            /** @description RepoPreview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepoPreview"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description REPOSITORY_NOT_ALLOWED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RepositoryRefused"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description REPOSITORY_FETCH_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RepositoryFetchFailed"];
+                };
+            };
+        };
+    };
+    "skills.importSkillRepository": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RepoImportInput"];
+            };
+        };
+        responses: {
+            /** @description RepoImport */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RepoImport"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_CONTRIBUTOR, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAContributor"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description REPOSITORY_NOT_ALLOWED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RepositoryRefused"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description REPOSITORY_FETCH_FAILED */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RepositoryFetchFailed"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -13013,3 +14267,13 @@ export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["Pro
 export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
 export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
 export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];
+export const invalidSkillPackageTypeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["type"]> = ["https://lore.dev/problems/invalid-skill-package"];
+export const invalidSkillPackageStatusValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["status"]> = [422];
+export const invalidSkillPackageCodeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["code"]> = ["INVALID_SKILL_PACKAGE"];
+export const repoVisibilityValues: ReadonlyArray<components["schemas"]["RepoVisibility"]> = ["PUBLIC", "PRIVATE"];
+export const repositoryRefusedTypeValues: ReadonlyArray<components["schemas"]["RepositoryRefused"]["type"]> = ["https://lore.dev/problems/repository-not-allowed"];
+export const repositoryRefusedStatusValues: ReadonlyArray<components["schemas"]["RepositoryRefused"]["status"]> = [422];
+export const repositoryRefusedCodeValues: ReadonlyArray<components["schemas"]["RepositoryRefused"]["code"]> = ["REPOSITORY_NOT_ALLOWED"];
+export const repositoryFetchFailedTypeValues: ReadonlyArray<components["schemas"]["RepositoryFetchFailed"]["type"]> = ["https://lore.dev/problems/repository-fetch-failed"];
+export const repositoryFetchFailedStatusValues: ReadonlyArray<components["schemas"]["RepositoryFetchFailed"]["status"]> = [502];
+export const repositoryFetchFailedCodeValues: ReadonlyArray<components["schemas"]["RepositoryFetchFailed"]["code"]> = ["REPOSITORY_FETCH_FAILED"];

@@ -22,7 +22,7 @@ type Reply = { status: number; body: any; headers: Headers; bytes: Uint8Array }
 
 const send = async (who: Person, method: string, path: string, zip?: Uint8Array): Promise<Reply> => {
   const form = new FormData()
-  if (zip) form.append("file", new Blob([zip], { type: "application/zip" }), "skill.zip")
+  if (zip) form.append("file", new Blob([zip as Uint8Array<ArrayBuffer>], { type: "application/zip" }), "skill.zip")
   const response = await fetch(world.server.url + path, { method, headers: { authorization: `Bearer ${who.token}` }, body: zip ? form : undefined })
   const bytes = new Uint8Array(await response.arrayBuffer())
   const type = response.headers.get("content-type") ?? ""
