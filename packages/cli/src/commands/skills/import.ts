@@ -1,9 +1,24 @@
-import { type Classification, classificationValues } from "@lore/sdk"
+import { type Classification, classificationValues, type RepoImport } from "@lore/sdk"
 import { oneOf, resolveSpace } from "../../arguments"
 import { defineCommand } from "../../command"
 import { CliError, ExitCode } from "../../errors"
-import { present } from "../../output/present"
+import { present, writeJson } from "../../output/present"
 import { repoImportView } from "../../views/skills"
+
+/** Some paths were not imported: with --json the import's result stays the one document on stdout. */
+class SkillsNotImported extends CliError {
+  constructor(detail: string, readonly result: RepoImport) {
+    super(ExitCode.invalid, "SKILLS_NOT_IMPORTED", detail)
+  }
+
+  override toJSON() {
+    return this.result as unknown as ReturnType<CliError["toJSON"]>
+  }
+}
+
+const failures = (result: RepoImport) => result.skills.filter((skill) => !skill.imported && skill.errorCode !== "UNCHANGED")
+const failureDetail = (result: RepoImport) =>
+  `${failures(result).length} of ${result.skills.length} path${result.skills.length === 1 ? "" : "s"} not imported: ${failures(result).map((s) => `${s.path} (${s.errorCode})`).join(", ")}`
 
 const collect = (value: string, previous: Array<string> = []) => [...previous, value]
 
@@ -28,23 +43,26 @@ export default defineCommand({
     const lore = runtime.client({ requireToken: true })
     const token = process.env.LORE_REPO_TOKEN
     const credential = token ? { token, ...(process.env.LORE_REPO_USERNAME ? { username: process.env.LORE_REPO_USERNAME } : {}) } : undefined
-    const result = await present(runtime, {
-      progress: `Importing from ${repository}`,
-      run: async () => {
-        const space = await resolveSpace(lore, flags.space, "read")
-        const source = { repository, knowledgeSpaceId: space.id, ...(flags.revision ? { revision: flags.revision } : {}), ...(credential ? { credential } : {}) }
-        let paths = flags.path
-        if (!paths || paths.length === 0) {
-          const preview = await lore.assets.skills.previewRepository(source)
-          paths = preview.skills.filter((skill) => skill.importable).map((skill) => skill.path)
-          if (paths.length === 0) throw new CliError(ExitCode.invalid, "NO_IMPORTABLE_SKILLS", `the repository has no importable skill at ${preview.revision}`)
-          // Pin the revision the preview read, so a push in between cannot change what is imported.
-          source.revision = preview.revision
-        }
-        return lore.assets.skills.importRepository({ source, paths, namespace: flags.namespace, ...(flags.classification ? { classification: flags.classification } : {}) })
-      },
-      view: repoImportView
-    })
-    if (result.skills.some((skill) => !skill.imported && skill.errorCode !== "UNCHANGED")) process.exitCode = ExitCode.invalid
+    const run = async () => {
+      const space = await resolveSpace(lore, flags.space, "read")
+      const source = { repository, knowledgeSpaceId: space.id, ...(flags.revision ? { revision: flags.revision } : {}), ...(credential ? { credential } : {}) }
+      let paths = flags.path
+      if (!paths || paths.length === 0) {
+        const preview = await lore.assets.skills.previewRepository(source)
+        paths = preview.skills.filter((skill) => skill.importable).map((skill) => skill.path)
+        if (paths.length === 0) throw new CliError(ExitCode.invalid, "NO_IMPORTABLE_SKILLS", `the repository has no importable skill at ${preview.revision}`)
+        // Pin the revision the preview read, so a push in between cannot change what is imported.
+        source.revision = preview.revision
+      }
+      return lore.assets.skills.importRepository({ source, paths, namespace: flags.namespace, ...(flags.classification ? { classification: flags.classification } : {}) })
+    }
+    if (runtime.output === "json") {
+      const result = await run()
+      if (failures(result).length > 0) throw new SkillsNotImported(failureDetail(result), result)
+      writeJson(result)
+      return
+    }
+    const result = await present(runtime, { progress: `Importing from ${repository}`, run, view: repoImportView })
+    if (failures(result).length > 0) throw new CliError(ExitCode.invalid, "SKILLS_NOT_IMPORTED", failureDetail(result))
   }
 })
