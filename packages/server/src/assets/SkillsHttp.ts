@@ -5,6 +5,9 @@ import { asCaller } from "../domain/Principal"
 import { SkillImports } from "./SkillImports"
 import { SKILL_MEDIA_TYPE, Skills } from "./Skills"
 
+const notModified = (header: string | undefined, digest: string) =>
+  header !== undefined && header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${digest}"` || tag.trim() === "*")
+
 export const SkillsHttp = HttpApiBuilder.group(LoreApi, "skills", (handlers) =>
   Effect.gen(function* () {
     const skills = yield* Skills
@@ -15,10 +18,13 @@ export const SkillsHttp = HttpApiBuilder.group(LoreApi, "skills", (handlers) =>
       .handle("updateSkillDraft", ({ path, payload, urlParams }) => asCaller((me) => skills.updateDraft(me, path.assetId, urlParams.expectedLockVersion, payload.file)))
       .handle("releaseSkill", ({ path, payload }) => asCaller((me) => skills.release(me, path.assetId, payload)))
       .handle("getSkillManifest", ({ path }) => asCaller((me) => skills.manifest(me, path.assetId, path.releaseId)))
-      .handle("getSkillPackage", ({ path }) =>
+      .handle("getSkillPackage", ({ path, request }) =>
         asCaller((me) =>
           Effect.map(skills.packageOf(me, path.assetId, path.releaseId), ({ bytes, digest, fileName }) =>
-            HttpServerResponse.uint8Array(bytes, {
+            // A release's package never changes: a client holding this digest gets 304 and no body.
+            notModified(request.headers["if-none-match"], digest)
+              ? HttpServerResponse.empty({ status: 304, headers: { etag: `"${digest}"`, "cache-control": "private, no-cache" } })
+              : HttpServerResponse.uint8Array(bytes, {
               contentType: SKILL_MEDIA_TYPE,
               headers: {
                 etag: `"${digest}"`,

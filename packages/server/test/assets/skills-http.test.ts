@@ -139,6 +139,11 @@ describe("skills over HTTP", { timeout: 240_000 }, () => {
     expect(download.headers.get("etag")).toBe(`"${manifest.packageDigest}"`)
     expect(`sha256:${sha256(download.bytes)}`).toBe(manifest.packageDigest)
     expect(download.bytes.length).toBe(manifest.packageLength)
+    const cached = await fetch(`${world.server.url}/api/assets/${asset.id}/releases/${release.id}/skill-package`, {
+      headers: { authorization: `Bearer ${viewer.token}`, "if-none-match": `"${manifest.packageDigest}"` }
+    })
+    expect(cached.status).toBe(304)
+    expect((await cached.arrayBuffer()).byteLength).toBe(0)
     const unpacked = unzipSync(download.bytes)
     expect(Object.keys(unpacked).sort()).toEqual(manifest.files.map((f: any) => `pdf-tools/${f.path}`).sort())
     for (const file of manifest.files) expect(sha256(unpacked[`pdf-tools/${file.path}`]!)).toBe(file.sha256)
