@@ -182,6 +182,17 @@ describe("hostile archives", () => {
     expect(codes(lyingWithinLimits)).toEqual(["ZIP_BOMB"])
   })
 
+  it("refuses odd paths, encrypted entries and unknown compression; the same package without them passes", () => {
+    expect(codes(zip({ ...base, "a\\b.txt": "x" }))).toEqual(["PATH_INVALID"])
+    expect(codes(zip({ ...base, "./a.txt": "x" }))).toEqual(["PATH_INVALID"])
+    expect(codes(zip({ ...base, "a.txt": "x" }))).toEqual([])
+    const plain = zip({ ...base, "a.txt": "x" })
+    expect(codes(patchCentral(plain, "pdf-tools/a.txt", (view, at) => view.setUint16(at + 8, view.getUint16(at + 8, true) | 1, true)))).toEqual(["ENCRYPTED_ENTRY"])
+    expect(codes(patchCentral(plain, "pdf-tools/a.txt", (view, at) => view.setUint16(at + 10, 99, true)))).toEqual(["UNSUPPORTED_COMPRESSION"])
+    // A central directory pointing past the archive.
+    expect(codes(patchCentral(plain, "pdf-tools/a.txt", (view, at) => view.setUint32(at + 42, 0x7fffffff, true)))).toEqual(["ARCHIVE_INVALID"])
+  })
+
   it("ignores macOS resource forks", () => {
     const read = readZip(zipSync({ "pdf-tools/SKILL.md": text(skillMd(valid)), "__MACOSX/pdf-tools/._SKILL.md": text("x") }), defaultSkillLimits)
     expect(read.ok && read.files.map((f) => f.path)).toEqual(["pdf-tools/SKILL.md"])

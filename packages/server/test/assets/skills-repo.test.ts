@@ -1,4 +1,5 @@
 import { Effect, Either } from "effect"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -42,6 +43,12 @@ beforeAll(async () => {
     "skills/linked/SKILL.md": skill("linked"),
     "skills/linked/passwd": "symlink:/etc/passwd"
   })
+  // A skill holding a git submodule (a gitlink): refused like a symlink.
+  const gitIn = (...args: Array<string>) => execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: working, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
+  writeRepository(working, { "skills/with-module/SKILL.md": skill("with-module") })
+  gitIn("update-index", "--add", "--cacheinfo", `160000,${firstCommit},skills/with-module/vendor`)
+  gitIn("commit", "-q", "-m", "submodule")
+  firstCommit = gitIn("rev-parse", "HEAD")
   publish(working, bare)
   fileUrl = `file://${bare}`
   elsewhere = await startGitServer(root)
@@ -68,11 +75,12 @@ describe("skills from git repositories", { timeout: 240_000 }, () => {
     const found = await ok(preview(author, { repository: fileUrl }))
     expect(found).toMatchObject({ repository: fileUrl, revision: firstCommit, visibility: "PUBLIC" })
     const skills = byPath(found.skills)
-    expect(Object.keys(skills).sort()).toEqual(["skills/broken", "skills/csv-tools", "skills/linked", "skills/pdf-tools"])
+    expect(Object.keys(skills).sort()).toEqual(["skills/broken", "skills/csv-tools", "skills/linked", "skills/pdf-tools", "skills/with-module"])
     expect(skills["skills/pdf-tools"]).toMatchObject({ importable: true, name: "pdf-tools", description: "The pdf-tools skill.", fileCount: 2, errorCode: null, errorMessage: null })
     expect(skills["skills/broken"]).toMatchObject({ importable: false, errorCode: "NAME_DIRECTORY_MISMATCH" })
     expect(skills["skills/broken"].errorMessage).toContain("folder name")
     expect(skills["skills/linked"]).toMatchObject({ importable: false, errorCode: "SYMLINK" })
+    expect(skills["skills/with-module"]).toMatchObject({ importable: false, errorCode: "SUBMODULE" })
   })
 
   it("previews the same repository over http, at the remote's HEAD or at a given revision", async () => {
