@@ -1,10 +1,12 @@
 import { createLoreClient, isLoreError } from "@lore/sdk"
+import { uploadAssistantFile } from "@lore/sdk/node"
 
 // Ask the assistant a question with the SDK: print the answer as it streams, then its numbered sources;
 // a follow-up continues the same conversation.
-//   npx tsx examples/assistant-chat.ts "Do flights need a manager's approval?" "And trains?"
+// With a third argument, a file of yours is uploaded privately and attached (cited as kind FILE).
+//   npx tsx examples/assistant-chat.ts "Do flights need a manager's approval?" "And trains?" [./my-notes.pdf]
 
-const [question, followUp] = process.argv.slice(2)
+const [question, followUp, file] = process.argv.slice(2)
 if (!question) {
   console.error('usage: tsx examples/assistant-chat.ts "<question>" ["<follow-up>"]')
   process.exit(2)
@@ -31,12 +33,21 @@ const ask = async (message: string, conversationId?: string) => {
 try {
   const first = await ask(question)
   if (followUp) await ask(followUp, first.conversationId)
+  if (file) {
+    // Private to you, never in the shared index; processing must be READY before a chat may attach it.
+    const uploaded = await uploadAssistantFile(lore, file)
+    const ready = await lore.assistant.files.waitUntilSettled(uploaded.id)
+    if (ready.status !== "READY") throw new Error(`${file}: ${ready.failureCode}`)
+    const { text, citations } = await lore.assistant.chat({ message: question, fileIds: [ready.id] }).final()
+    console.log(`\n${text}\n${citations.map((c) => `[${c.citationNumber}] ${c.kind} ${c.title}`).join("\n")}`)
+  }
   // The helpers, when only the end result matters:
   const { text, citations } = await lore.assistant.chat({ message: question }).final()
   console.log(`\n${text.length} characters, ${citations.length} citations`)
   if (first.messageId) await lore.assistant.setFeedback(first.messageId, "HELPFUL")
 } catch (error) {
-  // Errors before the stream starts are typed: an empty question, someone else's conversation.
-  if (isLoreError(error, "INVALID_CHAT_REQUEST") || isLoreError(error, "CONVERSATION_NOT_FOUND")) console.error(error.detail)
+  // Errors before the stream starts are typed: an empty question, someone else's conversation or file, the
+  // per-user chat limit (429 RATE_LIMITED; its Retry-After says when to ask again).
+  if (isLoreError(error, "INVALID_CHAT_REQUEST") || isLoreError(error, "CONVERSATION_NOT_FOUND") || isLoreError(error, "ASSISTANT_FILE_NOT_FOUND") || isLoreError(error, "RATE_LIMITED")) console.error(error.detail)
   else throw error
 }

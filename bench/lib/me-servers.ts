@@ -12,7 +12,9 @@ const [mode, dataDir, token, databaseUrl] = process.argv.slice(2) as [string, st
 
 await serveAsChild(async () => {
   if (mode === "lore") {
-    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", ...(databaseUrl ? { databaseUrl } : {}) })
+    // One bench user sends what many users would: the per-user chat and upload limits would only measure themselves.
+    const unlimited = { perMinute: 1_000_000, burst: 100_000 }
+    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, ...(databaseUrl ? { databaseUrl } : {}) })
   }
   if (mode === "bare") return databaseUrl ? barePostgres(databaseUrl) : bareEmbedded(dataDir)
   throw new Error(`unknown mode ${mode}`)

@@ -1,5 +1,6 @@
 import { type AssistantFile, LoreApiError } from "@lore/sdk"
 import { uploadAssistantFile } from "@lore/sdk/node"
+import { isUuid } from "./arguments"
 import type { LoreClient } from "./context"
 import { CliError, ExitCode, exitCodeForStatus } from "./errors"
 import type { UploadEvents } from "./uploads"
@@ -131,4 +132,16 @@ export const failIfAnyFile = (results: ReadonlyArray<FileUploadResult>) => {
   const exitCode = codes.find((code) => code !== ExitCode.invalid) ?? ExitCode.invalid
   const names = failed.map((result) => `${result.file}: ${result.failureCode ?? result.status}${result.failureMessage ? ` (${result.failureMessage})` : ""}`).join("; ")
   throw new SomeFilesFailed(exitCode, `${failed.length} of ${results.length} file${results.length === 1 ? "" : "s"} failed: ${names}`, results)
+}
+
+/**
+ * The files a chat attaches (`--file`): an id of one of the caller's files as it is, a path uploaded now and
+ * waited for until READY. A path that cannot be made READY stops the question before it is asked.
+ */
+export const attachFiles = async (lore: LoreClient, specs: ReadonlyArray<string>, signal?: AbortSignal): Promise<Array<string>> => {
+  const paths = specs.filter((spec) => !isUuid(spec))
+  const results = paths.length === 0 ? [] : await uploadAssistantFiles(lore, paths, { wait: true, concurrency: 2, signal })
+  failIfAnyFile(results)
+  const uploaded = new Map(results.map((result) => [result.file, result.fileId!]))
+  return specs.map((spec) => (isUuid(spec) ? spec : uploaded.get(spec)!))
 }

@@ -91,4 +91,24 @@ describe("lore files", () => {
     const listed = (await lore(["files", "list", "--json"], { env: env() })).json()
     expect(listed.items.map((f: any) => f.id)).not.toContain(id)
   })
+
+  it("ask --file attaches a file by path (uploaded first) or by id, and cites it", async () => {
+    writeFileSync(path("heron.md"), "# Heron rota\n\nThe heron feeding rota starts at dawn on Mondays.\n")
+    const byPath = await lore(["ask", "When does the heron feeding rota start?", "--file", path("heron.md"), "--json"], { env: env(), ...slow })
+    expect(byPath.code, byPath.stderr).toBe(0)
+    const answer = byPath.json()
+    expect(answer.content).toContain("dawn on Mondays")
+    expect(answer.citations[0]).toMatchObject({ kind: "FILE", title: "heron.md", available: true })
+    const fileId = answer.citations[0].sourceId
+    expect((await lore(["files", "list", "--json"], { env: env() })).json().items.map((f: any) => f.id)).toContain(fileId)
+
+    const byId = await lore(["ask", "When does the pelican schedule move?", "--file", uploaded[0]!.fileId], { env: env(), ...slow })
+    expect(byId.code, byId.stderr).toBe(0)
+    expect(byId.stdout).toContain("Tuesdays")
+    expect(byId.stdout).toContain("notes.md")
+
+    const unusable = await lore(["ask", "What is in the picture?", "--file", path("image.png"), "--json"], { env: env(), ...slow })
+    expect(unusable.code).toBe(6)
+    expect(unusable.json()).toEqual([expect.objectContaining({ status: "FAILED", failureCode: "UNSUPPORTED_MEDIA_TYPE" })])
+  })
 })

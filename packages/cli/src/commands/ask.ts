@@ -1,5 +1,6 @@
 import { collectAnswer, emptyAnswer, foldAnswer } from "@lore/sdk"
 import { nonEmpty, requireId, resolveSpace } from "../arguments"
+import { attachFiles } from "../assistantFiles"
 import { defineCommand } from "../command"
 import { CliError, ExitCode } from "../errors"
 import { writeJson } from "../output/present"
@@ -12,6 +13,7 @@ export default defineCommand({
   examples: [
     "lore ask \"Do flights need a manager's approval?\"",
     "lore ask \"And trains?\" --conversation <conversationId>   # a follow-up",
+    "lore ask \"Summarize the risks\" --file ./contract.pdf   # uploaded privately, then attached",
     "lore --json ask \"What is the per diem in Lisbon?\" | jq '.citations[0].citationId'"
   ],
   notes: "With --json, prints the saved message when the answer is complete: {messageId, conversationId, content, status, provider, model, citations}.",
@@ -20,19 +22,22 @@ export default defineCommand({
       .argument("<question>", "the question (quote it; at most 8000 characters)")
       .option("--conversation <id>", "continue this conversation ('lore conversations' lists them)")
       .option("--space <key|id...>", "answer only from these knowledge spaces")
+      .option("--file <path|id...>", "attach your own files: a path is uploaded privately first ('lore files list' shows ids)")
       .option("--model <modelActivationId>", "answer with this model ('lore chat' /model lists them)"),
   run: async (runtime, command) => {
     const [raw] = command.processedArgs as [string]
     const message = nonEmpty(raw, "the question")
-    const flags = command.opts<{ conversation?: string; space?: ReadonlyArray<string>; model?: string }>()
+    const flags = command.opts<{ conversation?: string; space?: ReadonlyArray<string>; file?: ReadonlyArray<string>; model?: string }>()
     if (flags.conversation) requireId(flags.conversation, "conversation", "'lore conversations' shows the ids")
     if (flags.model) requireId(flags.model, "model", "'lore chat' and /model show the model ids")
     const lore = runtime.client({ requireToken: true })
     const spaces = flags.space ? await Promise.all(flags.space.map((spec) => resolveSpace(lore, spec, "read"))) : undefined
+    const fileIds = flags.file ? await attachFiles(lore, flags.file) : undefined
     const stream = lore.assistant.chat({
       message,
       ...(flags.conversation ? { conversationId: flags.conversation } : {}),
       ...(spaces ? { knowledgeSpaceIds: spaces.map((space) => space.id) } : {}),
+      ...(fileIds ? { fileIds } : {}),
       ...(flags.model ? { modelActivationId: flags.model } : {})
     })
     let answer = emptyAnswer

@@ -76,6 +76,9 @@ export const serveLore = async (env: Record<string, string> = {}): Promise<Serve
       HOME: tmpdir(),
       LORE_BOOTSTRAP_TOKEN: adminToken,
       LORE_LOG_LEVEL: "warning",
+      // Tests chat more often than a person; the limit itself is tested on the server's side.
+      LORE_RATE_LIMIT_CHAT_PER_MINUTE: "6000",
+      LORE_RATE_LIMIT_CHAT_BURST: "500",
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...env
     },

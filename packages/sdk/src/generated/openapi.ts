@@ -3370,6 +3370,48 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @description No assistant file with this id among the caller's own (files are private to their owner; expired files are gone) */
+        AssistantFileNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/assistant-file-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "ASSISTANT_FILE_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The file is still processing, or processing failed (see its failureCode): it cannot be used as chat context yet */
+        AssistantFileNotReady: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/assistant-file-not-ready";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "ASSISTANT_FILE_NOT_READY";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Too many requests of this kind from this user; retry after the number of seconds in the Retry-After header */
+        RateLimitExceeded: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/rate-limited";
+            title: string;
+            /** @enum {number} */
+            status: 429;
+            /** @enum {string} */
+            code: "RATE_LIMITED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         ConversationSummary: {
             id: components["schemas"]["UUID"];
             title: string;
@@ -3416,11 +3458,16 @@ export interface components {
              */
             citationNumber: number;
             /**
+             * @description KNOWLEDGE: a passage of the knowledge base. FILE: a chunk of one of the caller's own assistant files (fileIds of the chat)
+             * @enum {string}
+             */
+            kind: "KNOWLEDGE" | "FILE";
+            /**
              * Format: uuid
-             * @description What /api/citations/{citationId}/excerpt and /content take
+             * @description KNOWLEDGE: what /api/citations/{citationId}/excerpt and /content take. FILE: the file's chunk id
              */
             citationId: string;
-            /** @description The cited source's id (the document version) */
+            /** @description The cited source's id: the document version, or the assistant file */
             sourceId: string;
             /** @description null when the source is no longer available to the caller */
             title: string | null;
@@ -3429,7 +3476,9 @@ export interface components {
             endPage: components["schemas"]["Int"] | null;
             /** @description Evaluated for the caller at each read: false when the cited source cannot be opened (any more) */
             available: boolean;
+            /** @description Relative: /api/citations/{id}/excerpt, or /api/assistant/files/{fileId}/chunks/{chunkId}?generation= for a FILE */
             excerptUrl: string;
+            /** @description Relative: /api/citations/{id}/content, or /api/assistant/files/{fileId}/content for a FILE */
             contentUrl: string;
         };
         /** @description No message with this id in a conversation the caller owns */
@@ -3565,34 +3614,6 @@ export interface components {
         };
         /** @enum {string} */
         AssistantFileStatus: "UPLOADED" | "PROCESSING" | "READY" | "FAILED";
-        /** @description Too many requests of this kind from this user; retry after the number of seconds in the Retry-After header */
-        RateLimitExceeded: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/rate-limited";
-            title: string;
-            /** @enum {number} */
-            status: 429;
-            /** @enum {string} */
-            code: "RATE_LIMITED";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
-        /** @description No assistant file with this id among the caller's own (files are private to their owner; expired files are gone) */
-        AssistantFileNotFound: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/assistant-file-not-found";
-            title: string;
-            /** @enum {number} */
-            status: 404;
-            /** @enum {string} */
-            code: "ASSISTANT_FILE_NOT_FOUND";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
         FileChunk: {
             id: components["schemas"]["UUID"];
             fileId: components["schemas"]["UUID"];
@@ -4935,6 +4956,9 @@ export type ChatRequest = components['schemas']['ChatRequest'];
 export type InvalidChatRequest = components['schemas']['InvalidChatRequest'];
 export type ConversationNotFound = components['schemas']['ConversationNotFound'];
 export type ModelOptionNotFound = components['schemas']['ModelOptionNotFound'];
+export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
+export type AssistantFileNotReady = components['schemas']['AssistantFileNotReady'];
+export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
 export type ConversationSummary = components['schemas']['ConversationSummary'];
 export type RenameConversation = components['schemas']['RenameConversation'];
 export type Message = components['schemas']['Message'];
@@ -4958,8 +4982,6 @@ export type StarterInput = components['schemas']['StarterInput'];
 export type FilePage = components['schemas']['FilePage'];
 export type AssistantFile = components['schemas']['AssistantFile'];
 export type AssistantFileStatus = components['schemas']['AssistantFileStatus'];
-export type RateLimitExceeded = components['schemas']['RateLimitExceeded'];
-export type AssistantFileNotFound = components['schemas']['AssistantFileNotFound'];
 export type FileChunk = components['schemas']['FileChunk'];
 export type FileChunkNotFound = components['schemas']['FileChunkNotFound'];
 export type EvidenceBinding = components['schemas']['EvidenceBinding'];
@@ -8905,13 +8927,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["CsrfTokenInvalid"];
                 };
             };
-            /** @description CONVERSATION_NOT_FOUND, MODEL_OPTION_NOT_FOUND */
+            /** @description CONVERSATION_NOT_FOUND, MODEL_OPTION_NOT_FOUND, ASSISTANT_FILE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConversationNotFound"] | components["schemas"]["ModelOptionNotFound"];
+                    "application/problem+json": components["schemas"]["ConversationNotFound"] | components["schemas"]["ModelOptionNotFound"] | components["schemas"]["AssistantFileNotFound"];
+                };
+            };
+            /** @description ASSISTANT_FILE_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssistantFileNotReady"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE */
@@ -8921,6 +8952,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitExceeded"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -14153,20 +14193,24 @@ export const conversationNotFoundCodeValues: ReadonlyArray<components["schemas"]
 export const modelOptionNotFoundTypeValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["type"]> = ["https://lore.dev/problems/model-option-not-found"];
 export const modelOptionNotFoundStatusValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["status"]> = [404];
 export const modelOptionNotFoundCodeValues: ReadonlyArray<components["schemas"]["ModelOptionNotFound"]["code"]> = ["MODEL_OPTION_NOT_FOUND"];
+export const assistantFileNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["type"]> = ["https://lore.dev/problems/assistant-file-not-found"];
+export const assistantFileNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["status"]> = [404];
+export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["code"]> = ["ASSISTANT_FILE_NOT_FOUND"];
+export const assistantFileNotReadyTypeValues: ReadonlyArray<components["schemas"]["AssistantFileNotReady"]["type"]> = ["https://lore.dev/problems/assistant-file-not-ready"];
+export const assistantFileNotReadyStatusValues: ReadonlyArray<components["schemas"]["AssistantFileNotReady"]["status"]> = [409];
+export const assistantFileNotReadyCodeValues: ReadonlyArray<components["schemas"]["AssistantFileNotReady"]["code"]> = ["ASSISTANT_FILE_NOT_READY"];
+export const rateLimitExceededTypeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["type"]> = ["https://lore.dev/problems/rate-limited"];
+export const rateLimitExceededStatusValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["status"]> = [429];
+export const rateLimitExceededCodeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["code"]> = ["RATE_LIMITED"];
 export const messageRoleValues: ReadonlyArray<components["schemas"]["MessageRole"]> = ["USER", "ASSISTANT"];
 export const messageStatusValues: ReadonlyArray<components["schemas"]["MessageStatus"]> = ["COMPLETE", "INTERRUPTED", "FAILED"];
 export const feedbackSentimentValues: ReadonlyArray<components["schemas"]["FeedbackSentiment"]> = ["HELPFUL", "UNHELPFUL"];
+export const messageCitationKindValues: ReadonlyArray<components["schemas"]["MessageCitation"]["kind"]> = ["KNOWLEDGE", "FILE"];
 export const messageNotFoundTypeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["type"]> = ["https://lore.dev/problems/message-not-found"];
 export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["status"]> = [404];
 export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
 export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
 export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
-export const rateLimitExceededTypeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["type"]> = ["https://lore.dev/problems/rate-limited"];
-export const rateLimitExceededStatusValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["status"]> = [429];
-export const rateLimitExceededCodeValues: ReadonlyArray<components["schemas"]["RateLimitExceeded"]["code"]> = ["RATE_LIMITED"];
-export const assistantFileNotFoundTypeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["type"]> = ["https://lore.dev/problems/assistant-file-not-found"];
-export const assistantFileNotFoundStatusValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["status"]> = [404];
-export const assistantFileNotFoundCodeValues: ReadonlyArray<components["schemas"]["AssistantFileNotFound"]["code"]> = ["ASSISTANT_FILE_NOT_FOUND"];
 export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
 export const fileChunkNotFoundStatusValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["status"]> = [404];
 export const fileChunkNotFoundCodeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["code"]> = ["FILE_CHUNK_NOT_FOUND"];

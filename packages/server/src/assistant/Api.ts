@@ -3,6 +3,8 @@ import { Schema } from "effect"
 import { Body, Query, Timestamp } from "../domain/Schemas"
 import { authenticated, requires } from "../domain/Security"
 import { ConversationNotFound, InvalidChatRequest, MessageNotFound, ModelOptionNotFound } from "./Errors"
+import { AssistantFileNotFound, AssistantFileNotReady } from "./FilesErrors"
+import { RateLimitExceeded } from "./RateLimitErrors"
 
 /** The longest question the chat takes, in characters (UTF-16 code units); longer is 400 INVALID_CHAT_REQUEST. */
 export const MAX_MESSAGE_CHARS = 8000
@@ -66,15 +68,16 @@ export const Message = Schema.Struct({
 
 export const MessageCitation = Schema.Struct({
   citationNumber: Schema.Int.annotations({ description: "The [n] the answer used; numbered in order of first use" }),
-  citationId: Schema.UUID.annotations({ description: "What /api/citations/{citationId}/excerpt and /content take" }),
-  sourceId: Schema.String.annotations({ description: "The cited source's id (the document version)" }),
+  kind: Schema.Literal("KNOWLEDGE", "FILE").annotations({ description: "KNOWLEDGE: a passage of the knowledge base. FILE: a chunk of one of the caller's own assistant files (fileIds of the chat)" }),
+  citationId: Schema.UUID.annotations({ description: "KNOWLEDGE: what /api/citations/{citationId}/excerpt and /content take. FILE: the file's chunk id" }),
+  sourceId: Schema.String.annotations({ description: "The cited source's id: the document version, or the assistant file" }),
   title: Schema.NullOr(Schema.String).annotations({ description: "null when the source is no longer available to the caller" }),
   heading: Schema.NullOr(Schema.String),
   startPage: Schema.NullOr(Schema.Int),
   endPage: Schema.NullOr(Schema.Int),
   available: Schema.Boolean.annotations({ description: "Evaluated for the caller at each read: false when the cited source cannot be opened (any more)" }),
-  excerptUrl: Schema.String,
-  contentUrl: Schema.String
+  excerptUrl: Schema.String.annotations({ description: "Relative: /api/citations/{id}/excerpt, or /api/assistant/files/{fileId}/chunks/{chunkId}?generation= for a FILE" }),
+  contentUrl: Schema.String.annotations({ description: "Relative: /api/citations/{id}/content, or /api/assistant/files/{fileId}/content for a FILE" })
 }).annotations({ identifier: "MessageCitation" })
 
 export const MessageFeedback = Schema.Struct({
@@ -158,6 +161,9 @@ export class AssistantApi extends HttpApiGroup.make("assistant")
       .addError(InvalidChatRequest)
       .addError(ConversationNotFound)
       .addError(ModelOptionNotFound)
+      .addError(AssistantFileNotFound)
+      .addError(AssistantFileNotReady)
+      .addError(RateLimitExceeded)
       .pipe(authenticated)
   )
   .add(HttpApiEndpoint.get("listConversations", "/assistant/conversations").addSuccess(Schema.Array(ConversationSummary)).pipe(authenticated))

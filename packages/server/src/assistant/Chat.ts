@@ -13,13 +13,18 @@ import { type CitationRow, ConversationsRepo, type MessageRow } from "./Conversa
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
 import { ModelOptions } from "./ModelOptions"
-import { type Evidence, Retrieval } from "./Retrieval"
+import { AssistantFiles } from "./Files"
+import { type ChatPassage, citationLinks, citationOf, filePassage, knowledgePassage } from "./Passages"
+import { RateLimits } from "./RateLimits"
+import { Retrieval } from "./Retrieval"
 import { ownConversation } from "./Policy"
 import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk } from "./UiMessageStream"
 import { UUID_PATTERN } from "../domain/Schemas"
 
 /** Passages an answer is given. */
 const PASSAGE_LIMIT = 6
+/** Passages of attached files, at most: half the answer's passages, so the knowledge base still has room. */
+const FILE_PASSAGE_LIMIT = 3
 /** Earlier messages a follow-up is answered with (and its search planned with). */
 const HISTORY_MESSAGES = 6
 
@@ -33,19 +38,9 @@ const questionOf = (body: ChatRequest) => {
   return text || (typeof last?.content === "string" ? last.content : "")
 }
 
-const citationOf = (evidence: Evidence, citationNumber: number): CitationRow => ({
-  citationNumber,
-  citationId: evidence.citationId,
-  sourceId: evidence.knowledgeAssetVersionId,
-  knowledgeAssetId: evidence.knowledgeAssetId,
-  title: evidence.title,
-  heading: evidence.heading,
-  startPage: evidence.startPage,
-  endPage: evidence.endPage
-})
-
 export const streamedCitation = (citation: CitationRow): StreamedCitation => ({
   citationNumber: citation.citationNumber,
+  kind: citation.kind,
   citationId: citation.citationId,
   sourceId: citation.sourceId,
   title: citation.title,
@@ -53,8 +48,7 @@ export const streamedCitation = (citation: CitationRow): StreamedCitation => ({
   startPage: citation.startPage,
   endPage: citation.endPage,
   available: true,
-  excerptUrl: `/api/citations/${citation.citationId}/excerpt`,
-  contentUrl: `/api/citations/${citation.citationId}/content`
+  ...citationLinks(citation)
 })
 
 /** What a message records as its author: LOCAL, or the gateway's key. */
@@ -79,6 +73,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const models = yield* Models
     const modelOptions = yield* ModelOptions
     const conversationEvidence = yield* ConversationEvidence
+    const files = yield* AssistantFiles
+    const rateLimits = yield* RateLimits
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
     const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
@@ -100,6 +96,12 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         if (question.length > MAX_MESSAGE_CHARS) {
           return yield* new InvalidChatRequest({ detail: `The question is longer than ${MAX_MESSAGE_CHARS} characters`, errors: [{ path: "message", message: `at most ${MAX_MESSAGE_CHARS} characters` }] })
         }
+        yield* rateLimits.consume(caller, "chat")
+        // Attached files are checked (the caller's own, READY) before anything is recorded; their passages
+        // are ranked against the question itself.
+        const attached = body.fileIds && body.fileIds.length > 0
+          ? (yield* files.passagesFor(caller, { fileIds: body.fileIds, query: question, limit: FILE_PASSAGE_LIMIT })).map(filePassage)
+          : []
         const requested = body.modelActivationId ? yield* modelOptions.require(caller, body.modelActivationId) : undefined
         const continued = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) && (yield* repo.owned(caller.userId, body.id)) ? body.id : undefined)
         const { conversation, history } = yield* transaction(Effect.gen(function* () {
@@ -118,18 +120,18 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const choice = requested
           ? (requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId })
           : conversation.modelActivationId ? yield* modelOptions.choiceFor(caller, conversation.modelActivationId) : undefined
-        return { question, conversationId: conversation.id, history, choice, messageId: randomUUID() }
+        return { question, conversationId: conversation.id, history, choice, attached, messageId: randomUUID() }
       })
 
     /** The response body: the protocol's chunks as server-sent events, ending with [DONE]. */
     const respond = (caller: Principal, body: ChatRequest, turn: Effect.Effect.Success<ReturnType<typeof prepare>>) =>
       Stream.unwrapScoped(Effect.gen(function* () {
-        const { question, conversationId, history, choice, messageId } = turn
+        const { question, conversationId, history, choice, attached, messageId } = turn
         const textId = `${messageId}-text`
         const state = {
           text: "",
           provider: undefined as ProviderInfo | undefined,
-          evidence: [] as ReadonlyArray<Evidence>,
+          evidence: [] as ReadonlyArray<ChatPassage>,
           numbering: citationNumbering(0),
           saved: false
         }
@@ -163,10 +165,11 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const answer = Stream.unwrap(Effect.gen(function* () {
           const query = yield* plan(caller, question, history)
           const general = (yield* retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).evidence
-          // Documents bound to this conversation as evidence come first (a new conversation has none yet).
+          // The caller's attached files first, then documents bound to this conversation as evidence (a new
+          // conversation has none yet), then the knowledge base.
           const bound = history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, conversationId, query, Math.ceil(PASSAGE_LIMIT / 2))
           const boundIds = new Set(bound.map((passage) => passage.citationId))
-          state.evidence = [...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].slice(0, PASSAGE_LIMIT)
+          state.evidence = [...attached, ...[...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].map(knowledgePassage)].slice(0, PASSAGE_LIMIT)
           state.numbering = citationNumbering(state.evidence.length)
           const deltas: Stream.Stream<string, unknown> = state.evidence.length === 0
             // Nothing the caller may read matched: an honest answer, without asking a model to invent one.

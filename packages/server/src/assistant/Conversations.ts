@@ -2,7 +2,10 @@ import { Effect } from "effect"
 import type { Principal } from "../domain/Principal"
 import { KnowledgeSearch } from "../knowledge/Search"
 import { CitationNotFound } from "../knowledge/Errors"
-import { ConversationsRepo } from "./ConversationsRepo"
+import { type CitationRow, ConversationsRepo } from "./ConversationsRepo"
+import { AssistantFiles } from "./Files"
+import { AssistantFileNotFound, FileChunkNotFound } from "./FilesErrors"
+import { citationLinks } from "./Passages"
 import { ModelOptions } from "./ModelOptions"
 import { ownConversation, ownedChange, ownMessage } from "./Policy"
 
@@ -12,16 +15,25 @@ export class Conversations extends Effect.Service<Conversations>()("lore/Assista
     const repo = yield* ConversationsRepo
     const knowledge = yield* KnowledgeSearch
     const modelOptions = yield* ModelOptions
+    const files = yield* AssistantFiles
 
     const owned = (caller: Principal, conversationId: string) => Effect.flatMap(repo.owned(caller.userId, conversationId), ownConversation)
     const ownedMessage = (caller: Principal, messageId: string) => Effect.flatMap(repo.ownedMessage(caller.userId, messageId), ownMessage)
 
-    /** Whether the caller may open the cited passage now: the knowledge area's excerpt, through the access evaluator. */
-    const availableNow = (caller: Principal, citationId: string) =>
-      knowledge.excerpt(caller, citationId).pipe(
-        Effect.as(true),
-        Effect.catchIf((error): error is CitationNotFound => error instanceof CitationNotFound, () => Effect.succeed(false))
-      )
+    /**
+     * Whether the caller may open the cited passage now: the knowledge area's excerpt, through the access
+     * evaluator; for a file, the caller's own file still holding that chunk (not deleted, expired or reprocessed).
+     */
+    const availableNow = (caller: Principal, citation: CitationRow) =>
+      citation.kind === "FILE"
+        ? files.chunk(caller, citation.sourceId, citation.citationId, citation.fileGeneration ?? undefined).pipe(
+          Effect.as(true),
+          Effect.catchIf((error): error is AssistantFileNotFound | FileChunkNotFound => error instanceof AssistantFileNotFound || error instanceof FileChunkNotFound, () => Effect.succeed(false))
+        )
+        : knowledge.excerpt(caller, citation.citationId).pipe(
+          Effect.as(true),
+          Effect.catchIf((error): error is CitationNotFound => error instanceof CitationNotFound, () => Effect.succeed(false))
+        )
 
     return {
       list: (caller: Principal) =>
@@ -67,8 +79,9 @@ export class Conversations extends Effect.Service<Conversations>()("lore/Assista
           yield* ownedMessage(caller, messageId)
           const saved = yield* repo.citations(messageId)
           return yield* Effect.forEach(saved, (citation) =>
-            Effect.map(availableNow(caller, citation.citationId), (available) => ({
+            Effect.map(availableNow(caller, citation), (available) => ({
               citationNumber: citation.citationNumber,
+              kind: citation.kind,
               citationId: citation.citationId,
               sourceId: citation.sourceId,
               title: available ? citation.title : null,
@@ -76,8 +89,7 @@ export class Conversations extends Effect.Service<Conversations>()("lore/Assista
               startPage: available ? citation.startPage : null,
               endPage: available ? citation.endPage : null,
               available,
-              excerptUrl: `/api/citations/${citation.citationId}/excerpt`,
-              contentUrl: `/api/citations/${citation.citationId}/content`
+              ...citationLinks(citation)
             })))
         }),
 

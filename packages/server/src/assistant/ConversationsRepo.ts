@@ -32,11 +32,21 @@ export const MessageRow = Schema.Struct({
 })
 export type MessageRow = typeof MessageRow.Type
 
+/** What an answer cites: a knowledge passage, or a chunk of the caller's own assistant file. */
+export const CitationKind = Schema.Literal("KNOWLEDGE", "FILE")
+export type CitationKind = typeof CitationKind.Type
+
+/**
+ * A saved citation. KNOWLEDGE: citationId is the knowledge chunk, sourceId the document version. FILE:
+ * citationId is the file's chunk, sourceId the file, fileGeneration the processing it was cited at.
+ */
 export const CitationRow = Schema.Struct({
   citationNumber: Schema.Number,
+  kind: CitationKind,
   citationId: Schema.String,
   sourceId: Schema.String,
-  knowledgeAssetId: Schema.String,
+  knowledgeAssetId: Schema.NullOr(Schema.String),
+  fileGeneration: Schema.NullOr(Schema.Number),
   title: Schema.String,
   heading: Schema.NullOr(Schema.String),
   startPage: Schema.NullOr(Schema.Number),
@@ -132,15 +142,15 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
             VALUES (${message.id}, ${message.conversationId}, ${sequence}, 'ASSISTANT', ${message.content}, ${message.status}, ${message.provider}, ${message.model})`)()
           for (const citation of message.citations) {
             yield* exec(() => sql`
-              INSERT INTO assistant_message_citations (message_id, citation_number, citation_id, source_id, knowledge_asset_id, title, heading, start_page, end_page)
-              VALUES (${message.id}, ${citation.citationNumber}, ${citation.citationId}, ${citation.sourceId}, ${citation.knowledgeAssetId},
+              INSERT INTO assistant_message_citations (message_id, citation_number, kind, citation_id, source_id, knowledge_asset_id, file_generation, title, heading, start_page, end_page)
+              VALUES (${message.id}, ${citation.citationNumber}, ${citation.kind}, ${citation.citationId}, ${citation.sourceId}, ${citation.knowledgeAssetId}, ${citation.fileGeneration},
                 ${citation.title}, ${citation.heading}, ${citation.startPage}, ${citation.endPage})`)()
           }
           yield* exec(() => sql`UPDATE assistant_conversations SET last_activity_at = now() WHERE id = ${message.conversationId}`)()
         }),
 
       citations: rows("assistant.citations", CitationRow, (messageId: string) => sql`
-        SELECT citation_number, citation_id, source_id, knowledge_asset_id, title, heading, start_page, end_page
+        SELECT citation_number, kind, citation_id, source_id, knowledge_asset_id, file_generation, title, heading, start_page, end_page
         FROM assistant_message_citations WHERE message_id = ${messageId} ORDER BY citation_number`),
 
       setFeedback: one("assistant.setFeedback", FeedbackRow, (messageId: string, userId: string, sentiment: string, comment: string | null) => sql`

@@ -25,6 +25,7 @@ export interface UploadedFile {
 export interface FilePassage {
   readonly fileId: string
   readonly fileName: string
+  readonly mediaType: string
   readonly chunkId: string
   readonly generation: number
   readonly ordinal: number
@@ -69,6 +70,7 @@ const describe = (row: FileRow) => ({
 const passage = (file: FileRow, chunk: ChunkRow, score: number, matched: boolean): FilePassage => ({
   fileId: file.id,
   fileName: file.fileName,
+  mediaType: file.mediaType,
   chunkId: chunk.id,
   generation: chunk.generation,
   ordinal: chunk.ordinal,

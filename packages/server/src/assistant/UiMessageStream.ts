@@ -13,6 +13,7 @@ export const UI_MESSAGE_STREAM_HEADERS = {
 
 export interface StreamedCitation {
   readonly citationNumber: number
+  readonly kind: "KNOWLEDGE" | "FILE"
   readonly citationId: string
   readonly sourceId: string
   readonly title: string

@@ -15,6 +15,7 @@ import assistant from "./migrations/0011_assistant"
 import assistantFiles from "./migrations/0012_assistant_files"
 import assets from "./migrations/0013_assets"
 import assistantEvidence from "./migrations/0014_assistant_evidence"
+import fileCitations from "./migrations/0015_file_citations"
 import skills from "./migrations/0016_skills"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -33,6 +34,7 @@ export const migrations = {
   "0012_assistant_files": assistantFiles,
   "0013_assets": assets,
   "0014_assistant_evidence": assistantEvidence,
+  "0015_file_citations": fileCitations,
   "0016_skills": skills
 }
 

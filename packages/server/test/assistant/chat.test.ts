@@ -28,8 +28,7 @@ describe.each(backends)("the assistant on $name", { timeout: 240_000 }, (backend
   beforeAll(async () => {
     provider = await startFakeChat({ apiKey: SECRET, gapMs: 5, text: ["Flights need a manager's approval [", "1]. That is all."] })
     slowProvider = await startFakeChat({ apiKey: SECRET, gapMs: 150, text: Array.from({ length: 60 }, (_, i) => `word${i} `) })
-    // Many chats in a row: the per-user chat limit is not what this file tests.
-    server = await backend.start({ rateLimits: { chat: { perMinute: 6000, burst: 500 } } })
+    server = await backend.start()
     admin = client(server.url, server.adminToken)
     for (const name of ["Red", "Blue"]) departments[name] = (await admin.call("POST", "/api/admin/departments", { name })).body.id
     for (const key of ["open", "red"]) spaces[key] = (await admin.call("POST", "/api/admin/knowledge-spaces", { key, name: key })).body.id

@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from "../jobs/support"
 import { newBootstrapToken } from "../support/server"
 import { client, type Client, eventually, expectProblemReply, filler, ingested, search, userClient } from "../knowledge/support"
 import { handbookPdf, policyDocx } from "../knowledge/parsing/fixtures"
+import { chat, citationsOf, messageIdOf, textOf } from "./support"
 
 /**
  * Assistant files end to end over HTTP, with the app's services at hand for what the chat will call
@@ -32,6 +33,7 @@ let admin: Client
 let other: Client & { id: string }
 let limited: Client & { id: string }
 let organizationId: string
+let department: string
 let adminId: string
 const run = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runPromise(Effect.provide(effect, context))
 const runExit = <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.runPromiseExit(Effect.provide(effect, context))
@@ -98,7 +100,7 @@ beforeAll(async () => {
   const me = await admin.call("GET", "/api/me")
   adminId = me.body.userId
   organizationId = (await query<{ id: string }>("SELECT id FROM organizations LIMIT 1"))[0]!.id
-  const department = (await admin.call("POST", "/api/admin/departments", { name: "Files" })).body.id
+  department = (await admin.call("POST", "/api/admin/departments", { name: "Files" })).body.id
   other = await userClient(admin.call, url, { email: "other@example.com", departmentId: department })
   limited = await userClient(admin.call, url, { email: "limited@example.com", departmentId: department })
 }, 120_000)
@@ -230,6 +232,42 @@ describe("assistant files", { timeout: 120_000 }, () => {
     expect(Exit.isFailure(garbage) && garbage.cause._tag === "Fail" && garbage.cause.error).toMatchObject({ status: 404, code: "ASSISTANT_FILE_NOT_FOUND" })
   })
 
+  it("answers a chat from the caller's attached files, cited as FILE citations that open the file's chunk", async () => {
+    const file = await ready(admin, "codeword.md", notes, "text/markdown")
+    const reply = await chat(admin, { message: "What is the launch codeword for Project Falcon?", fileIds: [file.id] })
+    expect(reply.status, reply.raw).toBe(200)
+    expect(textOf(reply.chunks)).toContain("ZEPHYRQUILL")
+    const [cited] = citationsOf(reply.chunks)
+    expect(cited).toMatchObject({ citationNumber: 1, kind: "FILE", sourceId: file.id, title: "codeword.md", available: true })
+    expect(cited!.excerptUrl).toBe(`/api/assistant/files/${file.id}/chunks/${cited!.citationId}?generation=1`)
+    expect(reply.chunks.find((chunk) => chunk.type === "source-document")).toMatchObject({ sourceId: file.id, title: "codeword.md", mediaType: "text/markdown" })
+    const excerpt = await admin.call("GET", cited!.excerptUrl)
+    expect(excerpt.status).toBe(200)
+    expect(excerpt.body.content).toContain("ZEPHYRQUILL")
+    expect((await admin.call("GET", cited!.contentUrl)).status).toBe(200)
+
+    // Another user cannot chat with it: 404 before any stream, and nothing of it leaks.
+    const stranger = await chat(other, { message: "What is the launch codeword?", fileIds: [file.id] })
+    expect(stranger.status).toBe(404)
+    expect(stranger.problem).toMatchObject({ code: "ASSISTANT_FILE_NOT_FOUND" })
+    expect(stranger.raw).not.toContain("ZEPHYRQUILL")
+    expect((await other.call("GET", "/api/assistant/conversations")).body).toEqual([])
+
+    // Deleted, the file's citation stays listed but unavailable: no title, and its excerpt is gone.
+    const messageId = messageIdOf(reply.chunks)
+    expect((await admin.call("GET", `/api/assistant/messages/${messageId}/citations`)).body[0]).toMatchObject({ kind: "FILE", available: true, title: "codeword.md" })
+    expect((await admin.call("DELETE", `/api/assistant/files/${file.id}`)).status).toBe(204)
+    const after = (await admin.call("GET", `/api/assistant/messages/${messageId}/citations`)).body[0]
+    expect(after).toMatchObject({ kind: "FILE", available: false, title: null, heading: null, sourceId: file.id })
+    expectProblemReply(await admin.call("GET", after.excerptUrl), 404, "ASSISTANT_FILE_NOT_FOUND")
+  })
+
+  it("refuses a chat naming a file that is not READY with 409 before the stream", async () => {
+    const reply = await chat(admin, { message: "What is in the broken file?", fileIds: [files["broken.pdf"]!.id] })
+    expect(reply.status).toBe(409)
+    expect(reply.problem).toMatchObject({ code: "ASSISTANT_FILE_NOT_READY" })
+  })
+
   it("keeps files private: another user gets 404 on every endpoint and never sees them listed", async () => {
     const id = files.text!.id
     const [passage] = await run(Effect.flatMap(AssistantFiles, (s) => s.passagesFor(principalOf(adminId), { fileIds: [id], query: "budget" })))
@@ -310,12 +348,19 @@ describe("per-user rate limits", { timeout: 60_000 }, () => {
     expect((await uploadFile(other, "fine.txt", "Another user's upload.")).status).toBe(201)
   })
 
-  it("is a service the chat consumes: burst, then RATE_LIMITED", async () => {
-    const consume = () => runExit(Effect.flatMap(RateLimits, (limits) => limits.consume(principalOf(other.id), "chat")))
-    expect(Exit.isSuccess(await consume())).toBe(true)
-    expect(Exit.isSuccess(await consume())).toBe(true)
-    const third = await consume()
-    expect(Exit.isFailure(third) && third.cause._tag === "Fail" && third.cause.error).toMatchObject({ status: 429, code: "RATE_LIMITED" })
+  it("limits chats per user: the burst, then 429 problem+json with Retry-After before any stream", async () => {
+    const chatty = await userClient(admin.call, admin.url, { email: "chatty@example.com", departmentId: department })
+    for (const question of ["What is the falcon budget?", "And the codeword?"]) {
+      const reply = await chat(chatty, { message: question })
+      expect(reply.status, reply.raw).toBe(200)
+    }
+    const refused = await chat(chatty, { message: "One more?" })
+    expect(refused.status).toBe(429)
+    expect(refused.problem).toMatchObject({ code: "RATE_LIMITED" })
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    // The refused question was not recorded.
+    const conversations = (await chatty.call("GET", "/api/assistant/conversations")).body
+    expect(conversations.map((c: any) => c.title).sort()).toEqual(["And the codeword?", "What is the falcon budget?"])
     // Concurrent takers never get more than the bucket holds (one statement per take).
     const results = await Promise.all(Array.from({ length: 5 }, () => runExit(Effect.flatMap(RateLimits, (l) => l.consume(principalOf(limited.id), "chat")))))
     expect(results.filter(Exit.isSuccess)).toHaveLength(2)

@@ -1,11 +1,8 @@
-import { startServer, type StartOptions } from "@lore/server"
+import type { StartOptions } from "@lore/server"
 import { createHash } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { expect } from "vitest"
 import { createUser, http, type Call, type Reply } from "../support/http"
-import { newBootstrapToken, startTestServer } from "../support/server"
+import { startTestServer } from "../support/server"
 
 /** Helpers for the knowledge tests: black-box over HTTP, multipart uploads with FormData and Blob. */
 
@@ -176,23 +173,11 @@ export interface Backend {
   readonly start: (options?: Partial<StartOptions>) => Promise<{ url: string; adminToken: string; dispose: () => Promise<void> }>
 }
 
-/** A server on embedded PGlite whatever DATABASE_URL says (for files that must cover both databases in one run). */
-const startEmbedded = async (options: Partial<StartOptions> = {}) => {
-  const dataDir = mkdtempSync(join(tmpdir(), "lore-test-"))
-  const adminToken = newBootstrapToken()
-  const server = await startServer({ port: 0, ...options, dataDir, bootstrapToken: adminToken })
-  return {
-    url: server.url,
-    adminToken,
-    dispose: async () => {
-      await server.stop()
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }
-}
-
-/** PGlite always; PostgreSQL too when DATABASE_URL is set (a database of its own, dropped afterwards). */
+/**
+ * The database this run tests: PostgreSQL when DATABASE_URL is set (a database of its own, dropped
+ * afterwards), else embedded PGlite. CI runs the suite once on each, so a file covers both without
+ * starting both in one run.
+ */
 export const backends: ReadonlyArray<Backend> = [
-  { name: "PGlite", start: startEmbedded },
-  ...(process.env.DATABASE_URL ? [{ name: "PostgreSQL" as const, start: (options?: Partial<StartOptions>) => startTestServer(options) }] : [])
+  { name: process.env.DATABASE_URL ? "PostgreSQL" : "PGlite", start: (options?: Partial<StartOptions>) => startTestServer(options) }
 ]

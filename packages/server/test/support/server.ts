@@ -20,6 +20,9 @@ export interface TestServer extends RunningServer {
 
 const adminUrl = () => process.env.DATABASE_URL
 
+/** Tests chat and upload more often than a person; files that test the limits set their own. */
+const TEST_RATE_LIMITS = { chat: { perMinute: 6000, burst: 500 }, fileUpload: { perMinute: 6000, burst: 500 } }
+
 /**
  * A Lore server in this process on a random port: embedded PGlite in a temporary data dir, or, when
  * DATABASE_URL is set, a database of its own on that PostgreSQL server, dropped afterwards.
@@ -32,7 +35,7 @@ export const startTestServer = async (options: Partial<StartOptions> = {}): Prom
   if (template) cpSync(template, dataDir, { recursive: true })
   const adminToken = options.bootstrapToken ?? (template ? TEMPLATE_TOKEN : newBootstrapToken())
   const boot = async (): Promise<TestServer> => {
-    const server = await startServer({ port: 0, ...options, dataDir, databaseUrl, bootstrapToken: adminToken })
+    const server = await startServer({ port: 0, rateLimits: TEST_RATE_LIMITS, ...options, dataDir, databaseUrl, bootstrapToken: adminToken })
     const self: TestServer = {
       ...server,
       adminToken,
