@@ -25,6 +25,9 @@ import { KnowledgeHttp, SourcesHttp } from "./knowledge/Http"
 import { KnowledgeLive } from "./knowledge/Layer"
 import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
+import { ProvisioningAdminHttp } from "./provisioning/Http"
+import { ProvisioningLive } from "./provisioning/Layer"
+import { ScimRoutesLive } from "./provisioning/ScimHttp"
 
 /**
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
@@ -33,7 +36,7 @@ import { PlatformLive } from "./platform/Layer"
 // The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
 const AreasLive = AssistantLive.pipe(
   Layer.provideMerge(AssistantEvidenceLive),
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive))),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive), ProvisioningLive)),
   Layer.provideMerge(AccessLive)
 )
 
@@ -50,7 +53,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, ProvisioningAdminHttp, ScimRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(

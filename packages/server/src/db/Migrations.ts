@@ -15,6 +15,7 @@ import assistant from "./migrations/0011_assistant"
 import assistantFiles from "./migrations/0012_assistant_files"
 import assets from "./migrations/0013_assets"
 import assistantEvidence from "./migrations/0014_assistant_evidence"
+import provisioning from "./migrations/0017_provisioning"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -31,7 +32,8 @@ export const migrations = {
   "0011_assistant": assistant,
   "0012_assistant_files": assistantFiles,
   "0013_assets": assets,
-  "0014_assistant_evidence": assistantEvidence
+  "0014_assistant_evidence": assistantEvidence,
+  "0017_provisioning": provisioning
 }
 
 const run = Migrator.make({})

@@ -14,6 +14,7 @@ import { AuditApi } from "../platform/AuditApi"
 import { KnowledgeApi, SourcesApi } from "../knowledge/Api"
 import { MeApi, SessionApi } from "../identity/Api"
 import { PlatformApi } from "../platform/Api"
+import { ProvisioningAdminApi } from "../provisioning/Api"
 import { InternalError, MalformedBody, PayloadTooLarge, Problem, ValidationFailed } from "../domain/Errors"
 import { problemDocument } from "./OpenApiDocument"
 
@@ -37,6 +38,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssetsApi)
   .add(AssetDeliveryApi)
   .add(AssetToolsApi)
+  .add(ProvisioningAdminApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
