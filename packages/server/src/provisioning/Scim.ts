@@ -76,9 +76,17 @@ const patchOperations = (body: unknown): Array<ScimPatchOperation> => {
   }
   const operations = message.Operations ?? message.operations
   if (!Array.isArray(operations) || operations.length === 0) throw invalidValue("A PATCH message needs Operations")
-  return operations.map((op: any) => {
+  return operations.flatMap((op: any): Array<ScimPatchOperation> => {
     if (!op || typeof op.op !== "string" || !/^(add|replace|remove)$/i.test(op.op)) throw invalidValue("Each operation's op is add, replace or remove")
-    return { ...op, op: op.op.toLowerCase(), ...(op.value !== undefined ? { value: canonicalize(op.value) } : {}) }
+    const kind = op.op.toLowerCase()
+    // Entra removes members as {path: "members", value: [{value: id}]}: the same as one filtered remove per id.
+    if (kind === "remove" && typeof op.path === "string" && op.path.toLowerCase() === "members" && Array.isArray(op.value)) {
+      return op.value
+        .map((m: any) => str(m?.value))
+        .filter((v: string | undefined): v is string => v !== undefined && UUID.test(v))
+        .map((v: string) => ({ op: "remove", path: `members[value eq "${v}"]` }))
+    }
+    return [{ ...op, op: kind, ...(op.value !== undefined ? { value: canonicalize(op.value) } : {}) }]
   })
 }
 
