@@ -1492,6 +1492,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/provisioning/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminProvisioning.listProvisioningConnections"];
+        put?: never;
+        post: operations["adminProvisioning.createProvisioningConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["adminProvisioning.setProvisioningState"];
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminProvisioning.listProvisioningCredentials"];
+        put?: never;
+        post: operations["adminProvisioning.createProvisioningCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/credentials/{credentialId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminProvisioning.rotateProvisioningCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/credentials/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["adminProvisioning.revokeProvisioningCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2369,7 +2449,7 @@ export interface components {
         /** @enum {string} */
         SpaceRelation: "viewer" | "contributor" | "curator" | "manager";
         /** @enum {string} */
-        GrantKind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER";
+        GrantKind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER" | "GROUP";
         CreateKnowledgeSpace: {
             /** @description lowercase letters, digits and dashes */
             key: string;
@@ -4442,6 +4522,181 @@ export interface components {
             availability: components["schemas"]["Availability"];
             releasedAt: components["schemas"]["Timestamp"];
         };
+        ProvisioningConnection: {
+            id: components["schemas"]["UUID"];
+            alias: string;
+            providerProfile: components["schemas"]["ProvisioningProviderProfile"];
+            /** @description NEEDS_CREDENTIAL until a live credential exists, then CONFIGURED */
+            configurationStatus: string;
+            operationalState: components["schemas"]["ProvisioningOperationalState"];
+            usersEnabled: boolean;
+            groupsEnabled: boolean;
+            /**
+             * @description The role given to the users it provisions (added)
+             * @enum {string}
+             */
+            defaultRole: "EMPLOYEE" | "MANAGER" | "ADMIN";
+            /**
+             * @description The clearance given to the users it provisions (added)
+             * @enum {string}
+             */
+            defaultClearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            /** @description Where the identity provider sends SCIM requests: /scim/v2 on this server (added) */
+            scimBaseUrl: string;
+            version: components["schemas"]["Int"];
+        };
+        /** @enum {string} */
+        ProvisioningProviderProfile: "GENERIC_SCIM" | "OKTA" | "ENTRA_ID" | "GOOGLE" | "KEYCLOAK";
+        /** @enum {string} */
+        ProvisioningOperationalState: "DISABLED" | "ENABLED" | "PAUSED";
+        CreateProvisioningConnection: {
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            alias: string;
+            providerProfile: components["schemas"]["ProvisioningProviderProfile"];
+            usersEnabled: boolean;
+            groupsEnabled: boolean;
+            defaultRole?: components["schemas"]["UserRole"];
+            defaultClearance?: components["schemas"]["Clearance"];
+        };
+        /** @description A provisioning connection with this alias exists already */
+        ProvisioningAliasTaken: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-alias-taken";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "PROVISIONING_ALIAS_TAKEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SetProvisioningState: {
+            operationalState: components["schemas"]["ProvisioningOperationalState"];
+            /**
+             * int
+             * @description The version read; a stale one is 409 VERSION_CONFLICT
+             */
+            version: number;
+        };
+        /** @description No provisioning connection with this id in the organization */
+        ProvisioningConnectionNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-connection-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "PROVISIONING_CONNECTION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The connection changed since the version sent; read it again and retry */
+        ProvisioningVersionConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/version-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "VERSION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ProvisioningCredential: {
+            id: components["schemas"]["UUID"];
+            publicTokenId: string;
+            verifierKeyVersion: components["schemas"]["Int"];
+            usersScope: boolean;
+            groupsScope: boolean;
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description Set when the credential was rotated: it works until then */
+            overlapEndsAt: components["schemas"]["Timestamp"] | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            lastUsedAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        CreateProvisioningCredential: {
+            usersScope: boolean;
+            groupsScope: boolean;
+            /**
+             * between(1, 3650)
+             * @description Days until the credential expires (default 365)
+             */
+            expiresInDays?: components["schemas"]["Int"];
+        };
+        IssuedCredential: {
+            credentialId: components["schemas"]["UUID"];
+            /** @description The bearer token for /scim/v2, shown once (never again) */
+            token: string;
+            publicTokenId: string;
+            usersScope: boolean;
+            groupsScope: boolean;
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description On rotation: the credential this one replaces (added) */
+            replacesCredentialId: components["schemas"]["UUID"] | null;
+            /** @description On rotation: when the replaced credential stops working (added) */
+            overlapEndsAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description A credential needs usersScope or groupsScope */
+        InvalidProvisioningCredential: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-provisioning-credential";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_PROVISIONING_CREDENTIAL";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        RotateProvisioningCredential: {
+            /** @description How long the replaced credential keeps working (default 86400: 24 hours) */
+            overlapSeconds?: components["schemas"]["Int"];
+            /**
+             * between(1, 3650)
+             * @description Days until the credential expires (default 365)
+             */
+            expiresInDays?: components["schemas"]["Int"];
+        };
+        /** @description The connection has no credential with this id */
+        ProvisioningCredentialNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-credential-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "PROVISIONING_CREDENTIAL_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The credential is revoked, expired or already replaced, so it cannot be rotated */
+        ProvisioningCredentialRevoked: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-credential-revoked";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "PROVISIONING_CREDENTIAL_REVOKED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -4709,6 +4964,21 @@ export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
 export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
 export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
 export type Recommendation = components['schemas']['Recommendation'];
+export type ProvisioningConnection = components['schemas']['ProvisioningConnection'];
+export type ProvisioningProviderProfile = components['schemas']['ProvisioningProviderProfile'];
+export type ProvisioningOperationalState = components['schemas']['ProvisioningOperationalState'];
+export type CreateProvisioningConnection = components['schemas']['CreateProvisioningConnection'];
+export type ProvisioningAliasTaken = components['schemas']['ProvisioningAliasTaken'];
+export type SetProvisioningState = components['schemas']['SetProvisioningState'];
+export type ProvisioningConnectionNotFound = components['schemas']['ProvisioningConnectionNotFound'];
+export type ProvisioningVersionConflict = components['schemas']['ProvisioningVersionConflict'];
+export type ProvisioningCredential = components['schemas']['ProvisioningCredential'];
+export type CreateProvisioningCredential = components['schemas']['CreateProvisioningCredential'];
+export type IssuedCredential = components['schemas']['IssuedCredential'];
+export type InvalidProvisioningCredential = components['schemas']['InvalidProvisioningCredential'];
+export type RotateProvisioningCredential = components['schemas']['RotateProvisioningCredential'];
+export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
+export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -12711,6 +12981,532 @@ export interface operations {
             };
         };
     };
+    "adminProvisioning.listProvisioningConnections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningConnection"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.createProvisioningConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProvisioningConnection"];
+            };
+        };
+        responses: {
+            /** @description ProvisioningConnection */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningConnection"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_ALIAS_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningAliasTaken"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.setProvisioningState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetProvisioningState"];
+            };
+        };
+        responses: {
+            /** @description ProvisioningConnection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningConnection"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"];
+                };
+            };
+            /** @description VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.listProvisioningCredentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningCredential"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.createProvisioningCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProvisioningCredential"];
+            };
+        };
+        responses: {
+            /** @description IssuedCredential */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_PROVISIONING_CREDENTIAL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidProvisioningCredential"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.rotateProvisioningCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+                credentialId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateProvisioningCredential"];
+            };
+        };
+        responses: {
+            /** @description IssuedCredential */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND, PROVISIONING_CREDENTIAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"] | components["schemas"]["ProvisioningCredentialNotFound"];
+                };
+            };
+            /** @description PROVISIONING_CREDENTIAL_REVOKED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningCredentialRevoked"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.revokeProvisioningCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+                credentialId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND, PROVISIONING_CREDENTIAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"] | components["schemas"]["ProvisioningCredentialNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -12810,7 +13606,7 @@ export const invitationPendingStatusValues: ReadonlyArray<components["schemas"][
 export const invitationPendingCodeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["code"]> = ["INVITATION_PENDING"];
 export const audienceModeValues: ReadonlyArray<components["schemas"]["AudienceMode"]> = ["ORGANIZATION", "DEPARTMENT", "RESTRICTED", "NONE"];
 export const spaceRelationValues: ReadonlyArray<components["schemas"]["SpaceRelation"]> = ["viewer", "contributor", "curator", "manager"];
-export const grantKindValues: ReadonlyArray<components["schemas"]["GrantKind"]> = ["ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER"];
+export const grantKindValues: ReadonlyArray<components["schemas"]["GrantKind"]> = ["ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER", "GROUP"];
 export const knowledgeSpaceKeyTakenTypeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["type"]> = ["https://lore.dev/problems/knowledge-space-key-taken"];
 export const knowledgeSpaceKeyTakenStatusValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["status"]> = [409];
 export const knowledgeSpaceKeyTakenCodeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["code"]> = ["KNOWLEDGE_SPACE_KEY_TAKEN"];
@@ -13013,3 +13809,25 @@ export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["Pro
 export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
 export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
 export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];
+export const provisioningConnectionDefaultRoleValues: ReadonlyArray<components["schemas"]["ProvisioningConnection"]["defaultRole"]> = ["EMPLOYEE", "MANAGER", "ADMIN"];
+export const provisioningConnectionDefaultClearanceValues: ReadonlyArray<components["schemas"]["ProvisioningConnection"]["defaultClearance"]> = ["PUBLIC", "STANDARD", "CONFIDENTIAL", "RESTRICTED"];
+export const provisioningProviderProfileValues: ReadonlyArray<components["schemas"]["ProvisioningProviderProfile"]> = ["GENERIC_SCIM", "OKTA", "ENTRA_ID", "GOOGLE", "KEYCLOAK"];
+export const provisioningOperationalStateValues: ReadonlyArray<components["schemas"]["ProvisioningOperationalState"]> = ["DISABLED", "ENABLED", "PAUSED"];
+export const provisioningAliasTakenTypeValues: ReadonlyArray<components["schemas"]["ProvisioningAliasTaken"]["type"]> = ["https://lore.dev/problems/provisioning-alias-taken"];
+export const provisioningAliasTakenStatusValues: ReadonlyArray<components["schemas"]["ProvisioningAliasTaken"]["status"]> = [409];
+export const provisioningAliasTakenCodeValues: ReadonlyArray<components["schemas"]["ProvisioningAliasTaken"]["code"]> = ["PROVISIONING_ALIAS_TAKEN"];
+export const provisioningConnectionNotFoundTypeValues: ReadonlyArray<components["schemas"]["ProvisioningConnectionNotFound"]["type"]> = ["https://lore.dev/problems/provisioning-connection-not-found"];
+export const provisioningConnectionNotFoundStatusValues: ReadonlyArray<components["schemas"]["ProvisioningConnectionNotFound"]["status"]> = [404];
+export const provisioningConnectionNotFoundCodeValues: ReadonlyArray<components["schemas"]["ProvisioningConnectionNotFound"]["code"]> = ["PROVISIONING_CONNECTION_NOT_FOUND"];
+export const provisioningVersionConflictTypeValues: ReadonlyArray<components["schemas"]["ProvisioningVersionConflict"]["type"]> = ["https://lore.dev/problems/version-conflict"];
+export const provisioningVersionConflictStatusValues: ReadonlyArray<components["schemas"]["ProvisioningVersionConflict"]["status"]> = [409];
+export const provisioningVersionConflictCodeValues: ReadonlyArray<components["schemas"]["ProvisioningVersionConflict"]["code"]> = ["VERSION_CONFLICT"];
+export const invalidProvisioningCredentialTypeValues: ReadonlyArray<components["schemas"]["InvalidProvisioningCredential"]["type"]> = ["https://lore.dev/problems/invalid-provisioning-credential"];
+export const invalidProvisioningCredentialStatusValues: ReadonlyArray<components["schemas"]["InvalidProvisioningCredential"]["status"]> = [400];
+export const invalidProvisioningCredentialCodeValues: ReadonlyArray<components["schemas"]["InvalidProvisioningCredential"]["code"]> = ["INVALID_PROVISIONING_CREDENTIAL"];
+export const provisioningCredentialNotFoundTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialNotFound"]["type"]> = ["https://lore.dev/problems/provisioning-credential-not-found"];
+export const provisioningCredentialNotFoundStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialNotFound"]["status"]> = [404];
+export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialNotFound"]["code"]> = ["PROVISIONING_CREDENTIAL_NOT_FOUND"];
+export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
+export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
+export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
