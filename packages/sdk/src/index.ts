@@ -35,6 +35,7 @@ export {
   AdminAuditArea,
   AdminAiArea,
   AdminAssistantArea,
+  AdminProvisioningArea,
   type AuditQuery
 } from "./areas/admin"
 export { AssistantArea, type ChatInput } from "./areas/assistant"
