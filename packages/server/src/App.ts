@@ -27,7 +27,9 @@ import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
 import { ProvisioningAdminHttp } from "./provisioning/Http"
 import { ProvisioningLive } from "./provisioning/Layer"
-import { ScimRoutesLive } from "./provisioning/ScimHttp"
+import { makeScimApp } from "./provisioning/ScimHttp"
+import { SCIM_BASE_PATH } from "./provisioning/Connections"
+import { mountRaw } from "./http/RawRoutes"
 
 /**
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
@@ -51,9 +53,12 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
   Layer.provideMerge(DatabaseLive)
 )
 
+/** Routes beside the HttpApi, in their own protocols (http/RawRoutes.ts). */
+const RawRoutesLive = mountRaw(SCIM_BASE_PATH, makeScimApp)
+
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, ProvisioningAdminHttp, ScimRoutesLive])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, ProvisioningAdminHttp, RawRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -1,7 +1,6 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { timingSafeEqual } from "node:crypto"
-import { mountRaw } from "../http/RawRoutes"
 import { SecretBox } from "../platform/SecretBox"
 import { parseScimToken, SCIM_BASE_PATH, verifierOf } from "./Connections"
 import { ProvisioningRepo } from "./Repo"
@@ -39,8 +38,11 @@ const baseUrl = (request: HttpServerRequest.HttpServerRequest) => {
   return `${proto}://${host}${SCIM_BASE_PATH}`
 }
 
-/** The SCIM 2.0 service at /scim/v2: provisioning tokens only, SCIM bodies and errors (RFC 7644). */
-const makeScimApp = Effect.gen(function* () {
+/**
+ * The SCIM 2.0 service at /scim/v2: provisioning tokens only, SCIM bodies and errors (RFC 7644). App.ts mounts
+ * it beside the HttpApi with http/RawRoutes.ts.
+ */
+export const makeScimApp = Effect.gen(function* () {
   const scim = yield* Scim
   const repo = yield* ProvisioningRepo
   const box = yield* SecretBox
@@ -186,8 +188,5 @@ const makeScimApp = Effect.gen(function* () {
     )
   )
 })
-
-/** The /scim/v2 routes, for the API's router (see http/RawRoutes.ts). */
-export const ScimRoutesLive = mountRaw(SCIM_BASE_PATH, makeScimApp)
 
 export const scimSchemaUrns = { CORE_USER, CORE_GROUP, ENTERPRISE_USER }
