@@ -20,6 +20,7 @@ import { EndpointAccessLive, serveApi, serverUrl } from "./http/Http"
 import { BootstrapLive, FirstStart } from "./identity/Bootstrap"
 import { InvitationsHttp, MeHttp, SessionHttp, UsersAdminHttp } from "./identity/Http"
 import { IdentityLive } from "./identity/Layer"
+import { SsoAdminHttp, SsoSessionHttp } from "./identity/SsoHttp"
 import { JobsLive, JobWorkers } from "./jobs/Worker"
 import { KnowledgeHttp, SourcesHttp } from "./knowledge/Http"
 import { KnowledgeLive } from "./knowledge/Layer"
@@ -58,7 +59,7 @@ const RawRoutesLive = mountRaw(SCIM_BASE_PATH, makeScimApp)
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, ProvisioningAdminHttp, RawRoutesLive])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, ProvisioningAdminHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(

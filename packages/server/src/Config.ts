@@ -64,6 +64,8 @@ export interface LoreSettings {
   readonly rateLimits: RateLimitSettings
   /** LORE_ASSISTANT_FILE_MAX_BYTES, LORE_ASSISTANT_FILE_RETENTION ("7 days"), LORE_ASSISTANT_FILE_PURGE_INTERVAL ("15 minutes") */
   readonly assistantFiles: AssistantFileSettings
+  /** LORE_SSO_ALLOW_HTTP_ISSUER: accept an http:// OpenID issuer (tests and local development only). */
+  readonly ssoAllowHttpIssuer: boolean
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
@@ -95,7 +97,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           maxBytes: yield* Config.integer("LORE_ASSISTANT_FILE_MAX_BYTES").pipe(Config.withDefault(defaultAssistantFiles.maxBytes)),
           retentionMs: yield* millis("LORE_ASSISTANT_FILE_RETENTION", defaultAssistantFiles.retentionMs),
           purgeIntervalMs: yield* millis("LORE_ASSISTANT_FILE_PURGE_INTERVAL", defaultAssistantFiles.purgeIntervalMs)
-        }
+        },
+        ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false))
       } satisfies LoreSettings
     })
 
@@ -117,6 +120,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     announce: false,
     rateLimits: defaultRateLimits,
     assistantFiles: defaultAssistantFiles,
+    ssoAllowHttpIssuer: false,
     ...overrides
   })
 }

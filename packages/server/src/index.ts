@@ -31,6 +31,8 @@ export interface StartOptions {
   readonly rateLimits?: Partial<RateLimitSettings>
   /** Assistant files: size limit, retention, purge interval (default: Config.ts defaultAssistantFiles). */
   readonly assistantFiles?: Partial<AssistantFileSettings>
+  /** Accept an http:// OpenID Connect issuer (tests against a provider on loopback). */
+  readonly ssoAllowHttpIssuer?: boolean
 }
 
 export interface RunningServer {
@@ -56,7 +58,8 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     logLevel: options.logLevel ?? "warning",
     announce: options.announce ?? false,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
-    assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles }
+    assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
+    ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

@@ -13,6 +13,7 @@ import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
 import { KnowledgeApi, SourcesApi } from "../knowledge/Api"
 import { MeApi, SessionApi } from "../identity/Api"
+import { SsoAdminApi, SsoSessionApi } from "../identity/SsoApi"
 import { PlatformApi } from "../platform/Api"
 import { ProvisioningAdminApi } from "../provisioning/Api"
 import { InternalError, MalformedBody, PayloadTooLarge, Problem, ValidationFailed } from "../domain/Errors"
@@ -39,6 +40,8 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssetDeliveryApi)
   .add(AssetToolsApi)
   .add(ProvisioningAdminApi)
+  .add(SsoSessionApi)
+  .add(SsoAdminApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")
