@@ -1572,6 +1572,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/session/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["sso.startSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["sso.ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminSso.getSsoSettings"];
+        put: operations["adminSso.setSsoSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2072,7 +2120,7 @@ export interface components {
             clearance: components["schemas"]["Clearance"];
             departmentId: components["schemas"]["UUID"];
             active: boolean;
-            /** @description The user holds a live token or session */
+            /** @description The user signs in through single sign-on (linked to an OpenID subject) or holds a live token */
             signInLinked: boolean;
             mappedPrincipalCount: components["schemas"]["Int"];
             platformRoles: components["schemas"]["PlatformRole"][];
@@ -4697,6 +4745,141 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @description The single sign-on settings cannot be used (issuer, client id or secret) */
+        InvalidSsoSettings: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-sso-settings";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_SSO_SETTINGS";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Single sign-on is not configured or not enabled for this organization */
+        SsoNotConfigured: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-not-configured";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "SSO_NOT_CONFIGURED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The identity provider could not be reached or answered unexpectedly */
+        SsoProviderUnavailable: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-provider-unavailable";
+            title: string;
+            /** @enum {number} */
+            status: 503;
+            /** @enum {string} */
+            code: "SSO_PROVIDER_UNAVAILABLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The sign-in's state is missing, wrong, used already or expired: start again */
+        SsoStateInvalid: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-state-invalid";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "SSO_STATE_INVALID";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The identity provider did not accept the authorization response (a replayed or invalid code) */
+        SsoCodeRejected: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-code-rejected";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "SSO_CODE_REJECTED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No Lore user matches the signed-in identity (by verified email or provisioned externalId) */
+        SsoUserNotLinked: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-user-not-linked";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "SSO_USER_NOT_LINKED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SsoSettings: {
+            enabled: boolean;
+            issuer: string;
+            clientId: string;
+            /** @description Whether a client secret is stored; the secret is write-only and never returned */
+            clientSecretSet: boolean;
+            /** @description Create a Lore user for an unknown identity with a verified email */
+            justInTimeCreation: boolean;
+            /** @description The callback to register at the identity provider, on this server's origin */
+            redirectPath: string;
+            version: components["schemas"]["Int"];
+            updatedAt: components["schemas"]["Timestamp"] | null;
+        };
+        SetSsoSettings: {
+            enabled: boolean;
+            /**
+             * maxLength(2000)
+             * @description The OpenID Connect issuer URL (https)
+             */
+            issuer: string;
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            clientId: string;
+            /**
+             * maxLength(4096)
+             * @description Write-only; left out keeps the stored one
+             */
+            clientSecret?: string;
+            justInTimeCreation?: boolean;
+            /**
+             * int
+             * @description The version read (0 before the first save); a stale one is 409
+             */
+            version: number;
+        };
+        /** @description The single sign-on settings changed since the version sent */
+        SsoVersionConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-version-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "SSO_VERSION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -4979,6 +5162,15 @@ export type InvalidProvisioningCredential = components['schemas']['InvalidProvis
 export type RotateProvisioningCredential = components['schemas']['RotateProvisioningCredential'];
 export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
 export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
+export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
+export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
+export type SsoProviderUnavailable = components['schemas']['SsoProviderUnavailable'];
+export type SsoStateInvalid = components['schemas']['SsoStateInvalid'];
+export type SsoCodeRejected = components['schemas']['SsoCodeRejected'];
+export type SsoUserNotLinked = components['schemas']['SsoUserNotLinked'];
+export type SsoSettings = components['schemas']['SsoSettings'];
+export type SetSsoSettings = components['schemas']['SetSsoSettings'];
+export type SsoVersionConflict = components['schemas']['SsoVersionConflict'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -13507,6 +13699,278 @@ export interface operations {
             };
         };
     };
+    "sso.startSso": {
+        parameters: {
+            query?: {
+                /** @description A path on this server to land on afterwards */
+                returnTo?: string;
+                /** @description For `lore login --sso`: a loopback URL that receives a new personal access token instead of a cookie */
+                cliRedirect?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, INVALID_SSO_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidSsoSettings"];
+                };
+            };
+            /** @description SSO_NOT_CONFIGURED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoNotConfigured"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SSO_PROVIDER_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoProviderUnavailable"];
+                };
+            };
+        };
+    };
+    "sso.ssoCallback": {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+                session_state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, SSO_STATE_INVALID, INVALID_SSO_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["SsoStateInvalid"] | components["schemas"]["InvalidSsoSettings"];
+                };
+            };
+            /** @description SSO_CODE_REJECTED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoCodeRejected"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description SSO_USER_NOT_LINKED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoUserNotLinked"];
+                };
+            };
+            /** @description SSO_NOT_CONFIGURED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoNotConfigured"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SSO_PROVIDER_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoProviderUnavailable"];
+                };
+            };
+        };
+    };
+    "adminSso.getSsoSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SsoSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSso.setSsoSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSsoSettings"];
+            };
+        };
+        responses: {
+            /** @description SsoSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_SSO_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidSsoSettings"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description SSO_VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -13831,3 +14295,24 @@ export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components[
 export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
 export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
 export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
+export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
+export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
+export const invalidSsoSettingsCodeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["code"]> = ["INVALID_SSO_SETTINGS"];
+export const ssoNotConfiguredTypeValues: ReadonlyArray<components["schemas"]["SsoNotConfigured"]["type"]> = ["https://lore.dev/problems/sso-not-configured"];
+export const ssoNotConfiguredStatusValues: ReadonlyArray<components["schemas"]["SsoNotConfigured"]["status"]> = [404];
+export const ssoNotConfiguredCodeValues: ReadonlyArray<components["schemas"]["SsoNotConfigured"]["code"]> = ["SSO_NOT_CONFIGURED"];
+export const ssoProviderUnavailableTypeValues: ReadonlyArray<components["schemas"]["SsoProviderUnavailable"]["type"]> = ["https://lore.dev/problems/sso-provider-unavailable"];
+export const ssoProviderUnavailableStatusValues: ReadonlyArray<components["schemas"]["SsoProviderUnavailable"]["status"]> = [503];
+export const ssoProviderUnavailableCodeValues: ReadonlyArray<components["schemas"]["SsoProviderUnavailable"]["code"]> = ["SSO_PROVIDER_UNAVAILABLE"];
+export const ssoStateInvalidTypeValues: ReadonlyArray<components["schemas"]["SsoStateInvalid"]["type"]> = ["https://lore.dev/problems/sso-state-invalid"];
+export const ssoStateInvalidStatusValues: ReadonlyArray<components["schemas"]["SsoStateInvalid"]["status"]> = [400];
+export const ssoStateInvalidCodeValues: ReadonlyArray<components["schemas"]["SsoStateInvalid"]["code"]> = ["SSO_STATE_INVALID"];
+export const ssoCodeRejectedTypeValues: ReadonlyArray<components["schemas"]["SsoCodeRejected"]["type"]> = ["https://lore.dev/problems/sso-code-rejected"];
+export const ssoCodeRejectedStatusValues: ReadonlyArray<components["schemas"]["SsoCodeRejected"]["status"]> = [401];
+export const ssoCodeRejectedCodeValues: ReadonlyArray<components["schemas"]["SsoCodeRejected"]["code"]> = ["SSO_CODE_REJECTED"];
+export const ssoUserNotLinkedTypeValues: ReadonlyArray<components["schemas"]["SsoUserNotLinked"]["type"]> = ["https://lore.dev/problems/sso-user-not-linked"];
+export const ssoUserNotLinkedStatusValues: ReadonlyArray<components["schemas"]["SsoUserNotLinked"]["status"]> = [403];
+export const ssoUserNotLinkedCodeValues: ReadonlyArray<components["schemas"]["SsoUserNotLinked"]["code"]> = ["SSO_USER_NOT_LINKED"];
+export const ssoVersionConflictTypeValues: ReadonlyArray<components["schemas"]["SsoVersionConflict"]["type"]> = ["https://lore.dev/problems/sso-version-conflict"];
+export const ssoVersionConflictStatusValues: ReadonlyArray<components["schemas"]["SsoVersionConflict"]["status"]> = [409];
+export const ssoVersionConflictCodeValues: ReadonlyArray<components["schemas"]["SsoVersionConflict"]["code"]> = ["SSO_VERSION_CONFLICT"];
