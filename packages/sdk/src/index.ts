@@ -36,6 +36,8 @@ export {
   AdminAiArea,
   AdminAssistantArea,
   AdminProvisioningArea,
+  AdminSsoArea,
+  ssoStartUrl,
   type AuditQuery
 } from "./areas/admin"
 export { AssistantArea, type ChatInput } from "./areas/assistant"
