@@ -260,7 +260,7 @@ export const grantSpec = (flags: { relation?: SpaceRelation; kind?: GrantKind; s
       if (role !== undefined) throw usageError(`a ${kind} grant takes --subject, not --role`)
       return { relation, kind, subject }
     case "GROUP":
-      if (subject === undefined || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(subject)) {
+      if (subject === undefined || !isUuid(subject)) {
         throw usageError("a GROUP grant needs --subject with the provisioned group's id (its SCIM id)")
       }
       if (role !== undefined) throw usageError("a GROUP grant takes --subject, not --role")
