@@ -32,7 +32,8 @@ const startProvider = async (redirectUri: string) => {
     findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, ...accounts.get(id) }) }),
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    cookies: { keys: ["oidc-provider-test-cookie-key"] }
+    cookies: { keys: ["oidc-provider-test-cookie-key"] },
+    ttl: { AccessToken: 600, AuthorizationCode: 60, IdToken: 600, Interaction: 600, Session: 600, Grant: 600 }
   } as any)
   const callback = provider.callback()
   // The "login page": signs in as `signInAs` and consents, without a form.
