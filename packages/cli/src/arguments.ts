@@ -237,7 +237,7 @@ export const grantFlags = (command: Command) =>
     .argument("<space>", "knowledge space id or key")
     .option("--relation <relation>", spaceRelationValues.join(", "), oneOf(spaceRelationValues))
     .option("--kind <kind>", grantKindValues.join(", "), oneOf(grantKindValues))
-    .option("--subject <subject>", "USER: email or id; DEPARTMENT, DEPARTMENT_MANAGERS: department name or id")
+    .option("--subject <subject>", "USER: email or id; DEPARTMENT, DEPARTMENT_MANAGERS: department name or id; GROUP: provisioned group id")
     .option("--role <role>", `ROLE: a user role (${userRoleValues.join(", ")}) or platform role (e.g. KNOWLEDGE_ADMIN)`)
 
 /** Checks the flags fit the kind before any request, so a wrong combination is a usage error (exit 2). */
@@ -259,6 +259,12 @@ export const grantSpec = (flags: { relation?: SpaceRelation; kind?: GrantKind; s
       if (subject === undefined) throw usageError(`a ${kind} grant needs --subject (${kind === "USER" ? "an email or user id" : "a department name or id"})`)
       if (role !== undefined) throw usageError(`a ${kind} grant takes --subject, not --role`)
       return { relation, kind, subject }
+    case "GROUP":
+      if (subject === undefined || !isUuid(subject)) {
+        throw usageError("a GROUP grant needs --subject with the provisioned group's id (its SCIM id)")
+      }
+      if (role !== undefined) throw usageError("a GROUP grant takes --subject, not --role")
+      return { relation, kind, subject }
   }
 }
 
@@ -266,6 +272,7 @@ export const grantSpec = (flags: { relation?: SpaceRelation; kind?: GrantKind; s
 const resolveGrant = async (directory: Directory, spec: GrantSpec): Promise<AddGrant> => {
   if (spec.kind === "ORGANIZATION") return { relation: spec.relation, kind: spec.kind }
   if (spec.kind === "ROLE") return { relation: spec.relation, kind: spec.kind, role: spec.role! }
+  if (spec.kind === "GROUP") return { relation: spec.relation, kind: spec.kind, subjectId: spec.subject! }
   const subjectId = spec.kind === "USER" ? await directory.userId(spec.subject!) : await directory.departmentId(spec.subject!)
   return { relation: spec.relation, kind: spec.kind, subjectId }
 }

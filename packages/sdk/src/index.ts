@@ -36,6 +36,9 @@ export {
   AdminAuditArea,
   AdminAiArea,
   AdminAssistantArea,
+  AdminProvisioningArea,
+  AdminSsoArea,
+  ssoStartUrl,
   type AuditQuery
 } from "./areas/admin"
 export { AssistantArea, type ChatInput } from "./areas/assistant"

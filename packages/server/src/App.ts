@@ -21,11 +21,17 @@ import { EndpointAccessLive, serveApi, serverUrl } from "./http/Http"
 import { BootstrapLive, FirstStart } from "./identity/Bootstrap"
 import { InvitationsHttp, MeHttp, SessionHttp, UsersAdminHttp } from "./identity/Http"
 import { IdentityLive } from "./identity/Layer"
+import { SsoAdminHttp, SsoSessionHttp } from "./identity/SsoHttp"
 import { JobsLive, JobWorkers } from "./jobs/Worker"
 import { KnowledgeHttp, SourcesHttp } from "./knowledge/Http"
 import { KnowledgeLive } from "./knowledge/Layer"
 import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
+import { ProvisioningAdminHttp } from "./provisioning/Http"
+import { ProvisioningLive } from "./provisioning/Layer"
+import { makeScimApp } from "./provisioning/ScimHttp"
+import { SCIM_BASE_PATH } from "./provisioning/Connections"
+import { mountRaw } from "./http/RawRoutes"
 
 /**
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
@@ -34,7 +40,7 @@ import { PlatformLive } from "./platform/Layer"
 // The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
 const AreasLive = AssistantLive.pipe(
   Layer.provideMerge(AssistantEvidenceLive),
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive))),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive), ProvisioningLive)),
   Layer.provideMerge(AccessLive)
 )
 
@@ -49,9 +55,12 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
   Layer.provideMerge(DatabaseLive)
 )
 
+/** Routes beside the HttpApi, in their own protocols (http/RawRoutes.ts). */
+const RawRoutesLive = mountRaw(SCIM_BASE_PATH, makeScimApp)
+
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp, ProvisioningAdminHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(

@@ -103,6 +103,8 @@ export interface LoreSettings {
   readonly skillLimits: SkillLimits
   /** LORE_REPO_ALLOWED_HOSTS (comma-separated host[:port], `*` for any), LORE_REPO_ALLOW_FILE=1, LORE_REPO_FETCH_TIMEOUT ("2 minutes") */
   readonly repositories: RepositorySettings
+  /** LORE_SSO_ALLOW_HTTP_ISSUER: accept an http:// OpenID issuer (tests and local development only). */
+  readonly ssoAllowHttpIssuer: boolean
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
@@ -148,7 +150,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           ),
           allowFile: (yield* Config.string("LORE_REPO_ALLOW_FILE").pipe(Config.withDefault("0"))) === "1",
           fetchTimeoutMs: yield* millis("LORE_REPO_FETCH_TIMEOUT", defaultRepositories.fetchTimeoutMs)
-        }
+        },
+        ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false))
       } satisfies LoreSettings
     })
 
@@ -172,6 +175,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     assistantFiles: defaultAssistantFiles,
     skillLimits: defaultSkillLimits,
     repositories: defaultRepositories,
+    ssoAllowHttpIssuer: false,
     ...overrides
   })
 }

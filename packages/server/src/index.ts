@@ -38,6 +38,8 @@ export interface StartOptions {
   readonly skillLimits?: Partial<SkillLimits>
   /** Which repositories skill imports may fetch (default: Config.ts defaultRepositories: public code hosts, no file://). */
   readonly repositories?: Partial<RepositorySettings>
+  /** Accept an http:// OpenID Connect issuer (tests against a provider on loopback). */
+  readonly ssoAllowHttpIssuer?: boolean
 }
 
 export interface RunningServer {
@@ -65,7 +67,8 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
     assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
-    repositories: { ...defaultRepositories, ...options.repositories }
+    repositories: { ...defaultRepositories, ...options.repositories },
+    ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

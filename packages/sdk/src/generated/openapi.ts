@@ -1636,6 +1636,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/provisioning/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminProvisioning.listProvisioningConnections"];
+        put?: never;
+        post: operations["adminProvisioning.createProvisioningConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch: operations["adminProvisioning.setProvisioningState"];
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminProvisioning.listProvisioningCredentials"];
+        put?: never;
+        post: operations["adminProvisioning.createProvisioningCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/credentials/{credentialId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminProvisioning.rotateProvisioningCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/provisioning/connections/{connectionId}/credentials/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["adminProvisioning.revokeProvisioningCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["sso.startSso"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["sso.ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminSso.getSsoSettings"];
+        put: operations["adminSso.setSsoSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2138,7 +2266,7 @@ export interface components {
             clearance: components["schemas"]["Clearance"];
             departmentId: components["schemas"]["UUID"];
             active: boolean;
-            /** @description The user holds a live token or session */
+            /** @description The user signs in through single sign-on (linked to an OpenID subject) or holds a live token */
             signInLinked: boolean;
             mappedPrincipalCount: components["schemas"]["Int"];
             platformRoles: components["schemas"]["PlatformRole"][];
@@ -2515,7 +2643,7 @@ export interface components {
         /** @enum {string} */
         SpaceRelation: "viewer" | "contributor" | "curator" | "manager";
         /** @enum {string} */
-        GrantKind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER";
+        GrantKind: "ORGANIZATION" | "DEPARTMENT" | "DEPARTMENT_MANAGERS" | "ROLE" | "USER" | "GROUP";
         CreateKnowledgeSpace: {
             /** @description lowercase letters, digits and dashes */
             key: string;
@@ -4803,6 +4931,316 @@ export interface components {
             errorCode: string | null;
             errorMessage: string | null;
         };
+        ProvisioningConnection: {
+            id: components["schemas"]["UUID"];
+            alias: string;
+            providerProfile: components["schemas"]["ProvisioningProviderProfile"];
+            /** @description NEEDS_CREDENTIAL until a live credential exists, then CONFIGURED */
+            configurationStatus: string;
+            operationalState: components["schemas"]["ProvisioningOperationalState"];
+            usersEnabled: boolean;
+            groupsEnabled: boolean;
+            /**
+             * @description The role given to the users it provisions (added)
+             * @enum {string}
+             */
+            defaultRole: "EMPLOYEE" | "MANAGER" | "ADMIN";
+            /**
+             * @description The clearance given to the users it provisions (added)
+             * @enum {string}
+             */
+            defaultClearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            /** @description Where the identity provider sends SCIM requests: /scim/v2 on this server (added) */
+            scimBaseUrl: string;
+            version: components["schemas"]["Int"];
+        };
+        /** @enum {string} */
+        ProvisioningProviderProfile: "GENERIC_SCIM" | "OKTA" | "ENTRA_ID" | "GOOGLE" | "KEYCLOAK";
+        /** @enum {string} */
+        ProvisioningOperationalState: "DISABLED" | "ENABLED" | "PAUSED";
+        CreateProvisioningConnection: {
+            /**
+             * maxLength(100)
+             * @description a string at most 100 character(s) long
+             */
+            alias: string;
+            providerProfile: components["schemas"]["ProvisioningProviderProfile"];
+            usersEnabled: boolean;
+            groupsEnabled: boolean;
+            defaultRole?: components["schemas"]["UserRole"];
+            defaultClearance?: components["schemas"]["Clearance"];
+        };
+        /** @description A provisioning connection with this alias exists already */
+        ProvisioningAliasTaken: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-alias-taken";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "PROVISIONING_ALIAS_TAKEN";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SetProvisioningState: {
+            operationalState: components["schemas"]["ProvisioningOperationalState"];
+            /**
+             * int
+             * @description The version read; a stale one is 409 VERSION_CONFLICT
+             */
+            version: number;
+        };
+        /** @description No provisioning connection with this id in the organization */
+        ProvisioningConnectionNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-connection-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "PROVISIONING_CONNECTION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The connection changed since the version sent; read it again and retry */
+        ProvisioningVersionConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/version-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "VERSION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ProvisioningCredential: {
+            id: components["schemas"]["UUID"];
+            publicTokenId: string;
+            verifierKeyVersion: components["schemas"]["Int"];
+            usersScope: boolean;
+            groupsScope: boolean;
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description Set when the credential was rotated: it works until then */
+            overlapEndsAt: components["schemas"]["Timestamp"] | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            lastUsedAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        CreateProvisioningCredential: {
+            usersScope: boolean;
+            groupsScope: boolean;
+            /**
+             * between(1, 3650)
+             * @description Days until the credential expires (default 365)
+             */
+            expiresInDays?: components["schemas"]["Int"];
+        };
+        IssuedCredential: {
+            credentialId: components["schemas"]["UUID"];
+            /** @description The bearer token for /scim/v2, shown once (never again) */
+            token: string;
+            publicTokenId: string;
+            usersScope: boolean;
+            groupsScope: boolean;
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description On rotation: the credential this one replaces (added) */
+            replacesCredentialId: components["schemas"]["UUID"] | null;
+            /** @description On rotation: when the replaced credential stops working (added) */
+            overlapEndsAt: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description A credential needs usersScope or groupsScope */
+        InvalidProvisioningCredential: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-provisioning-credential";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_PROVISIONING_CREDENTIAL";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        RotateProvisioningCredential: {
+            /** @description How long the replaced credential keeps working (default 86400: 24 hours) */
+            overlapSeconds?: components["schemas"]["Int"];
+            /**
+             * between(1, 3650)
+             * @description Days until the credential expires (default 365)
+             */
+            expiresInDays?: components["schemas"]["Int"];
+        };
+        /** @description The connection has no credential with this id */
+        ProvisioningCredentialNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-credential-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "PROVISIONING_CREDENTIAL_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The credential is revoked, expired or already replaced, so it cannot be rotated */
+        ProvisioningCredentialRevoked: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/provisioning-credential-revoked";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "PROVISIONING_CREDENTIAL_REVOKED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The single sign-on settings cannot be used (issuer, client id or secret) */
+        InvalidSsoSettings: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-sso-settings";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "INVALID_SSO_SETTINGS";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Single sign-on is not configured or not enabled for this organization */
+        SsoNotConfigured: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-not-configured";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "SSO_NOT_CONFIGURED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The identity provider could not be reached or answered unexpectedly */
+        SsoProviderUnavailable: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-provider-unavailable";
+            title: string;
+            /** @enum {number} */
+            status: 503;
+            /** @enum {string} */
+            code: "SSO_PROVIDER_UNAVAILABLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The sign-in's state is missing, wrong, used already or expired: start again */
+        SsoStateInvalid: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-state-invalid";
+            title: string;
+            /** @enum {number} */
+            status: 400;
+            /** @enum {string} */
+            code: "SSO_STATE_INVALID";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The identity provider did not accept the authorization response (a replayed or invalid code) */
+        SsoCodeRejected: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-code-rejected";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "SSO_CODE_REJECTED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No Lore user matches the signed-in identity (by verified email or provisioned externalId) */
+        SsoUserNotLinked: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-user-not-linked";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "SSO_USER_NOT_LINKED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SsoSettings: {
+            enabled: boolean;
+            issuer: string;
+            clientId: string;
+            /** @description Whether a client secret is stored; the secret is write-only and never returned */
+            clientSecretSet: boolean;
+            /** @description Create a Lore user for an unknown identity with a verified email */
+            justInTimeCreation: boolean;
+            /** @description The callback to register at the identity provider, on this server's origin */
+            redirectPath: string;
+            version: components["schemas"]["Int"];
+            updatedAt: components["schemas"]["Timestamp"] | null;
+        };
+        SetSsoSettings: {
+            enabled: boolean;
+            /**
+             * maxLength(2000)
+             * @description The OpenID Connect issuer URL (https)
+             */
+            issuer: string;
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            clientId: string;
+            /**
+             * maxLength(4096)
+             * @description Write-only; left out keeps the stored one
+             */
+            clientSecret?: string;
+            justInTimeCreation?: boolean;
+            /**
+             * int
+             * @description The version read (0 before the first save); a stale one is 409
+             */
+            version: number;
+        };
+        /** @description The single sign-on settings changed since the version sent */
+        SsoVersionConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/sso-version-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "SSO_VERSION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -5088,6 +5526,30 @@ export type RepoImportInput = components['schemas']['RepoImportInput'];
 export type RepoSource = components['schemas']['RepoSource'];
 export type RepoImport = components['schemas']['RepoImport'];
 export type RepoImportSkill = components['schemas']['RepoImportSkill'];
+export type ProvisioningConnection = components['schemas']['ProvisioningConnection'];
+export type ProvisioningProviderProfile = components['schemas']['ProvisioningProviderProfile'];
+export type ProvisioningOperationalState = components['schemas']['ProvisioningOperationalState'];
+export type CreateProvisioningConnection = components['schemas']['CreateProvisioningConnection'];
+export type ProvisioningAliasTaken = components['schemas']['ProvisioningAliasTaken'];
+export type SetProvisioningState = components['schemas']['SetProvisioningState'];
+export type ProvisioningConnectionNotFound = components['schemas']['ProvisioningConnectionNotFound'];
+export type ProvisioningVersionConflict = components['schemas']['ProvisioningVersionConflict'];
+export type ProvisioningCredential = components['schemas']['ProvisioningCredential'];
+export type CreateProvisioningCredential = components['schemas']['CreateProvisioningCredential'];
+export type IssuedCredential = components['schemas']['IssuedCredential'];
+export type InvalidProvisioningCredential = components['schemas']['InvalidProvisioningCredential'];
+export type RotateProvisioningCredential = components['schemas']['RotateProvisioningCredential'];
+export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
+export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
+export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
+export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
+export type SsoProviderUnavailable = components['schemas']['SsoProviderUnavailable'];
+export type SsoStateInvalid = components['schemas']['SsoStateInvalid'];
+export type SsoCodeRejected = components['schemas']['SsoCodeRejected'];
+export type SsoUserNotLinked = components['schemas']['SsoUserNotLinked'];
+export type SsoSettings = components['schemas']['SsoSettings'];
+export type SetSsoSettings = components['schemas']['SetSsoSettings'];
+export type SsoVersionConflict = components['schemas']['SsoVersionConflict'];
 export type $defs = Record<string, never>;
 export interface operations {
     "platform.getHealth": {
@@ -14005,6 +14467,804 @@ export interface operations {
             };
         };
     };
+    "adminProvisioning.listProvisioningConnections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningConnection"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.createProvisioningConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProvisioningConnection"];
+            };
+        };
+        responses: {
+            /** @description ProvisioningConnection */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningConnection"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_ALIAS_TAKEN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningAliasTaken"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.setProvisioningState": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetProvisioningState"];
+            };
+        };
+        responses: {
+            /** @description ProvisioningConnection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningConnection"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"];
+                };
+            };
+            /** @description VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.listProvisioningCredentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvisioningCredential"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.createProvisioningCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProvisioningCredential"];
+            };
+        };
+        responses: {
+            /** @description IssuedCredential */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_PROVISIONING_CREDENTIAL */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidProvisioningCredential"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.rotateProvisioningCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+                credentialId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateProvisioningCredential"];
+            };
+        };
+        responses: {
+            /** @description IssuedCredential */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND, PROVISIONING_CREDENTIAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"] | components["schemas"]["ProvisioningCredentialNotFound"];
+                };
+            };
+            /** @description PROVISIONING_CREDENTIAL_REVOKED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningCredentialRevoked"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminProvisioning.revokeProvisioningCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: components["schemas"]["UUID"];
+                credentialId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description PROVISIONING_CONNECTION_NOT_FOUND, PROVISIONING_CREDENTIAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProvisioningConnectionNotFound"] | components["schemas"]["ProvisioningCredentialNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "sso.startSso": {
+        parameters: {
+            query?: {
+                /** @description A path on this server to land on afterwards */
+                returnTo?: string;
+                /** @description For `lore login --sso`: a loopback URL that receives a new personal access token instead of a cookie */
+                cliRedirect?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, INVALID_SSO_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidSsoSettings"];
+                };
+            };
+            /** @description SSO_NOT_CONFIGURED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoNotConfigured"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SSO_PROVIDER_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoProviderUnavailable"];
+                };
+            };
+        };
+    };
+    "sso.ssoCallback": {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+                session_state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, SSO_STATE_INVALID, INVALID_SSO_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["SsoStateInvalid"] | components["schemas"]["InvalidSsoSettings"];
+                };
+            };
+            /** @description SSO_CODE_REJECTED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoCodeRejected"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description SSO_USER_NOT_LINKED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoUserNotLinked"];
+                };
+            };
+            /** @description SSO_NOT_CONFIGURED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoNotConfigured"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description SSO_PROVIDER_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoProviderUnavailable"];
+                };
+            };
+        };
+    };
+    "adminSso.getSsoSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SsoSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSso.setSsoSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSsoSettings"];
+            };
+        };
+        responses: {
+            /** @description SsoSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY, INVALID_SSO_SETTINGS */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"] | components["schemas"]["InvalidSsoSettings"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description SSO_VERSION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SsoVersionConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
 }
 type ReadonlyArray<T> = [
     Exclude<T, undefined>
@@ -14104,7 +15364,7 @@ export const invitationPendingStatusValues: ReadonlyArray<components["schemas"][
 export const invitationPendingCodeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["code"]> = ["INVITATION_PENDING"];
 export const audienceModeValues: ReadonlyArray<components["schemas"]["AudienceMode"]> = ["ORGANIZATION", "DEPARTMENT", "RESTRICTED", "NONE"];
 export const spaceRelationValues: ReadonlyArray<components["schemas"]["SpaceRelation"]> = ["viewer", "contributor", "curator", "manager"];
-export const grantKindValues: ReadonlyArray<components["schemas"]["GrantKind"]> = ["ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER"];
+export const grantKindValues: ReadonlyArray<components["schemas"]["GrantKind"]> = ["ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER", "GROUP"];
 export const knowledgeSpaceKeyTakenTypeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["type"]> = ["https://lore.dev/problems/knowledge-space-key-taken"];
 export const knowledgeSpaceKeyTakenStatusValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["status"]> = [409];
 export const knowledgeSpaceKeyTakenCodeValues: ReadonlyArray<components["schemas"]["KnowledgeSpaceKeyTaken"]["code"]> = ["KNOWLEDGE_SPACE_KEY_TAKEN"];
@@ -14321,3 +15581,46 @@ export const repositoryRefusedCodeValues: ReadonlyArray<components["schemas"]["R
 export const repositoryFetchFailedTypeValues: ReadonlyArray<components["schemas"]["RepositoryFetchFailed"]["type"]> = ["https://lore.dev/problems/repository-fetch-failed"];
 export const repositoryFetchFailedStatusValues: ReadonlyArray<components["schemas"]["RepositoryFetchFailed"]["status"]> = [502];
 export const repositoryFetchFailedCodeValues: ReadonlyArray<components["schemas"]["RepositoryFetchFailed"]["code"]> = ["REPOSITORY_FETCH_FAILED"];
+export const provisioningConnectionDefaultRoleValues: ReadonlyArray<components["schemas"]["ProvisioningConnection"]["defaultRole"]> = ["EMPLOYEE", "MANAGER", "ADMIN"];
+export const provisioningConnectionDefaultClearanceValues: ReadonlyArray<components["schemas"]["ProvisioningConnection"]["defaultClearance"]> = ["PUBLIC", "STANDARD", "CONFIDENTIAL", "RESTRICTED"];
+export const provisioningProviderProfileValues: ReadonlyArray<components["schemas"]["ProvisioningProviderProfile"]> = ["GENERIC_SCIM", "OKTA", "ENTRA_ID", "GOOGLE", "KEYCLOAK"];
+export const provisioningOperationalStateValues: ReadonlyArray<components["schemas"]["ProvisioningOperationalState"]> = ["DISABLED", "ENABLED", "PAUSED"];
+export const provisioningAliasTakenTypeValues: ReadonlyArray<components["schemas"]["ProvisioningAliasTaken"]["type"]> = ["https://lore.dev/problems/provisioning-alias-taken"];
+export const provisioningAliasTakenStatusValues: ReadonlyArray<components["schemas"]["ProvisioningAliasTaken"]["status"]> = [409];
+export const provisioningAliasTakenCodeValues: ReadonlyArray<components["schemas"]["ProvisioningAliasTaken"]["code"]> = ["PROVISIONING_ALIAS_TAKEN"];
+export const provisioningConnectionNotFoundTypeValues: ReadonlyArray<components["schemas"]["ProvisioningConnectionNotFound"]["type"]> = ["https://lore.dev/problems/provisioning-connection-not-found"];
+export const provisioningConnectionNotFoundStatusValues: ReadonlyArray<components["schemas"]["ProvisioningConnectionNotFound"]["status"]> = [404];
+export const provisioningConnectionNotFoundCodeValues: ReadonlyArray<components["schemas"]["ProvisioningConnectionNotFound"]["code"]> = ["PROVISIONING_CONNECTION_NOT_FOUND"];
+export const provisioningVersionConflictTypeValues: ReadonlyArray<components["schemas"]["ProvisioningVersionConflict"]["type"]> = ["https://lore.dev/problems/version-conflict"];
+export const provisioningVersionConflictStatusValues: ReadonlyArray<components["schemas"]["ProvisioningVersionConflict"]["status"]> = [409];
+export const provisioningVersionConflictCodeValues: ReadonlyArray<components["schemas"]["ProvisioningVersionConflict"]["code"]> = ["VERSION_CONFLICT"];
+export const invalidProvisioningCredentialTypeValues: ReadonlyArray<components["schemas"]["InvalidProvisioningCredential"]["type"]> = ["https://lore.dev/problems/invalid-provisioning-credential"];
+export const invalidProvisioningCredentialStatusValues: ReadonlyArray<components["schemas"]["InvalidProvisioningCredential"]["status"]> = [400];
+export const invalidProvisioningCredentialCodeValues: ReadonlyArray<components["schemas"]["InvalidProvisioningCredential"]["code"]> = ["INVALID_PROVISIONING_CREDENTIAL"];
+export const provisioningCredentialNotFoundTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialNotFound"]["type"]> = ["https://lore.dev/problems/provisioning-credential-not-found"];
+export const provisioningCredentialNotFoundStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialNotFound"]["status"]> = [404];
+export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialNotFound"]["code"]> = ["PROVISIONING_CREDENTIAL_NOT_FOUND"];
+export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
+export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
+export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
+export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
+export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
+export const invalidSsoSettingsCodeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["code"]> = ["INVALID_SSO_SETTINGS"];
+export const ssoNotConfiguredTypeValues: ReadonlyArray<components["schemas"]["SsoNotConfigured"]["type"]> = ["https://lore.dev/problems/sso-not-configured"];
+export const ssoNotConfiguredStatusValues: ReadonlyArray<components["schemas"]["SsoNotConfigured"]["status"]> = [404];
+export const ssoNotConfiguredCodeValues: ReadonlyArray<components["schemas"]["SsoNotConfigured"]["code"]> = ["SSO_NOT_CONFIGURED"];
+export const ssoProviderUnavailableTypeValues: ReadonlyArray<components["schemas"]["SsoProviderUnavailable"]["type"]> = ["https://lore.dev/problems/sso-provider-unavailable"];
+export const ssoProviderUnavailableStatusValues: ReadonlyArray<components["schemas"]["SsoProviderUnavailable"]["status"]> = [503];
+export const ssoProviderUnavailableCodeValues: ReadonlyArray<components["schemas"]["SsoProviderUnavailable"]["code"]> = ["SSO_PROVIDER_UNAVAILABLE"];
+export const ssoStateInvalidTypeValues: ReadonlyArray<components["schemas"]["SsoStateInvalid"]["type"]> = ["https://lore.dev/problems/sso-state-invalid"];
+export const ssoStateInvalidStatusValues: ReadonlyArray<components["schemas"]["SsoStateInvalid"]["status"]> = [400];
+export const ssoStateInvalidCodeValues: ReadonlyArray<components["schemas"]["SsoStateInvalid"]["code"]> = ["SSO_STATE_INVALID"];
+export const ssoCodeRejectedTypeValues: ReadonlyArray<components["schemas"]["SsoCodeRejected"]["type"]> = ["https://lore.dev/problems/sso-code-rejected"];
+export const ssoCodeRejectedStatusValues: ReadonlyArray<components["schemas"]["SsoCodeRejected"]["status"]> = [401];
+export const ssoCodeRejectedCodeValues: ReadonlyArray<components["schemas"]["SsoCodeRejected"]["code"]> = ["SSO_CODE_REJECTED"];
+export const ssoUserNotLinkedTypeValues: ReadonlyArray<components["schemas"]["SsoUserNotLinked"]["type"]> = ["https://lore.dev/problems/sso-user-not-linked"];
+export const ssoUserNotLinkedStatusValues: ReadonlyArray<components["schemas"]["SsoUserNotLinked"]["status"]> = [403];
+export const ssoUserNotLinkedCodeValues: ReadonlyArray<components["schemas"]["SsoUserNotLinked"]["code"]> = ["SSO_USER_NOT_LINKED"];
+export const ssoVersionConflictTypeValues: ReadonlyArray<components["schemas"]["SsoVersionConflict"]["type"]> = ["https://lore.dev/problems/sso-version-conflict"];
+export const ssoVersionConflictStatusValues: ReadonlyArray<components["schemas"]["SsoVersionConflict"]["status"]> = [409];
+export const ssoVersionConflictCodeValues: ReadonlyArray<components["schemas"]["SsoVersionConflict"]["code"]> = ["SSO_VERSION_CONFLICT"];

@@ -42,8 +42,9 @@ export interface ScopeParameters {
   readonly sourcePrincipalKeys: ReadonlyArray<string>
 }
 /** An active user with what their access keys need, for counting who may read something (audience). */
-export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String) })
+export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String), groups: Schema.Array(Schema.String) })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
+const Membership = Schema.Struct({ kind: Schema.Literal("DEPARTMENT_MANAGERS", "GROUP"), id: Schema.String })
 
 /**
  * SQL of the access model: subjects, matching grants, visible spaces, the authorization generation, and the
@@ -78,6 +79,12 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
       managedDepartments: rows("access.managedDepartments", ManagedDepartment, (userId: string) =>
         sql`SELECT department_id FROM department_managers WHERE user_id = ${userId}`),
 
+      /** The departments a user manages and the provisioned groups they belong to: the memberships grants can name. */
+      memberships: rows("access.memberships", Membership, (userId: string) => sql`
+        SELECT 'DEPARTMENT_MANAGERS' AS kind, department_id::text AS id FROM department_managers WHERE user_id = ${userId}
+        UNION ALL
+        SELECT 'GROUP' AS kind, group_id::text AS id FROM user_group_members WHERE user_id = ${userId}`),
+
       /** Active spaces of the organization with a grant on one of `keys` at one of `relations`. */
       spacesWith: rows("access.spacesWith", SpaceRow, (organizationId: string, keys: ReadonlyArray<string>, relations: ReadonlyArray<string>) => sql`
         SELECT ks.id, ks.key, ks.name, ks.department_id
@@ -109,7 +116,8 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
       audienceSubjects: rows("access.audienceSubjects", AudienceSubject, (organizationId: string) => sql`
         SELECT u.id, u.organization_id, u.department_id, u.role, u.clearance, u.active,
           coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles,
-          coalesce((SELECT array_agg(dm.department_id::text) FROM department_managers dm WHERE dm.user_id = u.id), '{}') AS managed_departments
+          coalesce((SELECT array_agg(dm.department_id::text) FROM department_managers dm WHERE dm.user_id = u.id), '{}') AS managed_departments,
+          coalesce((SELECT array_agg(gm.group_id::text) FROM user_group_members gm WHERE gm.user_id = u.id), '{}') AS groups
         FROM users u WHERE u.organization_id = ${organizationId} AND u.active`)
     }
   })

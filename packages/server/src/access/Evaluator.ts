@@ -7,13 +7,19 @@ import { type Classification, classificationRank, type Clearance, clearanceCeili
  * The caller's access keys: every grant subject they match. A grant matches when its subject_key is
  * one of these, so read paths filter inside SQL with `subject_key = ANY(keys)`.
  */
-export const accessKeys = (principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">, managedDepartments: ReadonlyArray<string>): Array<string> => [
+export const accessKeys = (
+  principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">,
+  managedDepartments: ReadonlyArray<string>,
+  groups: ReadonlyArray<string> = []
+): Array<string> => [
   "ORGANIZATION",
   `DEPARTMENT:${principal.departmentId}`,
   ...managedDepartments.map((id) => `DEPARTMENT_MANAGERS:${id}`),
   `ROLE:${principal.role}`,
   ...principal.platformRoles.map((role) => `ROLE:${role}`),
-  `USER:${principal.userId}`
+  `USER:${principal.userId}`,
+  // Provisioned groups (SCIM) the user belongs to.
+  ...groups.map((id) => `GROUP:${id}`)
 ]
 
 export type { MatchedGrant, SpaceRow } from "./AccessRepo"
@@ -98,7 +104,12 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
     const repo = yield* AccessRepo
 
     const keysFor = (principal: Pick<Principal, "userId" | "departmentId" | "role" | "platformRoles">) =>
-      Effect.map(repo.managedDepartments(principal.userId), (rows) => accessKeys(principal, rows.map((row) => row.departmentId)))
+      Effect.map(repo.memberships(principal.userId), (rows) =>
+        accessKeys(
+          principal,
+          rows.filter((row) => row.kind === "DEPARTMENT_MANAGERS").map((row) => row.id),
+          rows.filter((row) => row.kind === "GROUP").map((row) => row.id)
+        ))
 
     /** Active spaces of the caller's organization on which they hold at least `relation`. */
     const spacesWith = (principal: Principal, relation: SpaceRelation) =>
@@ -106,20 +117,24 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
 
     /** The caller's read scope, for filtering inside SQL. */
     const readScope = (principal: Principal) =>
-      Effect.map(spacesWith(principal, "viewer"), (spaces): ReadScope => ({
-        userId: principal.userId,
-        organizationId: principal.organizationId,
-        spaceIds: spaces.map((space) => space.id),
-        maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-        sourcePrincipalKeys: sourcePrincipalKeys(principal.userId)
-      }))
+      Effect.gen(function* () {
+        const keys = yield* keysFor(principal)
+        const spaces = yield* repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer"))
+        return {
+          userId: principal.userId,
+          organizationId: principal.organizationId,
+          spaceIds: spaces.map((space) => space.id),
+          maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
+          sourcePrincipalKeys: sourcePrincipalKeys(principal.userId, keys)
+        } satisfies ReadScope
+      })
 
     /** The facts of the access model for one subject and one resolved resource, branch by branch. */
     const factsFor = (subject: Subject, resource: ResourceFacts) =>
       Effect.gen(function* () {
         const keys = yield* keysFor(subject)
         const [grants, space] = yield* Effect.all([repo.matchingGrants(resource.knowledgeSpaceId, keys), repo.spaceState(resource.knowledgeSpaceId)])
-        const principalKeys = sourcePrincipalKeys(subject.userId)
+        const principalKeys = sourcePrincipalKeys(subject.userId, keys)
         return {
           userActive: subject.active,
           spaceActive: space?.active ?? false,
@@ -141,7 +156,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
     const audience = (organizationId: string, space: { readonly id: string; readonly key: string }, classification: Classification) =>
       Effect.gen(function* () {
         const subjects = yield* repo.audienceSubjects(organizationId)
-        const keysOf = subjects.map((s) => accessKeys({ userId: s.id, departmentId: s.departmentId, role: s.role, platformRoles: s.platformRoles }, s.managedDepartments))
+        const keysOf = subjects.map((s) => accessKeys({ userId: s.id, departmentId: s.departmentId, role: s.role, platformRoles: s.platformRoles }, s.managedDepartments, s.groups))
         const grants = yield* repo.matchingGrants(space.id, [...new Set(keysOf.flat())])
         let spaceMembers = 0
         let readers = 0
@@ -190,5 +205,11 @@ export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRan
   && (resource.classification === null || classificationRank[resource.classification] <= scope.maxClassificationRank)
   && (resource.aclKeys === null || resource.aclKeys.some((key) => scope.sourcePrincipalKeys.includes(key)))
 
-/** The source-principal keys a Lore user matches in a source ACL (connector mappings will add theirs). */
-const sourcePrincipalKeys = (userId: string) => [`LORE_USER:${userId}`]
+/**
+ * The source-principal keys a Lore user matches in a source ACL (connector mappings will add theirs): the user,
+ * and the provisioned groups they belong to (a connector may name a SCIM group as an allowed principal).
+ */
+const sourcePrincipalKeys = (userId: string, accessKeys: ReadonlyArray<string>) => [
+  `LORE_USER:${userId}`,
+  ...accessKeys.filter((key) => key.startsWith("GROUP:")).map((key) => `LORE_${key}`)
+]

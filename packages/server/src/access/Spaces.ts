@@ -90,6 +90,12 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
               return yield* new UserNotFound({ detail: "No user with this id in your organization" })
             }
             return { relation: grant.relation, kind: grant.kind, subjectId: grant.subjectId, role: null }
+          case "GROUP":
+            if (!grant.subjectId || grant.role) return yield* invalid("A GROUP grant takes the provisioned group's id as subjectId")
+            if (!(yield* repo.groupExists(actor.organizationId, grant.subjectId))) {
+              return yield* invalid("No provisioned group with this id in your organization")
+            }
+            return { relation: grant.relation, kind: grant.kind, subjectId: grant.subjectId, role: null }
           case "ROLE":
             if (!grant.role || grant.subjectId || !grantableRoles.includes(grant.role)) {
               return yield* invalid(`A ROLE grant takes one of ${grantableRoles.join(", ")} as role`)

@@ -60,17 +60,20 @@ export class SpacesRepo extends Effect.Service<SpacesRepo>()("lore/SpacesRepo", 
             WHEN 'DEPARTMENT_MANAGERS' THEN 'Managers of ' || d.name
             WHEN 'ROLE' THEN g.role
             WHEN 'USER' THEN u.email
+            WHEN 'GROUP' THEN grp.display_name
           END AS subject_label,
           CASE g.kind
             WHEN 'DEPARTMENT' THEN d.id IS NOT NULL
             WHEN 'DEPARTMENT_MANAGERS' THEN d.id IS NOT NULL
             WHEN 'USER' THEN coalesce(u.active, false)
+            WHEN 'GROUP' THEN grp.id IS NOT NULL
             ELSE true
           END AS effective
         FROM space_grants g
         JOIN knowledge_spaces ks ON ks.id = g.knowledge_space_id
         LEFT JOIN departments d ON d.id = g.subject_id AND g.kind IN ('DEPARTMENT', 'DEPARTMENT_MANAGERS')
         LEFT JOIN users u ON u.id = g.subject_id AND g.kind = 'USER'
+        LEFT JOIN user_groups grp ON grp.id = g.subject_id AND g.kind = 'GROUP'
         WHERE ks.organization_id = ${organizationId}
         ORDER BY g.created_at, g.id`),
       /** Answers whether the grant was new. `createdBy` is null when Lore itself grants (first start). */
@@ -86,6 +89,8 @@ export class SpacesRepo extends Effect.Service<SpacesRepo>()("lore/SpacesRepo", 
         sql`UPDATE knowledge_spaces SET audience_version = audience_version + 1 WHERE id = ${spaceId}`),
       departmentExists: affected((organizationId: string, departmentId: string) =>
         sql`SELECT 1 FROM departments WHERE organization_id = ${organizationId} AND id = ${departmentId}`),
+      groupExists: affected((organizationId: string, groupId: string) =>
+        sql`SELECT 1 FROM user_groups WHERE organization_id = ${organizationId} AND id = ${groupId}`),
       userExists: affected((organizationId: string, userId: string) =>
         sql`SELECT 1 FROM users WHERE organization_id = ${organizationId} AND id = ${userId}`)
     }

@@ -17,6 +17,7 @@ import assets from "./migrations/0013_assets"
 import assistantEvidence from "./migrations/0014_assistant_evidence"
 import fileCitations from "./migrations/0015_file_citations"
 import skills from "./migrations/0016_skills"
+import provisioning from "./migrations/0017_provisioning"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -35,7 +36,8 @@ export const migrations = {
   "0013_assets": assets,
   "0014_assistant_evidence": assistantEvidence,
   "0015_file_citations": fileCitations,
-  "0016_skills": skills
+  "0016_skills": skills,
+  "0017_provisioning": provisioning
 }
 
 const run = Migrator.make({})

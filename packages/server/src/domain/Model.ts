@@ -38,7 +38,7 @@ export const SpaceRelation = Schema.Literal("viewer", "contributor", "curator", 
 export type SpaceRelation = typeof SpaceRelation.Type
 export const relationRank: Record<SpaceRelation, number> = { viewer: 0, contributor: 1, curator: 2, manager: 3 }
 
-export const GrantKind = Schema.Literal("ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER").annotations({ identifier: "GrantKind" })
+export const GrantKind = Schema.Literal("ORGANIZATION", "DEPARTMENT", "DEPARTMENT_MANAGERS", "ROLE", "USER", "GROUP").annotations({ identifier: "GrantKind" })
 export type GrantKind = typeof GrantKind.Type
 
 /** The outcome of one access check. */

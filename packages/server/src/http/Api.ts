@@ -14,7 +14,9 @@ import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
 import { KnowledgeApi, SourcesApi } from "../knowledge/Api"
 import { MeApi, SessionApi } from "../identity/Api"
+import { SsoAdminApi, SsoSessionApi } from "../identity/SsoApi"
 import { PlatformApi } from "../platform/Api"
+import { ProvisioningAdminApi } from "../provisioning/Api"
 import { InternalError, MalformedBody, PayloadTooLarge, Problem, ValidationFailed } from "../domain/Errors"
 import { problemDocument } from "./OpenApiDocument"
 
@@ -39,6 +41,9 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssetDeliveryApi)
   .add(AssetToolsApi)
   .add(SkillsApi)
+  .add(ProvisioningAdminApi)
+  .add(SsoSessionApi)
+  .add(SsoAdminApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Lore API")

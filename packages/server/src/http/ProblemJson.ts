@@ -12,6 +12,7 @@ import {
   problemType, RouteNotFound, ServiceUnavailable, titles, Unauthenticated, ValidationFailed
 } from "../domain/Errors"
 import { CurrentRequestId, requestIdFrom } from "../domain/RequestId"
+import { isRawRoute } from "./RawRoutes"
 import type { RouteTable } from "./RouteTable"
 import { describeIssues, summarize } from "./ValidationMessages"
 
@@ -148,8 +149,10 @@ export const problemJson = (options: ProblemOptions) =>
 
       // The access log is debug-level; skip building it on the hot path when nobody reads it.
       const accessLog = LogLevel.lessThanEqual(yield* FiberRef.get(FiberRef.currentMinimumLogLevel), LogLevel.Debug)
+      // Raw routes (SCIM, MCP) answer errors in their own protocol's format.
+      const raw = isRawRoute(request.url)
       const finish = (response: HttpServerResponse.HttpServerResponse) => {
-        const answered = response.status >= 400 ? toProblemResponse(response, request, options, requestId) : response
+        const answered = response.status >= 400 && !raw ? toProblemResponse(response, request, options, requestId) : response
         const stamped = HttpServerResponse.setHeader(answered, "x-request-id", requestId)
         return accessLog
           ? Effect.as(

@@ -19,7 +19,7 @@ export const AdminUser = Schema.Struct({
   clearance: Clearance,
   departmentId: Schema.UUID,
   active: Schema.Boolean,
-  signInLinked: Schema.Boolean.annotations({ description: "The user holds a live token or session" }),
+  signInLinked: Schema.Boolean.annotations({ description: "The user signs in through single sign-on (linked to an OpenID subject) or holds a live token" }),
   mappedPrincipalCount: Schema.Int,
   platformRoles: Schema.Array(PlatformRole),
   createdAt: Timestamp

@@ -12,6 +12,7 @@ import { Users } from "./Users"
 import { Directory } from "./Directory"
 import { Sessions } from "./Sessions"
 import { Tokens } from "./Tokens"
+import { Sso } from "./Sso"
 
 /**
  * The audit trail labels people and departments as the administration lists show them, to whoever may read
@@ -34,5 +35,5 @@ const PeopleLabelsLive = Layer.effectDiscard(
 
 /** The identity area: people and their credentials, and the middleware that authenticates and authorizes callers. */
 export const IdentityLive = Layer.mergeAll(AuthenticationLive, AuthorizationLive, PeopleLabelsLive).pipe(
-  Layer.provideMerge(Layer.mergeAll(Users.Default, Roles.Default, Departments.Default, Invitations.Default, Directory.Default, Sessions.Default, Tokens.Default, Authenticator.Default))
+  Layer.provideMerge(Layer.mergeAll(Users.Default, Roles.Default, Departments.Default, Invitations.Default, Directory.Default, Sessions.Default, Tokens.Default, Authenticator.Default, Sso.Default))
 )

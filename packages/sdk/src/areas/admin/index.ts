@@ -2,11 +2,15 @@ import type { LoreFetchClient } from "../../fetchClient"
 import { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
 import { AdminAiArea } from "./ai"
 import { AdminAssistantArea } from "./assistant"
+import { AdminProvisioningArea } from "./provisioning"
+import { AdminSsoArea } from "./sso"
 import { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 export { AdminAccessArea, AdminAuditArea, AdminSpacesArea, type AuditQuery } from "./access"
 export { AdminAiArea } from "./ai"
 export { AdminAssistantArea } from "./assistant"
+export { AdminProvisioningArea } from "./provisioning"
+export { AdminSsoArea, ssoStartUrl } from "./sso"
 export { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
 /** Everything under /api/admin; each call needs the matching permission (403 PERMISSION_DENIED otherwise). */
@@ -20,6 +24,8 @@ export class AdminArea {
   readonly audit: AdminAuditArea
   readonly ai: AdminAiArea
   readonly assistant: AdminAssistantArea
+  readonly provisioning: AdminProvisioningArea
+  readonly sso: AdminSsoArea
 
   constructor(client: LoreFetchClient) {
     this.users = new AdminUsersArea(client)
@@ -31,5 +37,7 @@ export class AdminArea {
     this.audit = new AdminAuditArea(client)
     this.ai = new AdminAiArea(client)
     this.assistant = new AdminAssistantArea(client)
+    this.provisioning = new AdminProvisioningArea(client)
+    this.sso = new AdminSsoArea(client)
   }
 }

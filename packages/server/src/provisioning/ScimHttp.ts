@@ -1,0 +1,192 @@
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { timingSafeEqual } from "node:crypto"
+import { SecretBox } from "../platform/SecretBox"
+import { parseScimToken, SCIM_BASE_PATH, verifierOf } from "./Connections"
+import { ProvisioningRepo } from "./Repo"
+import { type ListQuery, Scim, type ScimCaller, ScimError } from "./Scim"
+import { CORE_GROUP, CORE_USER, ENTERPRISE_USER } from "./ScimFilter"
+import { project } from "./ScimResources"
+import { resourceTypes, schemaDocuments, serviceProviderConfig } from "./ScimDiscovery"
+
+const SCIM_JSON = "application/scim+json"
+const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
+const LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+const MAX_COUNT = 200
+const DEFAULT_COUNT = 100
+
+const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status, contentType: SCIM_JSON })
+
+/** Every SCIM error, 401 and 403 included, in the SCIM error schema with `status` as a string. */
+export const scimError = (error: { status: number; scimType?: string | undefined; detail: string }) =>
+  HttpServerResponse.unsafeJson(
+    { schemas: [ERROR_SCHEMA], status: String(error.status), ...(error.scimType ? { scimType: error.scimType } : {}), detail: error.detail },
+    { status: error.status, contentType: SCIM_JSON, headers: error.status === 401 ? { "www-authenticate": 'Bearer realm="scim"' } : {} }
+  )
+
+const equalText = (a: string, b: string) => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+const listOf = (attributes: string | null) => (attributes ?? "").split(",").map((a) => a.trim()).filter((a) => a.length > 0)
+
+const baseUrl = (request: HttpServerRequest.HttpServerRequest) => {
+  const proto = (request.headers["x-forwarded-proto"] ?? "http").split(",")[0]!.trim()
+  const host = request.headers["x-forwarded-host"] ?? request.headers.host ?? "localhost"
+  return `${proto}://${host}${SCIM_BASE_PATH}`
+}
+
+/**
+ * The SCIM 2.0 service at /scim/v2: provisioning tokens only, SCIM bodies and errors (RFC 7644). App.ts mounts
+ * it beside the HttpApi with http/RawRoutes.ts.
+ */
+export const makeScimApp = Effect.gen(function* () {
+  const scim = yield* Scim
+  const repo = yield* ProvisioningRepo
+  const box = yield* SecretBox
+
+  const authenticate = (request: HttpServerRequest.HttpServerRequest, resource: "Users" | "Groups" | null) =>
+    Effect.gen(function* () {
+      const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "")
+      const unauthorized = new ScimError({ status: 401, detail: "A provisioning token is required: Authorization: Bearer <token> (personal access tokens are not accepted here)" })
+      if (!match) return yield* unauthorized
+      const token = match[1]!
+      const parsed = parseScimToken(token)
+      if (!parsed) return yield* unauthorized
+      const found = yield* repo.presented(parsed.publicTokenId)
+      if (!found || !equalText(found.verifier, verifierOf(box, token))) return yield* unauthorized
+      if (!found.live) return yield* new ScimError({ status: 401, detail: "The provisioning token is revoked or expired" })
+      if (found.operationalState === "DISABLED") return yield* new ScimError({ status: 403, detail: "The provisioning connection is disabled" })
+      if (found.operationalState === "PAUSED") return yield* new ScimError({ status: 503, detail: "The provisioning connection is paused; retry later" })
+      if (resource === "Users" && !(found.usersScope && found.usersEnabled)) {
+        return yield* new ScimError({ status: 403, detail: "This token (or its connection) may not provision users" })
+      }
+      if (resource === "Groups" && !(found.groupsScope && found.groupsEnabled)) {
+        return yield* new ScimError({ status: 403, detail: "This token (or its connection) may not provision groups" })
+      }
+      yield* repo.touch(found.id)
+      return {
+        connectionId: found.connectionId,
+        organizationId: found.organizationId,
+        defaultRole: found.defaultRole,
+        defaultClearance: found.defaultClearance,
+        base: baseUrl(request)
+      } satisfies ScimCaller
+    })
+
+  const body = (request: HttpServerRequest.HttpServerRequest) =>
+    Effect.flatMap(
+      Effect.mapError(request.text, () => new ScimError({ status: 400, scimType: "invalidSyntax", detail: "The request body could not be read" })),
+      (text) => {
+        try {
+          const value = JSON.parse(text)
+          if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("not an object")
+          return Effect.succeed(value as Record<string, any>)
+        } catch {
+          return Effect.fail(new ScimError({ status: 400, scimType: "invalidSyntax", detail: "The body is not a JSON object" }))
+        }
+      }
+    )
+
+  const listQuery = (params: URLSearchParams): Effect.Effect<ListQuery, ScimError> => {
+    const startIndex = Math.max(1, Number.parseInt(params.get("startIndex") ?? "1", 10) || 1)
+    const requested = params.get("count")
+    const count = requested === null ? DEFAULT_COUNT : Number.parseInt(requested, 10)
+    if (Number.isNaN(count)) return Effect.fail(new ScimError({ status: 400, scimType: "invalidValue", detail: "count must be a number" }))
+    return Effect.succeed({ filter: params.get("filter") ?? undefined, startIndex, count: Math.min(Math.max(0, count), MAX_COUNT) })
+  }
+
+  const listResponse = (result: { total: number; resources: Array<Record<string, unknown>> }, query: ListQuery, params: URLSearchParams) =>
+    json({
+      schemas: [LIST_SCHEMA],
+      totalResults: result.total,
+      startIndex: query.startIndex,
+      itemsPerPage: result.resources.length,
+      Resources: result.resources.map((r) => project(r, listOf(params.get("attributes")), listOf(params.get("excludedAttributes"))))
+    })
+
+  const one = (resource: Record<string, unknown>, params: URLSearchParams, status = 200) =>
+    json(project(resource, listOf(params.get("attributes")), listOf(params.get("excludedAttributes"))), status).pipe(
+      HttpServerResponse.setHeader("location", String((resource.meta as { location?: string } | undefined)?.location ?? "")),
+      HttpServerResponse.setHeader("etag", String((resource.meta as { version?: string } | undefined)?.version ?? ""))
+    )
+
+  const route = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, ScimError> =>
+    Effect.gen(function* () {
+      const url = new URL(request.url, "http://lore")
+      const params = url.searchParams
+      const segments = url.pathname.slice(SCIM_BASE_PATH.length).split("/").filter((s) => s.length > 0).map(decodeURIComponent)
+      const [collection, id, extra] = segments
+      const method = request.method
+      const notAllowed = () => new ScimError({ status: 405, detail: `${method} is not supported on ${url.pathname}` })
+      if (extra !== undefined) return yield* new ScimError({ status: 404, detail: `No SCIM endpoint at ${url.pathname}` })
+      switch (collection) {
+        case "ServiceProviderConfig":
+          yield* authenticate(request, null)
+          if (method !== "GET") return yield* notAllowed()
+          return json(serviceProviderConfig(baseUrl(request)))
+        case "ResourceTypes":
+        case "Schemas": {
+          yield* authenticate(request, null)
+          if (method !== "GET") return yield* notAllowed()
+          const documents = collection === "ResourceTypes" ? resourceTypes(baseUrl(request)) : schemaDocuments(baseUrl(request))
+          if (id !== undefined) {
+            const found = documents.find((d) => d.id === id || d.name === id)
+            return found ? json(found) : yield* new ScimError({ status: 404, detail: `No ${collection} entry ${id}` })
+          }
+          return json({ schemas: [LIST_SCHEMA], totalResults: documents.length, startIndex: 1, itemsPerPage: documents.length, Resources: documents })
+        }
+        case "Users": {
+          const caller = yield* authenticate(request, "Users")
+          if (id === undefined) {
+            if (method === "GET") {
+              const query = yield* listQuery(params)
+              return listResponse(yield* scim.listUsers(caller, query), query, params)
+            }
+            if (method === "POST") return one(yield* scim.createUser(caller, yield* body(request)), params, 201)
+            return yield* notAllowed()
+          }
+          switch (method) {
+            case "GET": return one(yield* scim.getUser(caller, id), params)
+            case "PUT": return one(yield* scim.replaceUser(caller, id, yield* body(request)), params)
+            case "PATCH": return one(yield* scim.patchUser(caller, id, yield* body(request)), params)
+            case "DELETE": return (yield* scim.deleteUser(caller, id), HttpServerResponse.empty({ status: 204 }))
+          }
+          return yield* notAllowed()
+        }
+        case "Groups": {
+          const caller = yield* authenticate(request, "Groups")
+          const withMembers = !listOf(params.get("excludedAttributes")).some((a) => a.toLowerCase() === "members")
+          if (id === undefined) {
+            if (method === "GET") {
+              const query = yield* listQuery(params)
+              return listResponse(yield* scim.listGroups(caller, query, withMembers), query, params)
+            }
+            if (method === "POST") return one(yield* scim.createGroup(caller, yield* body(request)), params, 201)
+            return yield* notAllowed()
+          }
+          switch (method) {
+            case "GET": return one(yield* scim.getGroup(caller, id), params)
+            case "PUT": return one(yield* scim.replaceGroup(caller, id, yield* body(request)), params)
+            case "PATCH": return one(yield* scim.patchGroup(caller, id, yield* body(request)), params)
+            case "DELETE": return (yield* scim.deleteGroup(caller, id), HttpServerResponse.empty({ status: 204 }))
+          }
+          return yield* notAllowed()
+        }
+      }
+      yield* authenticate(request, null)
+      return yield* new ScimError({ status: 404, detail: `No SCIM endpoint at ${url.pathname}` })
+    })
+
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    route(request).pipe(
+      Effect.catchAll((error) => Effect.succeed(scimError(error))),
+      Effect.catchAllDefect((defect) =>
+        Effect.as(Effect.logError("SCIM request failed", defect), scimError({ status: 500, detail: "An unexpected error occurred; quote the x-request-id header when reporting it" })))
+    )
+  )
+})
+
+export const scimSchemaUrns = { CORE_USER, CORE_GROUP, ENTERPRISE_USER }
