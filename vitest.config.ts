@@ -16,6 +16,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Vitest defaults to one worker fewer than the CPUs, which is one worker on CI's two cores. Most
+    // test time is spent waiting on servers, child processes and the database, so two files in flight
+    // keep both cores busy and nearly halve the wall time.
+    maxWorkers: 2,
+    minWorkers: 1,
     globalSetup: ["packages/server/test/support/globalSetup.ts"]
   }
 })
