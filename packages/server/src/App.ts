@@ -25,6 +25,8 @@ import { SsoAdminHttp, SsoSessionHttp } from "./identity/SsoHttp"
 import { JobsLive, JobWorkers } from "./jobs/Worker"
 import { KnowledgeHttp, SourcesHttp } from "./knowledge/Http"
 import { KnowledgeLive } from "./knowledge/Layer"
+import { GraphHttp } from "./graph/Http"
+import { GraphLive } from "./graph/Layer"
 import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
 import { ProvisioningAdminHttp } from "./provisioning/Http"
@@ -40,7 +42,7 @@ import { mountRaw } from "./http/RawRoutes"
 // The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
 const AreasLive = AssistantLive.pipe(
   Layer.provideMerge(AssistantEvidenceLive),
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive), ProvisioningLive)),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive), Layer.provide(GraphLive, Layer.merge(AiLive, PlatformLive)), ProvisioningLive)),
   Layer.provideMerge(AccessLive)
 )
 
@@ -60,7 +62,7 @@ const RawRoutesLive = mountRaw(SCIM_BASE_PATH, makeScimApp)
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp, ProvisioningAdminHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, GraphHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp, ProvisioningAdminHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(

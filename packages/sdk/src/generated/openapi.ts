@@ -740,6 +740,214 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/knowledge-assets/{knowledgeAssetId}/graph-index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.indexAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-assets/graph-jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["graph.getGraphJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-assets/graph-jobs/{jobId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.resumeGraphJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-assets/graph-jobs/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.cancelGraphJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/explorer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["graph.exploreGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["graph.exportGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/curations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["graph.listCurations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/curations/entities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.curateEntity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/curations/relations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.curateRelation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/curations/aliases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.curateAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/curations/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["graph.curateSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/curations/{curationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["graph.deleteCuration"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge-spaces/{knowledgeSpaceId}/graph/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["graph.getGraphSettings"];
+        put: operations["graph.setGraphSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistant/chat": {
         parameters: {
             query?: never;
@@ -3436,6 +3644,353 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        GraphJob: {
+            id: components["schemas"]["UUID"];
+            knowledgeAssetId: components["schemas"]["UUID"];
+            knowledgeAssetVersionId: components["schemas"]["UUID"];
+            sourceRevisionId: components["schemas"]["UUID"];
+            projectionGeneration: components["schemas"]["Int"];
+            graphProcessingProfileId: components["schemas"]["UUID"];
+            graphProcessingProfileSha256: string;
+            status: components["schemas"]["GraphJobStatus"];
+            attempt: components["schemas"]["Int"];
+            cancellationRequested: boolean;
+            cancellationRequestedAt: components["schemas"]["Timestamp"] | null;
+            lastErrorCode: string | null;
+            lastErrorMessage: string | null;
+            completedAt: components["schemas"]["Timestamp"] | null;
+            /**
+             * int
+             * @description Chunks of the version to extract from
+             */
+            chunksTotal: number;
+            /**
+             * int
+             * @description Chunks extracted so far (kept across a resume)
+             */
+            chunksDone: number;
+            /** @description LOCAL (offline, compromise NLP) or LLM (the GRAPH_EXTRACTION route) */
+            extractor: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        GraphJobStatus: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "CANCELLED";
+        /** @description No knowledge asset with this id that the caller may see */
+        KnowledgeAssetNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/knowledge-asset-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "KNOWLEDGE_ASSET_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The knowledge asset has no READY version to extract a graph from yet */
+        KnowledgeAssetNotReady: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/knowledge-asset-not-ready";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "KNOWLEDGE_ASSET_NOT_READY";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Indexing a knowledge asset into the graph needs contributor (or higher) on its knowledge space */
+        NotAGraphIndexer: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/not-a-graph-indexer";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "NOT_A_GRAPH_INDEXER";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No graph job with this id on a knowledge asset the caller may see */
+        GraphJobNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/graph-job-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "GRAPH_JOB_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The graph job's status does not allow this transition (see the state machine in docs/decisions.md) */
+        GraphJobStateConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/graph-job-state-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "GRAPH_JOB_STATE_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        GraphExplorer: {
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            authorizationGeneration: components["schemas"]["Int"];
+            canCurate: boolean;
+            entities: components["schemas"]["GraphEntity"][];
+            relations: components["schemas"]["GraphRelation"][];
+            truncated: boolean;
+        };
+        GraphEntity: {
+            id: components["schemas"]["UUID"];
+            name: string;
+            type: string;
+            description: string;
+            citationChunkIds: components["schemas"]["UUID"][];
+            governingEvidence: components["schemas"]["GoverningEvidence"];
+            /**
+             * int
+             * @description Hops from the nearest entity matching q (0 for a match)
+             */
+            depth: number;
+        };
+        GoverningEvidence: {
+            organizationId: components["schemas"]["UUID"];
+            knowledgeAssetId: components["schemas"]["UUID"] | null;
+            sourceRevisionId: components["schemas"]["UUID"] | null;
+            chunkId: components["schemas"]["UUID"] | null;
+            /** @description The source ACL snapshot the chunk was governed by; null for uploads (space grants only) */
+            aclSnapshotId: components["schemas"]["UUID"] | null;
+            /**
+             * int
+             * @description The organization's authorization generation when the evidence was projected (or curated)
+             */
+            aclGeneration: number;
+            /** @description True when the evidence is a chunk; false for a curator's addition, governed by the space alone */
+            chunk: boolean;
+        };
+        GraphRelation: {
+            id: components["schemas"]["UUID"];
+            sourceEntityId: components["schemas"]["UUID"];
+            targetEntityId: components["schemas"]["UUID"];
+            type: string;
+            description: string;
+            weight: number;
+            keywords: string[];
+            citationChunkIds: components["schemas"]["UUID"][];
+            governingEvidence: components["schemas"]["GoverningEvidence"];
+        };
+        /** @enum {string} */
+        GraphExportFormat: "JSON" | "CSV" | "MARKDOWN" | "TEXT";
+        Curation: {
+            id: components["schemas"]["UUID"];
+            namespace: {
+                organizationId: components["schemas"]["UUID"];
+                workspace: string;
+                collection: string;
+            };
+            curationKind: components["schemas"]["GraphCurationKind"];
+            /** @description The entity or relation the curation adds, corrects, merges or hides */
+            entity: {
+                kind: components["schemas"]["GraphCurationTargetKind"];
+                id: components["schemas"]["UUID"];
+            };
+            /** @description ALIAS: the entity the target is merged into */
+            intoEntityId: components["schemas"]["UUID"] | null;
+            name: string | null;
+            type: string | null;
+            description: string | null;
+            governingEvidence: components["schemas"]["GoverningEvidence"];
+            provenance: {
+                actorUserId: components["schemas"]["UUID"] | null;
+                authorizationModelId: string;
+                aclGeneration: components["schemas"]["Int"];
+                curatedAt: components["schemas"]["Timestamp"];
+                reason: string;
+            };
+            /** @description True when the target no longer has any extracted evidence (the curation is kept, and applies again if it returns) */
+            dangling: boolean;
+        };
+        /** @enum {string} */
+        GraphCurationKind: "ENTITY" | "RELATION" | "ALIAS" | "SUPPRESSION";
+        /** @enum {string} */
+        GraphCurationTargetKind: "ENTITY" | "RELATION";
+        /** @description Curating the graph needs the curator (or manager) relation on the knowledge space */
+        NotAGraphCurator: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/not-a-graph-curator";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "NOT_A_GRAPH_CURATOR";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        EntityCurationInput: {
+            /** @description The entity to correct; absent to add a new one */
+            entityId?: components["schemas"]["UUID"];
+            /** @description a string that will be trimmed */
+            name: string;
+            /** @description a string that will be trimmed */
+            type: string;
+            /**
+             * maxLength(4000)
+             * @description a string at most 4000 character(s) long
+             */
+            description?: string;
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            reason?: string;
+        };
+        /** @description No entity or relation with this id in the knowledge space's graph that the caller may see */
+        GraphTargetNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/graph-target-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "GRAPH_TARGET_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        RelationCurationInput: {
+            /** @description The relation to correct; absent to add a new one between the two entities */
+            relationId?: components["schemas"]["UUID"];
+            sourceEntityId: components["schemas"]["UUID"];
+            targetEntityId: components["schemas"]["UUID"];
+            /** @description a string that will be trimmed */
+            type: string;
+            /**
+             * maxLength(4000)
+             * @description a string at most 4000 character(s) long
+             */
+            description?: string;
+            /**
+             * maxItems(20)
+             * @description an array of at most 20 item(s)
+             */
+            keywords?: string[];
+            /**
+             * between(0, 100)
+             * @description a number between 0 and 100
+             */
+            weight?: number;
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            reason?: string;
+        };
+        /** @description The curation contradicts the overlay (an alias chain or cycle, a self-relation) */
+        GraphCurationConflict: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/graph-curation-conflict";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "GRAPH_CURATION_CONFLICT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        AliasCurationInput: {
+            /**
+             * Format: uuid
+             * @description The entity merged away (becomes an alias)
+             */
+            entityId: string;
+            /**
+             * Format: uuid
+             * @description The entity it is merged into
+             */
+            intoEntityId: string;
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            reason?: string;
+        };
+        SuppressionCurationInput: {
+            kind: components["schemas"]["GraphCurationTargetKind"];
+            id: components["schemas"]["UUID"];
+            /**
+             * maxLength(1000)
+             * @description a string at most 1000 character(s) long
+             */
+            reason?: string;
+        };
+        /** @description No active curation with this id in the knowledge space */
+        GraphCurationNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/graph-curation-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "GRAPH_CURATION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description authorizationGeneration is not the organization's current one: reload the graph and decide again */
+        StaleAuthorizationGeneration: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/stale-authorization-generation";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "STALE_AUTHORIZATION_GENERATION";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        GraphSettings: {
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            /** @description When on, every new READY version of an asset of the space queues its graph extraction */
+            indexingEnabled: boolean;
+        };
+        GraphSettingsInput: {
+            indexingEnabled: boolean;
+        };
+        /** @description Changing a knowledge space's graph settings needs the manager relation on it */
+        NotASpaceManager: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/not-a-space-manager";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "NOT_A_SPACE_MANAGER";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         ChatRequest: {
             /** @description The question (required unless `messages` carries it); at most 8000 characters */
             message?: string;
@@ -5392,6 +5947,33 @@ export type CatalogEntry = components['schemas']['CatalogEntry'];
 export type CitationExcerpt = components['schemas']['CitationExcerpt'];
 export type PresentationKind = components['schemas']['PresentationKind'];
 export type CitationNotFound = components['schemas']['CitationNotFound'];
+export type GraphJob = components['schemas']['GraphJob'];
+export type GraphJobStatus = components['schemas']['GraphJobStatus'];
+export type KnowledgeAssetNotFound = components['schemas']['KnowledgeAssetNotFound'];
+export type KnowledgeAssetNotReady = components['schemas']['KnowledgeAssetNotReady'];
+export type NotAGraphIndexer = components['schemas']['NotAGraphIndexer'];
+export type GraphJobNotFound = components['schemas']['GraphJobNotFound'];
+export type GraphJobStateConflict = components['schemas']['GraphJobStateConflict'];
+export type GraphExplorer = components['schemas']['GraphExplorer'];
+export type GraphEntity = components['schemas']['GraphEntity'];
+export type GoverningEvidence = components['schemas']['GoverningEvidence'];
+export type GraphRelation = components['schemas']['GraphRelation'];
+export type GraphExportFormat = components['schemas']['GraphExportFormat'];
+export type Curation = components['schemas']['Curation'];
+export type GraphCurationKind = components['schemas']['GraphCurationKind'];
+export type GraphCurationTargetKind = components['schemas']['GraphCurationTargetKind'];
+export type NotAGraphCurator = components['schemas']['NotAGraphCurator'];
+export type EntityCurationInput = components['schemas']['EntityCurationInput'];
+export type GraphTargetNotFound = components['schemas']['GraphTargetNotFound'];
+export type RelationCurationInput = components['schemas']['RelationCurationInput'];
+export type GraphCurationConflict = components['schemas']['GraphCurationConflict'];
+export type AliasCurationInput = components['schemas']['AliasCurationInput'];
+export type SuppressionCurationInput = components['schemas']['SuppressionCurationInput'];
+export type GraphCurationNotFound = components['schemas']['GraphCurationNotFound'];
+export type StaleAuthorizationGeneration = components['schemas']['StaleAuthorizationGeneration'];
+export type GraphSettings = components['schemas']['GraphSettings'];
+export type GraphSettingsInput = components['schemas']['GraphSettingsInput'];
+export type NotASpaceManager = components['schemas']['NotASpaceManager'];
 export type ChatRequest = components['schemas']['ChatRequest'];
 export type InvalidChatRequest = components['schemas']['InvalidChatRequest'];
 export type ConversationNotFound = components['schemas']['ConversationNotFound'];
@@ -9330,6 +9912,1042 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["CitationNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.indexAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeAssetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphJob */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphJob"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_INDEXER, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphIndexer"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeAssetNotFound"];
+                };
+            };
+            /** @description KNOWLEDGE_ASSET_NOT_READY */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeAssetNotReady"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.getGraphJob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphJob */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphJob"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description GRAPH_JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphJobNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.resumeGraphJob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphJob */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphJob"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_INDEXER, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphIndexer"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GRAPH_JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphJobNotFound"];
+                };
+            };
+            /** @description GRAPH_JOB_STATE_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphJobStateConflict"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.cancelGraphJob": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphJob */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphJob"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_INDEXER, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphIndexer"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description GRAPH_JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphJobNotFound"];
+                };
+            };
+            /** @description GRAPH_JOB_STATE_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphJobStateConflict"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.exploreGraph": {
+        parameters: {
+            query?: {
+                /** @description a string at most 500 character(s) long */
+                q?: string;
+                entityLimit?: number;
+                maxDepth?: number;
+            };
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphExplorer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphExplorer"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.exportGraph": {
+        parameters: {
+            query?: {
+                format?: components["schemas"]["GraphExportFormat"];
+                /** @description a string at most 500 character(s) long */
+                q?: string;
+                entityLimit?: number;
+                maxDepth?: number;
+            };
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, CSV (two sections), Markdown (with a Mermaid diagram) or plain text of what the caller may see */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.listCurations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curation"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_CURATOR */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphCurator"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.curateEntity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EntityCurationInput"];
+            };
+        };
+        responses: {
+            /** @description Curation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curation"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_CURATOR, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphCurator"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, GRAPH_TARGET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["GraphTargetNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.curateRelation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RelationCurationInput"];
+            };
+        };
+        responses: {
+            /** @description Curation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curation"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_CURATOR, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphCurator"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, GRAPH_TARGET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["GraphTargetNotFound"];
+                };
+            };
+            /** @description GRAPH_CURATION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphCurationConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.curateAlias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AliasCurationInput"];
+            };
+        };
+        responses: {
+            /** @description Curation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curation"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_CURATOR, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphCurator"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, GRAPH_TARGET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["GraphTargetNotFound"];
+                };
+            };
+            /** @description GRAPH_CURATION_CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GraphCurationConflict"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.curateSuppression": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionCurationInput"];
+            };
+        };
+        responses: {
+            /** @description Curation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Curation"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_CURATOR, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphCurator"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, GRAPH_TARGET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["GraphTargetNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.deleteCuration": {
+        parameters: {
+            query: {
+                /** @description a string to be decoded into a number */
+                authorizationGeneration: string;
+                /** @description a string at most 1000 character(s) long */
+                reason: string;
+            };
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+                curationId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_GRAPH_CURATOR, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAGraphCurator"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND, GRAPH_CURATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"] | components["schemas"]["GraphCurationNotFound"];
+                };
+            };
+            /** @description STALE_AUTHORIZATION_GENERATION */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["StaleAuthorizationGeneration"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.getGraphSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "graph.setGraphSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                knowledgeSpaceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GraphSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description GraphSettings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphSettings"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description NOT_A_SPACE_MANAGER, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotASpaceManager"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -15447,6 +17065,43 @@ export const presentationKindValues: ReadonlyArray<components["schemas"]["Presen
 export const citationNotFoundTypeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["type"]> = ["https://lore.dev/problems/citation-not-found"];
 export const citationNotFoundStatusValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["status"]> = [404];
 export const citationNotFoundCodeValues: ReadonlyArray<components["schemas"]["CitationNotFound"]["code"]> = ["CITATION_NOT_FOUND"];
+export const graphJobStatusValues: ReadonlyArray<components["schemas"]["GraphJobStatus"]> = ["QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"];
+export const knowledgeAssetNotFoundTypeValues: ReadonlyArray<components["schemas"]["KnowledgeAssetNotFound"]["type"]> = ["https://lore.dev/problems/knowledge-asset-not-found"];
+export const knowledgeAssetNotFoundStatusValues: ReadonlyArray<components["schemas"]["KnowledgeAssetNotFound"]["status"]> = [404];
+export const knowledgeAssetNotFoundCodeValues: ReadonlyArray<components["schemas"]["KnowledgeAssetNotFound"]["code"]> = ["KNOWLEDGE_ASSET_NOT_FOUND"];
+export const knowledgeAssetNotReadyTypeValues: ReadonlyArray<components["schemas"]["KnowledgeAssetNotReady"]["type"]> = ["https://lore.dev/problems/knowledge-asset-not-ready"];
+export const knowledgeAssetNotReadyStatusValues: ReadonlyArray<components["schemas"]["KnowledgeAssetNotReady"]["status"]> = [409];
+export const knowledgeAssetNotReadyCodeValues: ReadonlyArray<components["schemas"]["KnowledgeAssetNotReady"]["code"]> = ["KNOWLEDGE_ASSET_NOT_READY"];
+export const notAGraphIndexerTypeValues: ReadonlyArray<components["schemas"]["NotAGraphIndexer"]["type"]> = ["https://lore.dev/problems/not-a-graph-indexer"];
+export const notAGraphIndexerStatusValues: ReadonlyArray<components["schemas"]["NotAGraphIndexer"]["status"]> = [403];
+export const notAGraphIndexerCodeValues: ReadonlyArray<components["schemas"]["NotAGraphIndexer"]["code"]> = ["NOT_A_GRAPH_INDEXER"];
+export const graphJobNotFoundTypeValues: ReadonlyArray<components["schemas"]["GraphJobNotFound"]["type"]> = ["https://lore.dev/problems/graph-job-not-found"];
+export const graphJobNotFoundStatusValues: ReadonlyArray<components["schemas"]["GraphJobNotFound"]["status"]> = [404];
+export const graphJobNotFoundCodeValues: ReadonlyArray<components["schemas"]["GraphJobNotFound"]["code"]> = ["GRAPH_JOB_NOT_FOUND"];
+export const graphJobStateConflictTypeValues: ReadonlyArray<components["schemas"]["GraphJobStateConflict"]["type"]> = ["https://lore.dev/problems/graph-job-state-conflict"];
+export const graphJobStateConflictStatusValues: ReadonlyArray<components["schemas"]["GraphJobStateConflict"]["status"]> = [409];
+export const graphJobStateConflictCodeValues: ReadonlyArray<components["schemas"]["GraphJobStateConflict"]["code"]> = ["GRAPH_JOB_STATE_CONFLICT"];
+export const graphExportFormatValues: ReadonlyArray<components["schemas"]["GraphExportFormat"]> = ["JSON", "CSV", "MARKDOWN", "TEXT"];
+export const graphCurationKindValues: ReadonlyArray<components["schemas"]["GraphCurationKind"]> = ["ENTITY", "RELATION", "ALIAS", "SUPPRESSION"];
+export const graphCurationTargetKindValues: ReadonlyArray<components["schemas"]["GraphCurationTargetKind"]> = ["ENTITY", "RELATION"];
+export const notAGraphCuratorTypeValues: ReadonlyArray<components["schemas"]["NotAGraphCurator"]["type"]> = ["https://lore.dev/problems/not-a-graph-curator"];
+export const notAGraphCuratorStatusValues: ReadonlyArray<components["schemas"]["NotAGraphCurator"]["status"]> = [403];
+export const notAGraphCuratorCodeValues: ReadonlyArray<components["schemas"]["NotAGraphCurator"]["code"]> = ["NOT_A_GRAPH_CURATOR"];
+export const graphTargetNotFoundTypeValues: ReadonlyArray<components["schemas"]["GraphTargetNotFound"]["type"]> = ["https://lore.dev/problems/graph-target-not-found"];
+export const graphTargetNotFoundStatusValues: ReadonlyArray<components["schemas"]["GraphTargetNotFound"]["status"]> = [404];
+export const graphTargetNotFoundCodeValues: ReadonlyArray<components["schemas"]["GraphTargetNotFound"]["code"]> = ["GRAPH_TARGET_NOT_FOUND"];
+export const graphCurationConflictTypeValues: ReadonlyArray<components["schemas"]["GraphCurationConflict"]["type"]> = ["https://lore.dev/problems/graph-curation-conflict"];
+export const graphCurationConflictStatusValues: ReadonlyArray<components["schemas"]["GraphCurationConflict"]["status"]> = [409];
+export const graphCurationConflictCodeValues: ReadonlyArray<components["schemas"]["GraphCurationConflict"]["code"]> = ["GRAPH_CURATION_CONFLICT"];
+export const graphCurationNotFoundTypeValues: ReadonlyArray<components["schemas"]["GraphCurationNotFound"]["type"]> = ["https://lore.dev/problems/graph-curation-not-found"];
+export const graphCurationNotFoundStatusValues: ReadonlyArray<components["schemas"]["GraphCurationNotFound"]["status"]> = [404];
+export const graphCurationNotFoundCodeValues: ReadonlyArray<components["schemas"]["GraphCurationNotFound"]["code"]> = ["GRAPH_CURATION_NOT_FOUND"];
+export const staleAuthorizationGenerationTypeValues: ReadonlyArray<components["schemas"]["StaleAuthorizationGeneration"]["type"]> = ["https://lore.dev/problems/stale-authorization-generation"];
+export const staleAuthorizationGenerationStatusValues: ReadonlyArray<components["schemas"]["StaleAuthorizationGeneration"]["status"]> = [409];
+export const staleAuthorizationGenerationCodeValues: ReadonlyArray<components["schemas"]["StaleAuthorizationGeneration"]["code"]> = ["STALE_AUTHORIZATION_GENERATION"];
+export const notASpaceManagerTypeValues: ReadonlyArray<components["schemas"]["NotASpaceManager"]["type"]> = ["https://lore.dev/problems/not-a-space-manager"];
+export const notASpaceManagerStatusValues: ReadonlyArray<components["schemas"]["NotASpaceManager"]["status"]> = [403];
+export const notASpaceManagerCodeValues: ReadonlyArray<components["schemas"]["NotASpaceManager"]["code"]> = ["NOT_A_SPACE_MANAGER"];
 export const invalidChatRequestTypeValues: ReadonlyArray<components["schemas"]["InvalidChatRequest"]["type"]> = ["https://lore.dev/problems/invalid-chat-request"];
 export const invalidChatRequestStatusValues: ReadonlyArray<components["schemas"]["InvalidChatRequest"]["status"]> = [400];
 export const invalidChatRequestCodeValues: ReadonlyArray<components["schemas"]["InvalidChatRequest"]["code"]> = ["INVALID_CHAT_REQUEST"];

@@ -12,6 +12,7 @@ import { publishedPayloadSchemas } from "../assets/Payloads"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
+import { GraphApi } from "../graph/Api"
 import { KnowledgeApi, SourcesApi } from "../knowledge/Api"
 import { MeApi, SessionApi } from "../identity/Api"
 import { SsoAdminApi, SsoSessionApi } from "../identity/SsoApi"
@@ -33,6 +34,7 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AiAdminApi)
   .add(SourcesApi)
   .add(KnowledgeApi)
+  .add(GraphApi)
   .add(AssistantApi)
   .add(AssistantAdminApi)
   .add(AssistantFilesApi)

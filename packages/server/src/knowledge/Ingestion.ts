@@ -7,7 +7,7 @@ import { embeddingText } from "./Reembedding"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobFailure } from "../jobs/Model"
 import { JobQueue } from "../jobs/JobQueue"
-import { IngestSource, PurgeSource, RefreshSearchStatistics } from "./Jobs"
+import { IngestSource, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
 import { classificationRank } from "../domain/Model"
 import { type Chunk, chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
 import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
@@ -116,6 +116,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
         })
         // The newest ready version becomes current and the one search serves; older ones step back.
         yield* serveCurrentVersion(repo, index, source.knowledgeAssetId, source.organizationId)
+        yield* queue.enqueueJob(VersionReady, { sourceId }, { dedupeKey: sourceId, maxAttempts: 3 })
       })
     ).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message))))
     yield* Effect.logInfo("source ingested").pipe(
