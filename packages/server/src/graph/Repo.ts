@@ -1,7 +1,9 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { affected, exec, one, row, rows, Timestamp } from "../db/Rows"
-import type { AccessPredicate } from "../knowledge/SourcesRepo"
+
+/** The caller's chunk predicate under an alias: the access evaluator's `visibleTo(scope, alias)` as a closure. */
+export type AccessPredicate = (alias: string) => Statement.Fragment
 
 export const JobRow = Schema.Struct({
   id: Schema.String,
