@@ -2,6 +2,7 @@ import createClient from "openapi-fetch"
 import { AdminArea } from "./areas/admin"
 import { AssetsArea } from "./areas/assets"
 import { AssistantArea } from "./areas/assistant"
+import { GraphArea } from "./areas/graph"
 import { InvitationsArea } from "./areas/invitations"
 import { CitationsArea, KnowledgeArea } from "./areas/knowledge"
 import { KnowledgeSpacesArea } from "./areas/knowledgeSpaces"
@@ -76,6 +77,8 @@ export const createLoreClient = (options: LoreClientOptions) => {
     sources: new SourcesArea(raw),
     knowledge: new KnowledgeArea(raw),
     citations: new CitationsArea(raw),
+    /** The knowledge graph: index jobs, explorer, curations, export, per-space settings. */
+    graph: new GraphArea(raw),
     /** The assistant: chat, conversations, feedback, starters, tools; `files` (private chat attachments), `evidence`. */
     assistant: new AssistantArea(raw),
     assets: new AssetsArea(raw),

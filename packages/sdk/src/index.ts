@@ -20,6 +20,7 @@ export { SourcesArea, type SourceQuery, type UploadOptions, type WaitOptions } f
 export { AssetsArea } from "./areas/assets"
 export { AssetToolsArea } from "./areas/assetTools"
 export { SkillsArea, packageDigest, type SkillCreateOptions, type SkillDraftOptions, type SkillPackage, type SkillPackageUpload } from "./areas/skills"
+export { GraphArea, type ExplorerQuery, type GraphJobWaitOptions } from "./areas/graph"
 export { KnowledgeArea, CitationsArea, type CatalogQuery, type CitedFile, type SearchQuery } from "./areas/knowledge"
 export { AssistantFilesArea, type AssistantFileQuery, type AssistantFileUploadOptions, type AssistantFileWaitOptions } from "./areas/assistantFiles"
 export { AssistantEvidenceArea, type EvidenceUploadOptions, type EvidenceWaitOptions } from "./areas/assistantEvidence"
