@@ -1,0 +1,16 @@
+import { requireId } from "../../../arguments"
+import { defineCommand } from "../../../command"
+import { present } from "../../../output/present"
+import { jobView } from "../../../views/graph"
+
+export default defineCommand({
+  description: "resume a FAILED or CANCELLED graph job (attempt + 1, continuing from the chunks already extracted)",
+  examples: ["lore graph jobs resume <jobId>", "lore --json graph jobs resume <jobId> | jq .status"],
+  configure: (command) => command.argument("<jobId>", "the graph job's id (lore graph index answers it)"),
+  run: async (runtime, command) => {
+    const [jobId] = command.processedArgs as [string]
+    requireId(jobId, "graph job", "lore graph index answers the job ids")
+    const lore = runtime.client({ requireToken: true })
+    await present(runtime, { progress: "Graph job", run: () => lore.graph.resume(jobId), view: jobView })
+  }
+})
