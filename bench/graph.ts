@@ -145,15 +145,15 @@ export default async () => {
       const { e, r } = counts.rows[0]
       await c.query(`
         INSERT INTO graph_entities (id, organization_id, knowledge_space_id, normalized_name, type, name, canonical_id)
-        SELECT g, ks.organization_id, ks.id, 'synthetic entity ' || i, 'TOPIC', 'Synthetic Entity ' || i, g
-        FROM generate_series(1, $2::int) i CROSS JOIN LATERAL (SELECT gen_random_uuid() AS g) x JOIN knowledge_spaces ks ON ks.id = $1`, [space.id, Math.max(0, settings.entities - Number(e))])
+        SELECT x.g, ks.organization_id, ks.id, 'synthetic entity ' || x.i, 'TOPIC', 'Synthetic Entity ' || x.i, x.g
+        FROM (SELECT gen_random_uuid() AS g, i FROM generate_series(1, $2::int) i) x JOIN knowledge_spaces ks ON ks.id = $1`, [space.id, Math.max(0, settings.entities - Number(e))])
       await c.query(`
         WITH ents AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM graph_entities WHERE knowledge_space_id = $1),
              total AS (SELECT count(*) AS c FROM ents),
-             pairs AS (SELECT DISTINCT ON (a.id, b.id) a.id AS s, b.id AS t
-                       FROM generate_series(1, $2::int) i, total
-                       JOIN ents a ON a.n = 1 + (i * 7919) % total.c
-                       JOIN ents b ON b.n = 1 + (i * 104729 + i / 3) % total.c
+             pairs AS (SELECT DISTINCT a.id AS s, b.id AS t
+                       FROM generate_series(1, $2::int) AS g(i) CROSS JOIN total
+                       JOIN ents a ON a.n = 1 + (g.i::bigint * 7919) % total.c
+                       JOIN ents b ON b.n = 1 + (g.i::bigint * 104729 + g.i / 3) % total.c
                        WHERE a.id <> b.id)
         INSERT INTO graph_relations (organization_id, knowledge_space_id, source_entity_id, target_entity_id, type, source_canonical_id, target_canonical_id)
         SELECT ks.organization_id, ks.id, s, t, 'RELATED_TO', s, t FROM pairs JOIN knowledge_spaces ks ON ks.id = $1

@@ -58,6 +58,7 @@ export class GraphCurations extends Effect.Service<GraphCurations>()("lore/Graph
 
     const record = (caller: Principal, spaceId: string, reason: string | undefined, draft: Draft) =>
       transaction(Effect.gen(function* () {
+        yield* repo.lockSpace(caller.organizationId, spaceId)
         const generation = yield* generations.current(caller.organizationId)
         const inserted = yield* repo.insertCuration({
           ...draft, organizationId: caller.organizationId, knowledgeSpaceId: spaceId, actorUserId: actingUserId(caller),
@@ -140,6 +141,7 @@ export class GraphCurations extends Effect.Service<GraphCurations>()("lore/Graph
       Effect.gen(function* () {
         yield* asCurator(caller, spaceId)
         yield* transaction(Effect.gen(function* () {
+          yield* repo.lockSpace(caller.organizationId, spaceId)
           const current = yield* generations.current(caller.organizationId)
           if (current !== input.authorizationGeneration) {
             return yield* new StaleAuthorizationGeneration({ detail: `The authorization generation is ${current}, not ${input.authorizationGeneration}: reload and decide again` })

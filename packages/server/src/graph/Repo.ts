@@ -318,6 +318,15 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
               WHERE knowledge_space_id = ${spaceId} AND curation_kind = 'SUPPRESSION' AND target_kind = 'RELATION' AND deleted_at IS NULL)`
         })),
 
+      /**
+       * Serializes the writers of one space's graph (projections and curations) for the rest of the transaction:
+       * both recompute the space's overlay, and two projections upserting shared entities in different orders
+       * would otherwise deadlock on PostgreSQL. The settings row (made on first use) is the lock.
+       */
+      lockSpace: exec((organizationId: string, spaceId: string) => sql`
+        INSERT INTO graph_space_settings (knowledge_space_id, organization_id) VALUES (${spaceId}, ${organizationId})
+        ON CONFLICT (knowledge_space_id) DO UPDATE SET indexing_enabled = graph_space_settings.indexing_enabled`),
+
       indexingEnabled: row("graph.indexingEnabled", Flag, (spaceId: string) => sql`
         SELECT indexing_enabled FROM graph_space_settings WHERE knowledge_space_id = ${spaceId}`),
       setIndexing: exec((organizationId: string, spaceId: string, enabled: boolean, userId: string | null) => sql`

@@ -153,6 +153,7 @@ const run = ({ graphJobId }: { graphJobId: string }, context: JobContext) =>
         yield* repo.clearStaged(job.id)
         return
       }
+      yield* repo.lockSpace(job.organizationId, job.knowledgeSpaceId)
       yield* project(job, extractions, aclGeneration)
       yield* repo.recordProjection(job.knowledgeAssetId, job.projectionGeneration, job.id)
       yield* repo.applyOverlay(job.knowledgeSpaceId)
