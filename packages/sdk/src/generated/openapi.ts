@@ -3973,9 +3973,12 @@ export interface components {
             knowledgeSpaceId: components["schemas"]["UUID"];
             /** @description When on, every new READY version of an asset of the space queues its graph extraction */
             indexingEnabled: boolean;
+            /** @description When on, the assistant's retrieval adds the passages behind the relations of entities a question names */
+            retrievalEnabled: boolean;
         };
         GraphSettingsInput: {
-            indexingEnabled: boolean;
+            indexingEnabled?: boolean;
+            retrievalEnabled?: boolean;
         };
         /** @description Changing a knowledge space's graph settings needs the manager relation on it */
         NotASpaceManager: {

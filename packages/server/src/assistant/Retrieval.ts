@@ -1,19 +1,35 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../domain/Principal"
+import { GraphRetrieval } from "../graph/Retrieval"
 import { KnowledgeSearch } from "../knowledge/Search"
 
 export type Evidence = Effect.Effect.Success<ReturnType<KnowledgeSearch["search"]>>["evidence"][number]
 
+/** Passages the graph adds beyond search's (entities named in the question, their relations' chunks). */
+export const GRAPH_EXTRA_PASSAGES = 3
+
 /**
  * The assistant's retrieval: knowledge search (every passage filtered by the access evaluator inside its SQL),
- * across everything the caller may read or the best passages of each named space.
+ * across everything the caller may read or the best passages of each named space; then, for spaces whose graph
+ * retrieval is on, up to GRAPH_EXTRA_PASSAGES passages behind the relations of entities the question names
+ * (access-filtered the same way), after search's and without duplicates.
  */
 export class Retrieval extends Effect.Service<Retrieval>()("lore/AssistantRetrieval", {
   effect: Effect.gen(function* () {
     const knowledge = yield* KnowledgeSearch
+    const graph = yield* GraphRetrieval
 
     const passages = (caller: Principal, query: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
+      Effect.gen(function* () {
+        const searched = yield* searchPassages(caller, query, spaceIds, limit)
+        const extra = yield* graph.passages(caller, query, spaceIds, GRAPH_EXTRA_PASSAGES + limit)
+        const seen = new Set(searched.evidence.map((evidence) => evidence.citationId))
+        const added = extra.filter((evidence) => !seen.has(evidence.citationId)).slice(0, GRAPH_EXTRA_PASSAGES)
+        return added.length === 0 ? searched : { ...searched, evidence: [...searched.evidence, ...added] }
+      })
+
+    const searchPassages = (caller: Principal, query: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
       Effect.gen(function* () {
         if (!spaceIds || spaceIds.length === 0) return yield* knowledge.search(caller, { q: query, limit })
         const perSpace = yield* Effect.forEach([...new Set(spaceIds)], (knowledgeSpaceId) => knowledge.search(caller, { q: query, knowledgeSpaceId, limit }))

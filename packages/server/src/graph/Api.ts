@@ -108,7 +108,8 @@ export const Curation = Schema.Struct({
 
 export const GraphSettings = Schema.Struct({
   knowledgeSpaceId: Schema.UUID,
-  indexingEnabled: Schema.Boolean.annotations({ description: "When on, every new READY version of an asset of the space queues its graph extraction" })
+  indexingEnabled: Schema.Boolean.annotations({ description: "When on, every new READY version of an asset of the space queues its graph extraction" }),
+  retrievalEnabled: Schema.Boolean.annotations({ description: "When on, the assistant's retrieval adds the passages behind the relations of entities a question names" })
 }).annotations({ identifier: "GraphSettings" })
 
 const Name = Schema.Trim.pipe(Schema.minLength(1), Schema.maxLength(200))
@@ -147,7 +148,10 @@ export const SuppressionCurationInput = Body({
   reason: Schema.optional(Reason)
 }).annotations({ identifier: "SuppressionCurationInput" })
 
-export const GraphSettingsInput = Body({ indexingEnabled: Schema.Boolean }).annotations({ identifier: "GraphSettingsInput" })
+export const GraphSettingsInput = Body({
+  indexingEnabled: Schema.optional(Schema.Boolean),
+  retrievalEnabled: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "GraphSettingsInput", description: "Fields left out keep their value" })
 
 export const ExplorerQuery = Query({
   q: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),

@@ -156,19 +156,21 @@ export class GraphJobs extends Effect.Service<GraphJobs>()("lore/GraphJobs", {
       Effect.gen(function* () {
         const scope = yield* evaluator.readScope(caller)
         if (!scope.spaceIds.includes(spaceId)) return yield* new KnowledgeSpaceNotFound({ detail: "No knowledge space with this id that you may see" })
-        return { knowledgeSpaceId: spaceId, indexingEnabled: (yield* repo.indexingEnabled(spaceId))?.indexingEnabled ?? false }
+        const stored = yield* repo.indexingEnabled(spaceId)
+        return { knowledgeSpaceId: spaceId, indexingEnabled: stored?.indexingEnabled ?? false, retrievalEnabled: stored?.retrievalEnabled ?? false }
       })
 
-    const setSettings = (caller: Principal, spaceId: string, input: { indexingEnabled: boolean }) =>
+    const setSettings = (caller: Principal, spaceId: string, input: { indexingEnabled?: boolean | undefined; retrievalEnabled?: boolean | undefined }) =>
       Effect.gen(function* () {
-        yield* settings(caller, spaceId)
+        const current = yield* settings(caller, spaceId)
+        const next = { indexingEnabled: input.indexingEnabled ?? current.indexingEnabled, retrievalEnabled: input.retrievalEnabled ?? current.retrievalEnabled }
         const managed = yield* evaluator.spacesWith(caller, "manager")
         if (!managed.some((space) => space.id === spaceId)) return yield* new NotASpaceManager({ detail: "Only a manager of the knowledge space may change its graph settings" })
         yield* transaction(Effect.gen(function* () {
-          yield* repo.setIndexing(caller.organizationId, spaceId, input.indexingEnabled, actingUserId(caller))
-          yield* audit.record(caller, { action: "graph.settings.update", resourceType: "knowledge_space", resourceId: spaceId, details: { indexingEnabled: input.indexingEnabled } })
+          yield* repo.setIndexing(caller.organizationId, spaceId, next, actingUserId(caller))
+          yield* audit.record(caller, { action: "graph.settings.update", resourceType: "knowledge_space", resourceId: spaceId, details: next })
         }))
-        return { knowledgeSpaceId: spaceId, indexingEnabled: input.indexingEnabled }
+        return { knowledgeSpaceId: spaceId, ...next }
       })
 
     return { index, get, cancel, resume, versionReady, settings, setSettings }

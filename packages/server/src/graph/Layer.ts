@@ -3,6 +3,7 @@ import { GraphCurations } from "./Curations"
 import { GraphExplorerService } from "./Explorer"
 import { GraphJobs } from "./GraphJobs"
 import { GraphRepo } from "./Repo"
+import { GraphRetrieval } from "./Retrieval"
 import { GraphWorkerLive } from "./Worker"
 
 /**
@@ -11,7 +12,7 @@ import { GraphWorkerLive } from "./Worker"
  * queue from the app (built once there).
  */
 export const GraphLive = GraphWorkerLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(GraphJobs.Default, GraphCurations.Default)),
+  Layer.provideMerge(Layer.mergeAll(GraphJobs.Default, GraphCurations.Default, GraphRetrieval.Default)),
   Layer.provideMerge(GraphExplorerService.Default),
   Layer.provideMerge(GraphRepo.Default)
 )

@@ -51,7 +51,24 @@ const ChunkRow = Schema.Struct({ id: Schema.String, content: Schema.String })
 const Staged = Schema.Struct({ chunkId: Schema.String, extraction: Schema.String })
 const EntityKey = Schema.Struct({ id: Schema.String, normalizedName: Schema.String, type: Schema.String })
 const RelationKey = Schema.Struct({ id: Schema.String, sourceEntityId: Schema.String, targetEntityId: Schema.String, type: Schema.String })
-const Flag = Schema.Struct({ indexingEnabled: Schema.Boolean })
+const Flag = Schema.Struct({ indexingEnabled: Schema.Boolean, retrievalEnabled: Schema.Boolean })
+export const GraphPassage = Schema.Struct({
+  citationId: Schema.String,
+  knowledgeAssetId: Schema.String,
+  knowledgeAssetVersionId: Schema.String,
+  knowledgeSpaceId: Schema.String,
+  title: Schema.String,
+  content: Schema.String,
+  sourceId: Schema.String,
+  mediaType: Schema.String,
+  startPage: Schema.NullOr(Schema.Number),
+  endPage: Schema.NullOr(Schema.Number),
+  heading: Schema.NullOr(Schema.String),
+  headingPath: Schema.Array(Schema.String),
+  classification: Schema.String,
+  weight: Schema.Number
+})
+export type GraphPassage = typeof GraphPassage.Type
 
 export const EntityTarget = Schema.Struct({ id: Schema.String, name: Schema.String, type: Schema.String, canonicalId: Schema.String })
 export const RelationTarget = Schema.Struct({ id: Schema.String, sourceEntityId: Schema.String, targetEntityId: Schema.String, type: Schema.String })
@@ -328,11 +345,42 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
         ON CONFLICT (knowledge_space_id) DO UPDATE SET indexing_enabled = graph_space_settings.indexing_enabled`),
 
       indexingEnabled: row("graph.indexingEnabled", Flag, (spaceId: string) => sql`
-        SELECT indexing_enabled FROM graph_space_settings WHERE knowledge_space_id = ${spaceId}`),
-      setIndexing: exec((organizationId: string, spaceId: string, enabled: boolean, userId: string | null) => sql`
-        INSERT INTO graph_space_settings (knowledge_space_id, organization_id, indexing_enabled, updated_by)
-        VALUES (${spaceId}, ${organizationId}, ${enabled}, ${userId})
-        ON CONFLICT (knowledge_space_id) DO UPDATE SET indexing_enabled = EXCLUDED.indexing_enabled, updated_by = EXCLUDED.updated_by, updated_at = now()`),
+        SELECT indexing_enabled, retrieval_enabled FROM graph_space_settings WHERE knowledge_space_id = ${spaceId}`),
+      setIndexing: exec((organizationId: string, spaceId: string, settings: { indexingEnabled: boolean; retrievalEnabled: boolean }, userId: string | null) => sql`
+        INSERT INTO graph_space_settings (knowledge_space_id, organization_id, indexing_enabled, retrieval_enabled, updated_by)
+        VALUES (${spaceId}, ${organizationId}, ${settings.indexingEnabled}, ${settings.retrievalEnabled}, ${userId})
+        ON CONFLICT (knowledge_space_id) DO UPDATE SET indexing_enabled = EXCLUDED.indexing_enabled, retrieval_enabled = EXCLUDED.retrieval_enabled,
+          updated_by = EXCLUDED.updated_by, updated_at = now()`),
+
+      /**
+       * Graph evidence for a question: entities of spaces with graph retrieval on whose normalized name occurs as
+       * words of the (normalized) question, then the visible chunks behind their visible relations, strongest first.
+       */
+      passagesForQuestion: rows("graph.passagesForQuestion", GraphPassage, (organizationId: string, question: string, visible: AccessPredicate, spaceIds: ReadonlyArray<string> | null, limit: number) => sql`
+        WITH matched AS (
+          SELECT e.id FROM graph_entities e
+          JOIN graph_space_settings gs ON gs.knowledge_space_id = e.knowledge_space_id AND gs.retrieval_enabled
+          WHERE e.organization_id = ${organizationId} AND length(e.normalized_name) >= 3
+            ${spaceIds === null ? sql.literal("") : sql`AND e.knowledge_space_id = ANY(${spaceIds}::uuid[])`}
+            AND ${" " + question + " "} LIKE '% ' || e.normalized_name || ' %'
+            AND ${entityVisible(visible, "e")}
+          ORDER BY length(e.normalized_name) DESC, e.id
+          LIMIT 5
+        ),
+        supporting AS (
+          SELECT rm.chunk_id, max(rm.weight) AS weight
+          FROM matched m
+          JOIN graph_relations r ON (r.source_canonical_id = m.id OR r.target_canonical_id = m.id)
+          JOIN graph_relation_mentions rm ON rm.relation_id = r.id
+          WHERE ${relationVisible(visible, "r")}
+          GROUP BY rm.chunk_id
+        )
+        SELECT c.id AS citation_id, c.knowledge_asset_id, c.source_id AS knowledge_asset_version_id, c.knowledge_space_id, s.title, c.content,
+          s.id AS source_id, s.media_type, c.start_page, c.end_page, c.heading, c.heading_path, s.classification, sp.weight::float8 AS weight
+        FROM supporting sp JOIN chunks c ON c.id = sp.chunk_id JOIN sources s ON s.id = c.source_id
+        WHERE c.searchable AND ${visible("c")}
+        ORDER BY sp.weight DESC, c.id
+        LIMIT ${limit}`),
 
       // Curation targets, as the caller may see them (a curator cannot act on what they cannot read).
       entitySeenBy: row("graph.entitySeenBy", EntityTarget, (spaceId: string, entityId: string, visible: AccessPredicate) => sql`
@@ -394,26 +442,32 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
       walk: rows("graph.walk", SeenEntity, (spaceId: string, visible: AccessPredicate, q: string, maxDepth: number, limit: number) => {
         const term = q.trim()
         const pattern = `%${term.replace(/[\\%_]/g, (c) => "\\" + c)}%`
-        const score = term === ""
-          ? sql`1`
-          : sql`CASE
-              WHEN lower(coalesce(e.curated_name, e.name)) = lower(${term}) THEN 4
-              WHEN coalesce(e.curated_name, e.name) ILIKE ${pattern} THEN 3
-              WHEN EXISTS (SELECT 1 FROM graph_entities al WHERE al.canonical_id = e.id AND al.id <> e.id AND al.name ILIKE ${pattern}) THEN 2
-              WHEN e.curated_description ILIKE ${pattern} THEN 1
-              WHEN EXISTS (SELECT 1 FROM graph_entities dm JOIN graph_entity_mentions dgm ON dgm.entity_id = dm.id JOIN chunks dc ON dc.id = dgm.chunk_id
-                           WHERE dm.canonical_id = e.id AND dgm.description ILIKE ${pattern} AND dc.searchable AND ${visible("dc")}) THEN 1
-              ELSE 0 END`
+        // Each way of matching is its own narrow scan (name, alias name, curated description, visible mention
+        // description); scoring every entity of the space with correlated subqueries cost ~50x the bare walk.
+        const candidates = term === ""
+          ? sql`SELECT e.id, 1 AS score FROM graph_entities e
+                WHERE e.knowledge_space_id = ${spaceId} AND e.canonical_id = e.id AND NOT e.suppressed`
+          : sql`SELECT id, max(score) AS score FROM (
+                  SELECT e.id, CASE WHEN lower(coalesce(e.curated_name, e.name)) = lower(${term}) THEN 4
+                                    WHEN coalesce(e.curated_name, e.name) ILIKE ${pattern} THEN 3 ELSE 1 END AS score
+                  FROM graph_entities e
+                  WHERE e.knowledge_space_id = ${spaceId} AND e.canonical_id = e.id AND NOT e.suppressed
+                    AND (coalesce(e.curated_name, e.name) ILIKE ${pattern} OR e.curated_description ILIKE ${pattern})
+                  UNION ALL
+                  SELECT al.canonical_id, 2 FROM graph_entities al
+                  WHERE al.knowledge_space_id = ${spaceId} AND al.canonical_id <> al.id AND al.name ILIKE ${pattern}
+                  UNION ALL
+                  SELECT dm.canonical_id, 1 FROM graph_entity_mentions dgm
+                  JOIN graph_entities dm ON dm.id = dgm.entity_id JOIN chunks dc ON dc.id = dgm.chunk_id
+                  WHERE dm.knowledge_space_id = ${spaceId} AND dgm.description ILIKE ${pattern} AND dc.searchable AND ${visible("dc")}
+                ) hits GROUP BY id`
         return sql`
           WITH RECURSIVE
-          candidates AS (
-            SELECT e.id, e.mention_count, ${score} AS score FROM graph_entities e
-            WHERE e.knowledge_space_id = ${spaceId} AND e.canonical_id = e.id AND NOT e.suppressed
-          ),
+          candidates AS (${candidates}),
           seeds AS (
-            SELECT s.id, s.score, s.mention_count FROM candidates s JOIN graph_entities e ON e.id = s.id
-            WHERE s.score > 0 AND ${entityVisible(visible, "e")}
-            ORDER BY s.score DESC, s.mention_count DESC, s.id
+            SELECT e.id, s.score, e.mention_count FROM candidates s JOIN graph_entities e ON e.id = s.id
+            WHERE ${entityVisible(visible, "e")}
+            ORDER BY s.score DESC, e.mention_count DESC, e.id
             LIMIT ${limit + 1}
           ),
           walk(id, depth) AS (

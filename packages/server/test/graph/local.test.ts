@@ -215,4 +215,23 @@ describe.each(backends)("knowledge graph (LOCAL) on $name", { timeout: 240_000 }
     await ingested(admin, { spaceId: spaces.red!, name: "red-v2.txt", title: "Red", bytes: "Dmitri Volkov flew to Reykjavik with Ingrid Berg.", classification: "PUBLIC", type: "text/plain" })
     await eventually(async () => names(await explore(high, spaces.red!, { q: "", maxDepth: 0, entityLimit: 100 })), (all) => all.includes("Ingrid Berg"), "automatic re-extraction")
   })
+
+  it("adds graph evidence to the assistant's retrieval when the space's graph retrieval is on, access-filtered", async () => {
+    const tool = async (who: Client) => {
+      const reply = await who.call("POST", "/api/assistant/tools/knowledge-search", { query: "Alice Johnson", knowledgeSpaceIds: [spaces.open], limit: 1 })
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+      return reply.body.citations as Array<{ chunkId: string; knowledgeAssetId: string }>
+    }
+    expect(await tool(high)).toHaveLength(1)
+    const on = await admin.call("PUT", `/api/knowledge-spaces/${spaces.open}/graph/settings`, { retrievalEnabled: true })
+    expect(on.body).toMatchObject({ retrievalEnabled: true })
+    const withGraph = await tool(high)
+    expect(withGraph.length).toBeGreaterThan(1)
+    expect(withGraph.map((c) => c.knowledgeAssetId)).toContain(assets.b!.knowledgeAssetId)
+    // The low-clearance user gets nothing from the CONFIDENTIAL document through the graph either.
+    const low1 = await tool(low)
+    expect(low1.map((c) => c.knowledgeAssetId)).not.toContain(assets.b!.knowledgeAssetId)
+    await admin.call("PUT", `/api/knowledge-spaces/${spaces.open}/graph/settings`, { retrievalEnabled: false })
+    expect(await tool(high)).toHaveLength(1)
+  })
 })

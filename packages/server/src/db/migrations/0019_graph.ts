@@ -14,6 +14,8 @@ export default Effect.gen(function* () {
       knowledge_space_id uuid PRIMARY KEY REFERENCES knowledge_spaces(id) ON DELETE CASCADE,
       organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
       indexing_enabled boolean NOT NULL DEFAULT false,
+      -- the assistant's retrieval adds the chunks behind relations of entities named in a question
+      retrieval_enabled boolean NOT NULL DEFAULT false,
       updated_by uuid REFERENCES users(id) ON DELETE SET NULL,
       updated_at timestamptz NOT NULL DEFAULT now()
     )`
@@ -91,6 +93,7 @@ export default Effect.gen(function* () {
     )`
   yield* sql`CREATE INDEX graph_entities_canonical_idx ON graph_entities (canonical_id)`
   yield* sql`CREATE INDEX graph_entities_name_idx ON graph_entities (knowledge_space_id, normalized_name)`
+  yield* sql`CREATE INDEX graph_entities_mentioned_idx ON graph_entities (knowledge_space_id, mention_count DESC, id)`
   yield* sql`
     CREATE TABLE graph_entity_mentions (
       entity_id uuid NOT NULL REFERENCES graph_entities(id) ON DELETE CASCADE,
