@@ -152,12 +152,12 @@ export default async () => {
              total AS (SELECT count(*) AS c FROM ents),
              pairs AS (SELECT DISTINCT a.id AS s, b.id AS t
                        FROM generate_series(1, $2::int) AS g(i) CROSS JOIN total
-                       JOIN ents a ON a.n = 1 + (g.i::bigint * 7919) % total.c
-                       JOIN ents b ON b.n = 1 + (g.i::bigint * 104729 + g.i / 3) % total.c
+                       JOIN ents a ON a.n = 1 + abs(hashtext(g.i::text)::bigint) % total.c
+                       JOIN ents b ON b.n = 1 + abs(hashtext(g.i::text || 'b')::bigint) % total.c
                        WHERE a.id <> b.id)
         INSERT INTO graph_relations (organization_id, knowledge_space_id, source_entity_id, target_entity_id, type, source_canonical_id, target_canonical_id)
         SELECT ks.organization_id, ks.id, s, t, 'RELATED_TO', s, t FROM pairs JOIN knowledge_spaces ks ON ks.id = $1
-        ON CONFLICT DO NOTHING`, [space.id, Math.round(Math.max(0, settings.relations - Number(r)) * 1.7)])
+        ON CONFLICT DO NOTHING`, [space.id, Math.max(0, settings.relations - Number(r))])
       await c.query(`
         WITH ch AS (SELECT id, knowledge_asset_id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS c FROM chunks WHERE knowledge_space_id = $1)
         INSERT INTO graph_entity_mentions (entity_id, chunk_id, knowledge_asset_id, description, acl_generation)
