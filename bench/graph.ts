@@ -159,16 +159,16 @@ export default async () => {
         SELECT ks.organization_id, ks.id, s, t, 'RELATED_TO', s, t FROM pairs JOIN knowledge_spaces ks ON ks.id = $1
         ON CONFLICT DO NOTHING`, [space.id, Math.max(0, settings.relations - Number(r))])
       await c.query(`
-        WITH ch AS (SELECT id, knowledge_asset_id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS c FROM chunks WHERE knowledge_space_id = $1)
-        INSERT INTO graph_entity_mentions (entity_id, chunk_id, knowledge_asset_id, description, acl_generation)
-        SELECT e.id, ch.id, ch.knowledge_asset_id, 'Synthetic description of ' || e.name, 0
+        WITH ch AS (SELECT id, knowledge_asset_id, source_id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS c FROM chunks WHERE knowledge_space_id = $1)
+        INSERT INTO graph_entity_mentions (entity_id, chunk_id, knowledge_asset_id, source_id, description, acl_generation)
+        SELECT e.id, ch.id, ch.knowledge_asset_id, ch.source_id, 'Synthetic description of ' || e.name, 0
         FROM (SELECT id, name, row_number() OVER (ORDER BY id) AS n FROM graph_entities WHERE knowledge_space_id = $1) e
         JOIN ch ON ch.n = 1 + e.n % ch.c
         ON CONFLICT DO NOTHING`, [space.id])
       await c.query(`
-        WITH ch AS (SELECT id, knowledge_asset_id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS c FROM chunks WHERE knowledge_space_id = $1)
-        INSERT INTO graph_relation_mentions (relation_id, chunk_id, knowledge_asset_id, description, keywords, weight, acl_generation)
-        SELECT r.id, ch.id, ch.knowledge_asset_id, 'Synthetic relation', '{review}', 1, 0
+        WITH ch AS (SELECT id, knowledge_asset_id, source_id, row_number() OVER (ORDER BY id) AS n, count(*) OVER () AS c FROM chunks WHERE knowledge_space_id = $1)
+        INSERT INTO graph_relation_mentions (relation_id, chunk_id, knowledge_asset_id, source_id, description, keywords, weight, acl_generation)
+        SELECT r.id, ch.id, ch.knowledge_asset_id, ch.source_id, 'Synthetic relation', '{review}', 1, 0
         FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM graph_relations WHERE knowledge_space_id = $1) r
         JOIN ch ON ch.n = 1 + r.n % ch.c
         ON CONFLICT DO NOTHING`, [space.id])

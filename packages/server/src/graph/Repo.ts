@@ -183,6 +183,22 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
         WHERE vrm.relation_id = ${a}.id AND vrc.searchable AND ${visible("vrc")})))`
     }
 
+    /**
+     * The walk's versions of the two predicates: a mention is visible when its version is one of `vs` (the space's
+     * current READY versions the caller may read, computed once per query), so the chunks are not visited at all.
+     */
+    const entityVisibleByVersion = (e: string): Statement.Fragment => {
+      const a = sql.literal(e)
+      return sql`(NOT ${a}.suppressed AND ${a}.canonical_id = ${a}.id AND (${a}.curated OR EXISTS (
+        SELECT 1 FROM graph_entities vm JOIN graph_entity_mentions vgm ON vgm.entity_id = vm.id
+        WHERE vm.canonical_id = ${a}.id AND vgm.source_id IN (SELECT id FROM vs))))`
+    }
+    const relationVisibleByVersion = (r: string): Statement.Fragment => {
+      const a = sql.literal(r)
+      return sql`(NOT ${a}.suppressed AND ${a}.source_canonical_id <> ${a}.target_canonical_id AND (${a}.curated OR EXISTS (
+        SELECT 1 FROM graph_relation_mentions vrm WHERE vrm.relation_id = ${a}.id AND vrm.source_id IN (SELECT id FROM vs))))`
+    }
+
     const jobs = sql.literal(`SELECT ${jobColumns} FROM graph_jobs j JOIN graph_processing_profiles p ON p.id = j.graph_processing_profile_id`)
 
     return {
@@ -267,9 +283,9 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
         ON CONFLICT (knowledge_space_id, normalized_name, type) DO UPDATE SET name = graph_entities.name
         RETURNING id, normalized_name, type`),
 
-      insertEntityMentions: exec((assetId: string, aclGeneration: number, mentions: ReadonlyArray<EntityMention>) => sql`
-        INSERT INTO graph_entity_mentions (entity_id, chunk_id, knowledge_asset_id, description, acl_generation)
-        SELECT u.e, u.c, ${assetId}, u.d, ${aclGeneration}
+      insertEntityMentions: exec((assetId: string, sourceId: string, aclGeneration: number, mentions: ReadonlyArray<EntityMention>) => sql`
+        INSERT INTO graph_entity_mentions (entity_id, chunk_id, knowledge_asset_id, source_id, description, acl_generation)
+        SELECT u.e, u.c, ${assetId}, ${sourceId}, u.d, ${aclGeneration}
         FROM unnest(${mentions.map((m) => m.entityId)}::uuid[], ${mentions.map((m) => m.chunkId)}::uuid[], ${mentions.map((m) => m.description)}::text[]) AS u(e, c, d)
         ON CONFLICT (entity_id, chunk_id) DO NOTHING`),
 
@@ -280,9 +296,9 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
         ON CONFLICT (knowledge_space_id, source_entity_id, target_entity_id, type) DO UPDATE SET type = graph_relations.type
         RETURNING id, source_entity_id, target_entity_id, type`),
 
-      insertRelationMentions: exec((assetId: string, aclGeneration: number, mentions: ReadonlyArray<RelationMention>) => sql`
-        INSERT INTO graph_relation_mentions (relation_id, chunk_id, knowledge_asset_id, description, keywords, weight, acl_generation)
-        SELECT u.r, u.c, ${assetId}, u.d, ARRAY(SELECT jsonb_array_elements_text(u.k::jsonb)), u.w, ${aclGeneration}
+      insertRelationMentions: exec((assetId: string, sourceId: string, aclGeneration: number, mentions: ReadonlyArray<RelationMention>) => sql`
+        INSERT INTO graph_relation_mentions (relation_id, chunk_id, knowledge_asset_id, source_id, description, keywords, weight, acl_generation)
+        SELECT u.r, u.c, ${assetId}, ${sourceId}, u.d, ARRAY(SELECT jsonb_array_elements_text(u.k::jsonb)), u.w, ${aclGeneration}
         FROM unnest(${mentions.map((m) => m.relationId)}::uuid[], ${mentions.map((m) => m.chunkId)}::uuid[], ${mentions.map((m) => m.description)}::text[],
           ${mentions.map((m) => JSON.stringify(m.keywords))}::text[], ${mentions.map((m) => m.weight)}::real[]) AS u(r, c, d, k, w)
         ON CONFLICT (relation_id, chunk_id) DO NOTHING`),
@@ -463,10 +479,14 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
                 ) hits GROUP BY id`
         return sql`
           WITH RECURSIVE
+          vs AS MATERIALIZED (
+            SELECT s.id FROM knowledge_assets ka JOIN sources s ON s.id = ka.current_source_id
+            WHERE ka.knowledge_space_id = ${spaceId} AND ka.deleted_at IS NULL AND s.status = 'READY' AND s.deleted_at IS NULL AND ${visible("s")}
+          ),
           candidates AS (${candidates}),
           seeds AS (
             SELECT e.id, s.score, e.mention_count FROM candidates s JOIN graph_entities e ON e.id = s.id
-            WHERE ${entityVisible(visible, "e")}
+            WHERE ${entityVisibleByVersion("e")}
             ORDER BY s.score DESC, e.mention_count DESC, e.id
             LIMIT ${limit + 1}
           ),
@@ -475,10 +495,10 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
             UNION
             SELECT CASE WHEN r.source_canonical_id = w.id THEN r.target_canonical_id ELSE r.source_canonical_id END, w.depth + 1
             FROM walk w JOIN graph_relations r ON (r.source_canonical_id = w.id OR r.target_canonical_id = w.id)
-            WHERE w.depth < ${maxDepth} AND ${relationVisible(visible, "r")}
+            WHERE w.depth < ${maxDepth} AND ${relationVisibleByVersion("r")}
               AND EXISTS (SELECT 1 FROM graph_entities n
                           WHERE n.id = CASE WHEN r.source_canonical_id = w.id THEN r.target_canonical_id ELSE r.source_canonical_id END
-                            AND ${entityVisible(visible, "n")})
+                            AND ${entityVisibleByVersion("n")})
           )
           SELECT w.id, min(w.depth) AS depth FROM walk w
           LEFT JOIN seeds s ON s.id = w.id JOIN graph_entities e ON e.id = w.id

@@ -83,7 +83,7 @@ const project = (job: JobRow, staged: ReadonlyArray<{ chunkId: string; extractio
         relationMentions.push({ key, chunkId, description: relation.description, keywords: relation.keywords, weight: relation.weight })
       }
     }
-    yield* repo.insertEntityMentions(job.knowledgeAssetId, aclGeneration, [...entityMentions.values()])
+    yield* repo.insertEntityMentions(job.knowledgeAssetId, job.knowledgeAssetVersionId, aclGeneration, [...entityMentions.values()])
     if (relationKeys.size === 0) return
     const relations = yield* repo.upsertRelations(job.organizationId, job.knowledgeSpaceId, [...relationKeys.values()])
     const relationId = new Map(relations.map((row) => [`${row.sourceEntityId}\u0000${row.targetEntityId}\u0000${row.type}`, row.id]))
@@ -94,7 +94,7 @@ const project = (job: JobRow, staged: ReadonlyArray<{ chunkId: string; extractio
       seen.add(`${id}\u0000${mention.chunkId}`)
       return [{ relationId: id, chunkId: mention.chunkId, description: mention.description, keywords: mention.keywords, weight: mention.weight }]
     })
-    yield* repo.insertRelationMentions(job.knowledgeAssetId, aclGeneration, mentions)
+    yield* repo.insertRelationMentions(job.knowledgeAssetId, job.knowledgeAssetVersionId, aclGeneration, mentions)
   })
 
 const failureOf = (error: unknown) =>

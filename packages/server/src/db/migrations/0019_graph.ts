@@ -99,6 +99,8 @@ export default Effect.gen(function* () {
       entity_id uuid NOT NULL REFERENCES graph_entities(id) ON DELETE CASCADE,
       chunk_id uuid NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
       knowledge_asset_id uuid NOT NULL,
+      -- the version (source) the chunk belongs to: visibility is decided once per version in the explorer's walk
+      source_id uuid NOT NULL,
       description text NOT NULL DEFAULT '',
       acl_generation integer NOT NULL,
       PRIMARY KEY (entity_id, chunk_id)
@@ -131,6 +133,8 @@ export default Effect.gen(function* () {
       relation_id uuid NOT NULL REFERENCES graph_relations(id) ON DELETE CASCADE,
       chunk_id uuid NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
       knowledge_asset_id uuid NOT NULL,
+      -- the version (source) the chunk belongs to: visibility is decided once per version in the explorer's walk
+      source_id uuid NOT NULL,
       description text NOT NULL DEFAULT '',
       keywords text[] NOT NULL DEFAULT '{}',
       weight real NOT NULL DEFAULT 1,
@@ -138,6 +142,8 @@ export default Effect.gen(function* () {
       PRIMARY KEY (relation_id, chunk_id)
     )`
   yield* sql`CREATE INDEX graph_relation_mentions_asset_idx ON graph_relation_mentions (knowledge_asset_id)`
+  yield* sql`CREATE INDEX graph_relation_mentions_source_idx ON graph_relation_mentions (relation_id, source_id)`
+  yield* sql`CREATE INDEX graph_entity_mentions_source_idx ON graph_entity_mentions (entity_id, source_id)`
   yield* sql`
     CREATE TABLE graph_curations (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
