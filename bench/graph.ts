@@ -194,6 +194,7 @@ export default async () => {
   } finally {
     await lore.child.stop()
     rmSync(dataDir, { recursive: true, force: true })
-    await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined)
+    if (process.env.BENCH_GRAPH_KEEP) console.log(`Kept database ${databaseUrl} (BENCH_GRAPH_KEEP)`)
+    else await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined)
   }
 }

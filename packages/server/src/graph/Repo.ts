@@ -186,17 +186,19 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
     /**
      * The walk's versions of the two predicates: a mention is visible when its version is one of `vs` (the space's
      * current READY versions the caller may read, computed once per query), so the chunks are not visited at all.
+     * The COALESCE keeps the IN from being pulled up into a semi-join that scans `vs` for every check: as a
+     * hashed subplan each check is one hash probe (measured at 10k/50k: the walk 145 ms -> 80 ms).
      */
     const entityVisibleByVersion = (e: string): Statement.Fragment => {
       const a = sql.literal(e)
       return sql`(NOT ${a}.suppressed AND ${a}.canonical_id = ${a}.id AND (${a}.curated OR EXISTS (
         SELECT 1 FROM graph_entities vm JOIN graph_entity_mentions vgm ON vgm.entity_id = vm.id
-        WHERE vm.canonical_id = ${a}.id AND vgm.source_id IN (SELECT id FROM vs))))`
+        WHERE vm.canonical_id = ${a}.id AND COALESCE(vgm.source_id IN (SELECT id FROM vs), false))))`
     }
     const relationVisibleByVersion = (r: string): Statement.Fragment => {
       const a = sql.literal(r)
       return sql`(NOT ${a}.suppressed AND ${a}.source_canonical_id <> ${a}.target_canonical_id AND (${a}.curated OR EXISTS (
-        SELECT 1 FROM graph_relation_mentions vrm WHERE vrm.relation_id = ${a}.id AND vrm.source_id IN (SELECT id FROM vs))))`
+        SELECT 1 FROM graph_relation_mentions vrm WHERE vrm.relation_id = ${a}.id AND COALESCE(vrm.source_id IN (SELECT id FROM vs), false))))`
     }
 
     const jobs = sql.literal(`SELECT ${jobColumns} FROM graph_jobs j JOIN graph_processing_profiles p ON p.id = j.graph_processing_profile_id`)
