@@ -65,6 +65,18 @@ describe.each(backends)("knowledge graph (LOCAL) on $name", { timeout: 240_000 }
     expect(typeof graph.authorizationGeneration).toBe("number")
   })
 
+  it("lets only contributors index, and shows a job only to who may see its version", async () => {
+    const denied = await low.call("POST", `/api/knowledge-assets/${assets.a!.knowledgeAssetId}/graph-index`)
+    expect(denied.status).toBe(403)
+    expect(denied.body.code).toBe("NOT_A_GRAPH_INDEXER")
+    expect((await low.call("POST", `/api/knowledge-assets/${assets.b!.knowledgeAssetId}/graph-index`)).body.code).toBe("KNOWLEDGE_ASSET_NOT_FOUND")
+    const job = await graphIndex(admin, assets.b!.knowledgeAssetId)
+    await jobSettled(admin, job.id)
+    expect((await high.call("GET", `/api/knowledge-assets/graph-jobs/${job.id}`)).status).toBe(200)
+    expect((await low.call("GET", `/api/knowledge-assets/graph-jobs/${job.id}`)).body.code).toBe("GRAPH_JOB_NOT_FOUND")
+    expect((await low.call("GET", "/api/knowledge-assets/graph-jobs/not-a-uuid")).status).toBe(400)
+  })
+
   it("shows each user only the entities, descriptions and citations of chunks they may read", async () => {
     const everything = await explore(high, spaces.open!, { q: "Alice Johnson", maxDepth: 2, entityLimit: 100 })
     const partial = await explore(low, spaces.open!, { q: "Alice Johnson", maxDepth: 2, entityLimit: 100 })
