@@ -13,6 +13,8 @@ import { type AccessPredicate, SourcesRepo } from "./SourcesRepo"
 export interface SearchInput {
   readonly q: string
   readonly knowledgeSpaceId?: string | undefined
+  /** Only these spaces (any of them); an empty list matches nothing. */
+  readonly knowledgeSpaceIds?: ReadonlyArray<string> | undefined
   readonly classification?: Classification | undefined
   readonly limit?: number | undefined
   /** Only passages of these sources (versions), still through the caller's access (the assistant's evidence). */
@@ -58,10 +60,12 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
 
     const filtersOf = (input: {
       knowledgeSpaceId?: string | undefined
+      knowledgeSpaceIds?: ReadonlyArray<string> | undefined
       classification?: Classification | undefined
       sourceIds?: ReadonlyArray<string> | undefined
     }): KnowledgeFilters => ({
       knowledgeSpaceId: input.knowledgeSpaceId,
+      knowledgeSpaceIds: input.knowledgeSpaceIds,
       classificationRank: input.classification === undefined ? undefined : classificationRank[input.classification],
       sourceIds: input.sourceIds
     })
