@@ -37,7 +37,10 @@ export default defineCommand({
       const close = () => {
         if (closed) return
         closed = true
-        Promise.allSettled([remote.close(), local.close()]).then(() => resolve(), reject)
+        // Ends the server's session (DELETE), then the streams.
+        remote.terminateSession().catch(() => undefined)
+          .then(() => Promise.allSettled([remote.close(), local.close()]))
+          .then(() => resolve(), reject)
       }
       local.onmessage = (message: JSONRPCMessage) => {
         if (isJSONRPCRequest(message) && message.method === "initialize") pendingInitialize.add(message.id)
@@ -57,8 +60,10 @@ export default defineCommand({
         }
         void local.send(message)
       }
-      remote.onerror = (error) => diagnose(error.message)
-      local.onerror = (error) => diagnose(error.message)
+      // Closing aborts the notification stream: that is no error to report.
+      const report = (error: Error) => (closed || error.name === "AbortError" ? undefined : diagnose(error.message))
+      remote.onerror = report
+      local.onerror = report
       local.onclose = close
       // The agent closing stdin ends the relay (the stdio transport itself does not watch for the end).
       process.stdin.once("end", close)

@@ -1,35 +1,59 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Effect, FiberRef } from "effect"
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, FiberRef, Stream } from "effect"
 import { problemType, titles } from "../domain/Errors"
 import { CurrentRequestId } from "../domain/RequestId"
 import { Authenticator } from "../identity/Authenticator"
-import { makeMcpServerFactory } from "./Server"
+import { authInfoOf } from "./Server"
+import { makeSessions } from "./Sessions"
 
 export const MCP_PATH = "/mcp"
+const SESSION_HEADER = "mcp-session-id"
 
-/** A refusal before MCP starts (authentication, method, body), as problem+json; 401 names the Bearer scheme. */
+/** A refusal before MCP starts (authentication, method), as problem+json; 401 names the Bearer scheme. */
 const problem = (status: number, code: string, detail: string, requestId: string, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(
     { type: problemType(code), title: titles[status] ?? "Error", status, detail, code, ...(requestId ? { requestId } : {}) },
     { status, contentType: "application/problem+json", headers }
   )
 
-/** A JSON-RPC error with no request id, as the transport answers a body it cannot read. */
+/** A JSON-RPC error without a request id, as the SDK's transport answers what it cannot take. */
 const rpcError = (status: number, code: number, message: string) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code, message }, id: null }, { status })
 
+const isInitialize = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))
+
 /**
- * The Model Context Protocol at /mcp: Streamable HTTP, stateless (every POST carries its own credentials and
- * gets a fresh server and transport, answered as JSON), on the SDK's web-standard transport. The caller is
- * authenticated on every request by the API's Authenticator (Bearer token or session cookie with CSRF on
- * POST), so a revoked token or a deactivated user stops at the next request. App.ts mounts it beside the
- * HttpApi with http/RawRoutes.ts. GET (a server-initiated stream) and DELETE (ending a session) have nothing
- * to serve without sessions: 405.
+ * The Model Context Protocol at /mcp: Streamable HTTP on the SDK's web-standard transport (Request in, Response
+ * out), mounted beside the HttpApi by App.ts through http/RawRoutes.ts. Every request is authenticated by the
+ * API's Authenticator (Bearer token, or session cookie with the CSRF header on POST and DELETE): a revoked token
+ * or a deactivated user stops at the next request, whatever session it names.
+ *
+ * - POST initialize opens a session (Mcp-Session-Id, bound to the user); later POSTs name it, GET opens its
+ *   stream of notifications (prompts/list_changed), DELETE ends it. Answers to POSTs are plain JSON.
+ * - A POST that names no session and is not initialize is answered statelessly (a server and transport for that
+ *   request alone): enough for a one-off tools/call from a script.
+ * - An unknown session, or one of another user, is 404: the client initializes again.
  */
 export const makeMcpApp = Effect.gen(function* () {
   const authenticator = yield* Authenticator
-  const serverFor = yield* makeMcpServerFactory
+  const sessions = yield* makeSessions
+  const factory = sessions.factory
+
+  const respond = (response: Response, onEnd?: () => void) => {
+    const contentType = response.headers.get("content-type") ?? undefined
+    const headers: Record<string, string> = { "cache-control": "no-store" }
+    for (const name of [SESSION_HEADER, "allow"]) {
+      const value = response.headers.get(name)
+      if (value) headers[name] = value
+    }
+    if (!response.body) return Effect.succeed(HttpServerResponse.empty({ status: response.status, headers }))
+    const body = Stream.fromReadableStream({ evaluate: () => response.body!, onError: (error) => error }).pipe(
+      Stream.ensuring(Effect.sync(() => onEnd?.()))
+    )
+    return Effect.succeed(HttpServerResponse.stream(body, { status: response.status, headers, ...(contentType ? { contentType } : {}) }))
+  }
 
   const serve = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -40,34 +64,49 @@ export const makeMcpApp = Effect.gen(function* () {
       return problem(failure.status, failure.code, failure.detail, requestId, failure.status === 401 ? { "www-authenticate": `Bearer realm="lore", error="invalid_token"` } : {})
     }
     const caller = authenticated.right
-    if (request.method !== "POST") {
-      return problem(405, "METHOD_NOT_ALLOWED", "This MCP endpoint is stateless: send JSON-RPC messages with POST (there is no session stream to GET or DELETE)", requestId, { allow: "POST" })
+    if (!["POST", "GET", "DELETE"].includes(request.method)) {
+      return problem(405, "METHOD_NOT_ALLOWED", "MCP takes POST (messages), GET (a session's notification stream) and DELETE (ending a session)", requestId, { allow: "POST, GET, DELETE" })
     }
-    const text = yield* Effect.either(request.text)
-    if (text._tag === "Left") return rpcError(400, -32700, "Parse error: the body could not be read")
     let body: unknown
-    try {
-      body = JSON.parse(text.right)
-    } catch {
-      return rpcError(400, -32700, "Parse error: Invalid JSON")
+    if (request.method === "POST") {
+      const text = yield* Effect.either(request.text)
+      if (text._tag === "Left") return rpcError(400, -32700, "Parse error: the body could not be read")
+      try {
+        body = JSON.parse(text.right)
+      } catch {
+        return rpcError(400, -32700, "Parse error: Invalid JSON")
+      }
     }
     const url = new URL(request.url, `http://${request.headers.host ?? "localhost"}`)
     const headers = new Headers()
     for (const [key, value] of Object.entries(request.headers)) headers.set(key, value)
+    const web = new Request(url, { method: request.method, headers })
     const runtime = yield* Effect.runtime<never>()
-    const server = serverFor(caller, runtime)
+    const options = { authInfo: authInfoOf({ caller, runtime }), ...(body === undefined ? {} : { parsedBody: body }) }
+    const sessionId = request.headers[SESSION_HEADER]
+
+    if (sessionId !== undefined) {
+      const session = sessions.find(sessionId, caller)
+      if (!session) return rpcError(404, -32001, "Session not found: initialize a new one")
+      if (request.method === "GET") {
+        session.streams += 1
+        const response = yield* Effect.promise(() => session.transport.handleRequest(web, options))
+        if (!response.body) session.streams -= 1
+        return yield* respond(response, () => (session.streams -= 1))
+      }
+      return yield* respond(yield* Effect.promise(() => session.transport.handleRequest(web, options)))
+    }
+    if (request.method === "POST" && isInitialize(body)) {
+      const { server, transport } = sessions.open(caller)
+      yield* Effect.promise(() => server.connect(transport))
+      return yield* respond(yield* Effect.promise(() => transport.handleRequest(web, options)))
+    }
+    if (request.method !== "POST") return rpcError(400, -32000, `Bad Request: ${request.method} needs an ${SESSION_HEADER} header`)
+    const server = factory.make()
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     yield* Effect.promise(() => server.connect(transport))
-    const response = yield* Effect.promise(() => transport.handleRequest(new Request(url, { method: "POST", headers }), { parsedBody: body })).pipe(
-      Effect.ensuring(Effect.promise(() => server.close()))
-    )
-    const answer = new Uint8Array(yield* Effect.promise(() => response.arrayBuffer()))
-    const contentType = response.headers.get("content-type")
-    return HttpServerResponse.uint8Array(answer, {
-      status: response.status,
-      ...(contentType ? { contentType } : {}),
-      headers: { "cache-control": "no-store" }
-    })
+    const response = yield* Effect.promise(() => transport.handleRequest(web, options)).pipe(Effect.ensuring(Effect.promise(() => server.close())))
+    return yield* respond(response)
   })
 
   return serve.pipe(

@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { PromptListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { zipSync } from "fflate"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createAsset, draftOf, ok, type Person, promptPayload, startWorld, workInstructionPayload, type World } from "../assets/support"
@@ -97,6 +98,19 @@ describe("MCP over Streamable HTTP", { timeout: 120_000 }, () => {
     await expect(connect("lore_pat_forged")).rejects.toThrow()
   })
 
+  it("keeps a session per user: another user's session id is unknown, a one-off POST without one is answered", async () => {
+    const client = await connect(viewer.token)
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!
+    expect(sessionId).toMatch(UUID)
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" }
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" })
+    const stolen = await fetch(`${world.server.url}/mcp`, { method: "POST", headers: { ...headers, authorization: `Bearer ${outsider.token}`, "mcp-session-id": sessionId }, body })
+    expect(stolen.status).toBe(404)
+    const oneOff = await fetch(`${world.server.url}/mcp`, { method: "POST", headers: { ...headers, authorization: `Bearer ${outsider.token}` }, body })
+    expect(oneOff.status).toBe(200)
+    expect(((await oneOff.json()) as any).result.tools).toHaveLength(7)
+  })
+
   it("initializes and lists the seven tools with their JSON schemas", async () => {
     const client = await connect(viewer.token)
     expect(client.getServerVersion()?.name).toBe("lore")
@@ -166,12 +180,27 @@ describe("MCP over Streamable HTTP", { timeout: 120_000 }, () => {
     expect(got.messages[0]!.content).toMatchObject({ type: "text", text: expect.stringContaining("Summarize incident INC-9") })
     await expect(client.getPrompt({ name: "ops.incident-brief", arguments: {} })).rejects.toThrow(/INVALID_VARIABLES/)
 
+    // The session's GET stream hears prompts/list_changed when a release is made or withdrawn; the outsider's does not.
+    let changes = 0
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      changes += 1
+    })
+    let outsiderChanges = 0
+    const bystander = await connect(outsider.token)
+    bystander.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      outsiderChanges += 1
+    })
+    await new Promise((resolve) => setTimeout(resolve, 500))
     const extra = await released(await world.person("mcp-reviewer2@example.com", { relation: "viewer", roles: ["ASSET_REVIEWER"] }), {
       type: "PROMPT_TEMPLATE", namespace: "ops", slug: "retro", knowledgeSpaceId: world.spaceId, draft: draftOf(promptPayload(), { title: "Retro" })
     })
+    await eventually(async () => changes, (n) => n >= 1, "prompts/list_changed after a release", 15_000)
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["ops.incident-brief", "ops.retro"])
+    const before = changes
     await ok(owner.call("POST", `/api/assets/${extra.assetId}/withdrawal`, { releaseId: extra.releaseId, reason: "retired" }))
+    await eventually(async () => changes, (n) => n > before, "prompts/list_changed after a withdrawal", 15_000)
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["ops.incident-brief"])
+    expect(outsiderChanges).toBe(0)
     await expect(client.getPrompt({ name: "ops.retro", arguments: {} })).rejects.toThrow(/PROMPT_NOT_FOUND/)
   })
 
