@@ -61,7 +61,7 @@ export const makeMcpApp = Effect.gen(function* () {
     const authenticated = yield* Effect.either(authenticator.authenticate(request))
     if (authenticated._tag === "Left") {
       const failure = authenticated.left
-      return problem(failure.status, failure.code, failure.detail, requestId, failure.status === 401 ? { "www-authenticate": `Bearer realm="lore", error="invalid_token"` } : {})
+      return problem(failure.status, failure.code, failure.detail, requestId, failure.status === 401 ? { "www-authenticate": failure.code === "UNAUTHENTICATED" ? `Bearer realm="lore"` : `Bearer realm="lore", error="invalid_token"` } : {})
     }
     const caller = authenticated.right
     if (!["POST", "GET", "DELETE"].includes(request.method)) {
