@@ -1,6 +1,4 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { type JSONRPCMessage, isJSONRPCRequest, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { defineCommand } from "../command"
 import { cliVersion } from "../context"
 import { notAuthenticated } from "../errors"
@@ -25,6 +23,12 @@ export default defineCommand({
     if (!target.token) {
       throw notAuthenticated(`no token for ${target.server} (profile ${runtime.profileName}): set LORE_TOKEN or run 'lore login --server ${target.server} --token <token>'`)
     }
+    // Loaded here, not with the program: every other command starts without the MCP SDK (and zod).
+    const [{ StdioServerTransport }, { StreamableHTTPClientTransport }, { isJSONRPCRequest, isJSONRPCResultResponse }] = await Promise.all([
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/types.js")
+    ])
     const remote = new StreamableHTTPClientTransport(new URL(`${target.server}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${target.token}`, "user-agent": `lore-cli/${cliVersion} node/${process.versions.node} (mcp)` } }
     })
