@@ -1,6 +1,7 @@
 import { createLoreClient, type LoreClient } from "@lore/sdk"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { PromptListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { zipSync } from "fflate"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,6 +19,7 @@ let admin: LoreClient
 let dir: string
 let home: string
 const skill = { assetId: "", releaseId: "" }
+let spaceId = ""
 const text = (value: string) => new TextEncoder().encode(value)
 
 const releaseSkill = async (spaceId: string, name: string, version: string) => {
@@ -34,6 +36,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "lore-cli-mcp-home-"))
   dir = mkdtempSync(join(tmpdir(), "lore-cli-mcp-"))
   const space = await admin.admin.spaces.create({ key: "tooling", name: "Tooling" })
+  spaceId = space.id
   const policy = await admin.assets.policy(space.id)
   await admin.assets.setPolicy(space.id, { requiredApprovals: 1, directReleaseAllowed: true, version: policy.version })
   Object.assign(skill, await releaseSkill(space.id, "lint-fixer", "1.0.0"))
@@ -68,6 +71,24 @@ describe("lore mcp and lore skills sync", { timeout: 120_000 }, () => {
       const refused = (await client.callTool({ name: "asset_show", arguments: { assetId: "00000000-0000-4000-8000-000000000000" } })) as any
       expect(refused).toMatchObject({ isError: true, structuredContent: { code: "ASSET_NOT_FOUND" } })
       expect((await client.listPrompts()).prompts).toEqual([])
+      // A prompt released meanwhile: the server's notification comes through the relay, then the prompt is listed.
+      let changes = 0
+      client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+        changes += 1
+      })
+      const payload = {
+        objective: "Write a commit message", audience: "Developers", systemInstruction: "Be brief.", userTemplate: "Describe {{change}}.",
+        variables: [{ name: "change", type: "STRING", required: true, sensitive: false }], outputContract: {}, knowledgeRequirements: [], knownLimitations: ""
+      }
+      const draft = { title: "Commit message", summary: "Writes commit messages", classification: "INTERNAL" as const, schemaVersion: "1", payload: JSON.stringify(payload) }
+      const asset = await admin.assets.create({ type: "PROMPT_TEMPLATE", namespace: "dev", slug: "commit-message", knowledgeSpaceId: spaceId, draft })
+      await admin.assets.directRelease(asset.id, { versionLabel: "1.0.0", changeNote: "ship", lockVersion: asset.draft!.lockVersion })
+      for (let waited = 0; changes === 0 && waited < 15_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(changes).toBeGreaterThan(0)
+      const { prompts } = await client.listPrompts()
+      expect(prompts.map((p) => p.name)).toEqual(["dev.commit-message"])
+      const got = await client.getPrompt({ name: "dev.commit-message", arguments: { change: "the MCP relay" } })
+      expect(got.messages[0]!.content).toMatchObject({ text: "Be brief.\n\nDescribe the MCP relay." })
       const read = await client.readResource({ uri: "lore://skills/dev/lint-fixer/1.0.0/SKILL.md" })
       expect(read.contents[0]).toMatchObject({ text: expect.stringContaining("name: lint-fixer") })
     } finally {

@@ -111,6 +111,21 @@ describe("MCP over Streamable HTTP", { timeout: 120_000 }, () => {
     expect(((await oneOff.json()) as any).result.tools).toHaveLength(7)
   })
 
+  it("takes a browser session cookie too, with the CSRF header on POST", async () => {
+    const signIn = await fetch(`${world.server.url}/api/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: viewer.token }) })
+    expect(signIn.status).toBe(201)
+    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith("lore_session="))!.split(";")[0]!
+    const { token: csrf } = (await (await fetch(`${world.server.url}/api/session/csrf`, { headers: { cookie } })).json()) as { token: string }
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", cookie }
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "knowledge_search", arguments: { query: WORD } } })
+    const refused = await fetch(`${world.server.url}/mcp`, { method: "POST", headers, body })
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as any).code).toBe("CSRF_TOKEN_INVALID")
+    const answered = await fetch(`${world.server.url}/mcp`, { method: "POST", headers: { ...headers, "x-csrf-token": csrf }, body })
+    expect(answered.status).toBe(200)
+    expect(((await answered.json()) as any).result.structuredContent.hits[0].title).toBe("Pager handbook")
+  })
+
   it("initializes and lists the seven tools with their JSON schemas", async () => {
     const client = await connect(viewer.token)
     expect(client.getServerVersion()?.name).toBe("lore")
@@ -150,6 +165,11 @@ describe("MCP over Streamable HTTP", { timeout: 120_000 }, () => {
     expect(recommended.structuredContent.recommendations[0]).toMatchObject({ assetId: instruction.assetId, releaseId: instruction.releaseId })
     const rendered = await call(client, "prompt_render", { ...prompt, variables: { incident_id: "INC-7", date: "2026-02-03", severity: "SEV2" } })
     expect(rendered.structuredContent.result.userPrompt).toContain("Summarize incident INC-7")
+    // Audited as over /api, by the caller, with the HTTP request's id.
+    const audit = await ok(world.admin("GET", `/api/admin/audit?resourceType=asset&resourceId=${prompt.assetId}`))
+    const renders = audit.items.filter((e: any) => e.action === "asset.prompt.render" && e.actorUserId === viewer.id)
+    expect(renders).toHaveLength(1)
+    expect(renders[0].requestId).toEqual(expect.any(String))
     const read = await call(client, "work_instruction_read", instruction)
     expect(read.structuredContent.instruction).toMatchObject({ assetId: instruction.assetId, title: "Pager rotation" })
     expect(read.structuredContent.instruction.instruction.steps).toHaveLength(2)
