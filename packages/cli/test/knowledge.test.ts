@@ -154,6 +154,13 @@ describe("lore sources, search, catalog and cite", () => {
     expect(plain.stdout).toContain("1. handbook › Travel handbook › Per diem")
     expect(plain.stdout).toContain(`citation ${citationId}`)
     expect(plain.stdout).toContain("forty-two euros")
+    // The next page: the terminal says how to get it, and --offset gets it ("travel" is in both sections' heading path).
+    const both = (await lore(["search", "travel per diem", "--json"], { env: env() })).json().evidence.map((hit: { citationId: string }) => hit.citationId)
+    expect(both).toHaveLength(2)
+    expect((await lore(["search", "travel per diem", "--limit", "1"], { env: env() })).stdout).toContain("More results: add --offset 1")
+    const second = await lore(["search", "travel per diem", "--limit", "1", "--offset", "1", "--json"], { env: env() })
+    expect(second.json()).toMatchObject({ nextOffset: null })
+    expect(second.json().evidence.map((hit: { citationId: string }) => hit.citationId)).toEqual([both[1]])
 
     const none = await lore(["search", "xylophone zeppelin", "--json"], { env: env() })
     expect(none.json().evidence).toEqual([])
@@ -259,7 +266,8 @@ describe("usage errors of the knowledge commands", () => {
     [["sources", "list", "--limit", "5", "--all"], "--all"],
     [["sources", "show", "not-a-uuid"], "not a source id"],
     [["search", "   "], "empty"],
-    [["search", "x", "--limit", "51"], "1 to 50"],
+    [["search", "x", "--limit", "101"], "1 to 100"],
+    [["search", "x", "--offset", "500"], "0 to 499"],
     [["cite", "not-a-uuid"], "not a citation id"],
     [["cite", "00000000-0000-4000-8000-000000000000", "--output", "x"], "--content"]
   ])("exit 2 for %j", async (args, message) => {

@@ -24,10 +24,11 @@ const evidenceBlocks = (evidence: Evidence, rank: number): ReadonlyArray<Block> 
   ]
 }
 
-export const searchView = (query: string) => (result: SearchResult): View => {
+export const searchView = (query: string, offset = 0) => (result: SearchResult): View => {
   if (result.evidence.length === 0) return [{ kind: "message", text: `No passages you can see match "${query}".` }]
   const blocks: Array<Block> = [{ kind: "line", spans: [{ text: `${plural(result.evidence.length, "result")} for "${query}" (${result.mode} search)`, tone: "muted" }] }]
-  result.evidence.forEach((evidence, index) => blocks.push({ kind: "blank" }, ...evidenceBlocks(evidence, index + 1)))
+  result.evidence.forEach((evidence, index) => blocks.push({ kind: "blank" }, ...evidenceBlocks(evidence, offset + index + 1)))
+  if (result.nextOffset !== null) blocks.push({ kind: "blank" }, { kind: "line", spans: [{ text: `More results: add --offset ${result.nextOffset}`, tone: "muted" }] })
   return blocks
 }
 
@@ -37,6 +38,7 @@ export default defineCommand({
   examples: [
     "lore search \"how many vacation days do I get?\"",
     "lore search \"per diem Lisbon\" --space general --limit 5",
+    "lore search \"per diem Lisbon\" --limit 5 --offset 5",
     "lore --json search \"expense policy\" | jq -r '.evidence[0].citationId'"
   ],
   configure: (command) =>
@@ -44,19 +46,20 @@ export default defineCommand({
       .argument("<query>", "a question or keywords (quote it)")
       .option("--space <key|id>", "only this knowledge space")
       .option("--classification <level>", `only passages of this classification: ${classificationValues.join(", ")}`, oneOf(classificationValues))
-      .option("--limit <n>", "at most this many results (1-50, default: the server's)", parseCount(1, 50)),
+      .option("--limit <n>", "at most this many results (1-100, default: the server's)", parseCount(1, 100))
+      .option("--offset <n>", "skip this many of the best results (the next page; results stop at rank 500)", parseCount(0, 499)),
   run: async (runtime, command) => {
     const [query] = command.processedArgs as [string]
     const q = nonEmpty(query, "the query")
-    const flags = command.opts<{ space?: string; classification?: Classification; limit?: number }>()
+    const flags = command.opts<{ space?: string; classification?: Classification; limit?: number; offset?: number }>()
     const lore = runtime.client({ requireToken: true })
     await present(runtime, {
       progress: "Searching",
       run: async () => {
         const space = flags.space ? await resolveSpace(lore, flags.space, "read") : undefined
-        return lore.knowledge.search({ q, knowledgeSpaceId: space?.id, classification: flags.classification, limit: flags.limit })
+        return lore.knowledge.search({ q, knowledgeSpaceId: space?.id, classification: flags.classification, limit: flags.limit, offset: flags.offset })
       },
-      view: searchView(q)
+      view: searchView(q, flags.offset)
     })
   }
 })

@@ -2,10 +2,13 @@ import type { LoreFetchClient } from "../fetchClient"
 import { download, type DownloadedFile } from "../download"
 import { toQuery } from "../query"
 import { unwrap } from "../response"
-import type { CatalogEntry, CitationExcerpt, SearchResult } from "../generated/openapi"
+import type { CatalogEntry, CitationExcerpt, Evidence, SearchResult } from "../generated/openapi"
 import type { QueryOf } from "../operations"
 
-/** `q` (1..1000 characters), and optionally `knowledgeSpaceId`, `classification`, `limit` (1..50). */
+/**
+ * `q` (1..10,000 characters; a long question is searched by its most informative terms), and optionally
+ * `knowledgeSpaceId`, `classification`, `limit` (1..100) and `offset` (paging; results stop at rank 500).
+ */
 export type SearchQuery = QueryOf<"search">
 export type CatalogQuery = QueryOf<"catalog">
 
@@ -16,6 +19,16 @@ export class KnowledgeArea {
   /** Ranked passages (evidence) with citation ids; `mode` says lexical or hybrid. */
   async search(query: SearchQuery): Promise<SearchResult> {
     return unwrap(this.client.GET("/api/knowledge/search", { params: { query: { ...toQuery(query), q: query.q } } }))
+  }
+
+  /** Every result, page after page (`limit` per request), lazily: `for await (const hit of lore.knowledge.searchAll({ q }))`. */
+  async *searchAll(query: Omit<SearchQuery, "offset">): AsyncGenerator<Evidence, void, undefined> {
+    let offset: number | null = 0
+    while (offset !== null) {
+      const page: SearchResult = await this.search({ ...query, offset })
+      yield* page.evidence
+      offset = page.nextOffset !== null && page.nextOffset > offset ? page.nextOffset : null
+    }
   }
 
   /** The latest visible version of each knowledge asset. */

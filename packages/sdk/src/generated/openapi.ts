@@ -3367,6 +3367,8 @@ export interface components {
             requestId: string;
             mode: components["schemas"]["SearchMode"];
             evidence: components["schemas"]["Evidence"][];
+            /** @description The offset of the next page, or null when there is none or it would pass rank 500 */
+            nextOffset: components["schemas"]["Int"] | null;
         };
         /**
          * @description hybrid when an embedding model is configured
@@ -9124,11 +9126,12 @@ export interface operations {
     "knowledge.search": {
         parameters: {
             query: {
-                /** @description a string at most 1000 character(s) long */
+                /** @description A question or keywords, up to 10000 characters; a long one is searched by its most informative terms */
                 q: string;
                 knowledgeSpaceId?: components["schemas"]["UUID"];
                 classification?: components["schemas"]["Classification"];
                 limit?: number;
+                offset?: number;
             };
             header?: never;
             path?: never;

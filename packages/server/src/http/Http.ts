@@ -16,6 +16,12 @@ const routes = routeTable(LoreApi)
 export const EndpointAccessLive = Layer.succeed(EndpointAccessTable, endpointAccessTable(LoreApi))
 
 /**
+ * Request line and headers together. Node's 16 KiB default would refuse a search question near its
+ * 10,000-character limit once percent-encoded (up to 9 bytes a character for non-Latin text) with a bare 431.
+ */
+const MAX_HEADER_BYTES = 128 * 1024
+
+/**
  * The HTTP server over the API's handlers (assembled by the app from each area's Http.ts). Its socket
  * opens only once the API (and so the database and migrations below it) is ready: requests that arrived
  * during migration would otherwise hang.
@@ -26,7 +32,7 @@ export const serveApi = <E, R>(handlers: Layer.Layer<HttpApi.Api, E, R>) =>
       HttpApiBuilder.serve(problemJson({ routes, maxJsonBytes: settings.maxJsonBytes, maxUploadBytes: settings.maxUploadBytes })).pipe(
         Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
         Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
+        Layer.provideMerge(NodeHttpServer.layer(() => createServer({ maxHeaderSize: MAX_HEADER_BYTES }), { port: settings.port, host: settings.host })),
         Layer.provide(Layer.provide(handlers, bodyLimits(settings.bodyStallMs)))
       )
     )

@@ -84,6 +84,12 @@ export const UploadQuery = Query({
 
 export const Upload = HttpApiSchema.Multipart(Schema.Struct({ file: Multipart.SingleFileSchema }))
 
+/** Search limits (docs/decisions.md "Long questions and paging of search results"). */
+export const SEARCH_MAX_QUERY_CHARS = 10_000
+export const SEARCH_MAX_LIMIT = 100
+/** Results are ranked this deep at most: offset + limit never passes it. */
+export const SEARCH_MAX_DEPTH = 500
+
 export const Evidence = Schema.Struct({
   citationId: Schema.UUID,
   knowledgeAssetId: Schema.UUID,
@@ -106,14 +112,21 @@ export const Evidence = Schema.Struct({
 export const SearchResult = Schema.Struct({
   requestId: Schema.String,
   mode: Schema.Literal("lexical", "hybrid").annotations({ identifier: "SearchMode", description: "hybrid when an embedding model is configured" }),
-  evidence: Schema.Array(Evidence)
+  evidence: Schema.Array(Evidence),
+  nextOffset: Schema.NullOr(Schema.Int).annotations({
+    description: `The offset of the next page, or null when there is none or it would pass rank ${SEARCH_MAX_DEPTH}`
+  })
 }).annotations({ identifier: "SearchResult" })
 
 export const SearchQuery = Query({
-  q: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(1000)),
+  // Not trimmed-or-refused: a pasted paragraph often ends with a newline.
+  q: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(SEARCH_MAX_QUERY_CHARS), Schema.pattern(/\S/, { message: () => "must contain a word" })).annotations({
+    description: `A question or keywords, up to ${SEARCH_MAX_QUERY_CHARS} characters; a long one is searched by its most informative terms`
+  }),
   knowledgeSpaceId: Schema.optional(Schema.UUID),
   classification: Schema.optional(Classification),
-  limit: Schema.optional(IntegerParam(1, 50))
+  limit: Schema.optional(IntegerParam(1, SEARCH_MAX_LIMIT)),
+  offset: Schema.optional(IntegerParam(0, SEARCH_MAX_DEPTH - 1))
 })
 
 export const CatalogEntry = Schema.Struct({

@@ -6,7 +6,8 @@ import { EmbeddingIndexRepo } from "./EmbeddingIndexRepo"
 import { embeddingText } from "./Reembedding"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobFailure } from "../jobs/Model"
-import { IngestSource, PurgeSource } from "./Jobs"
+import { JobQueue } from "../jobs/JobQueue"
+import { IngestSource, PurgeSource, RefreshSearchStatistics } from "./Jobs"
 import { classificationRank } from "../domain/Model"
 import { type Chunk, chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
 import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
@@ -39,6 +40,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     const embeddings = yield* Embeddings
     const embeddingIndex = yield* EmbeddingIndex
     const indexRepo = yield* EmbeddingIndexRepo
+    const queue = yield* JobQueue
     const source = yield* repo.load(sourceId)
     if (!source || source.deletedAt !== null || source.status === "READY") return
 
@@ -119,6 +121,18 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     yield* Effect.logInfo("source ingested").pipe(
       Effect.annotateLogs({ sourceId, chunks: chunks.length, pages: parsed.document.pageCount, generations: embedded.length })
     )
+    // A bulk load must not leave search planning on stale (or no) statistics: one refresh at a time, when due.
+    if (yield* index.statisticsStale) {
+      yield* queue.enqueueJob(RefreshSearchStatistics, {}, { dedupeKey: "search-statistics", maxAttempts: 3 })
+    }
+  })
+
+const refreshStatistics = () =>
+  Effect.gen(function* () {
+    const index = yield* SearchIndexRepo
+    if (!(yield* index.statisticsStale)) return
+    yield* index.refreshStatistics
+    yield* Effect.logInfo("search statistics refreshed")
   })
 
 const purge = ({ sourceId }: { sourceId: string }) =>
@@ -135,5 +149,6 @@ export const IngestionLive = Layer.effectDiscard(
     const handlers = yield* JobHandlers
     yield* handlers.registerJob(IngestSource, ingest)
     yield* handlers.registerJob(PurgeSource, purge)
+    yield* handlers.registerJob(RefreshSearchStatistics, refreshStatistics)
   })
 )

@@ -2,6 +2,7 @@ import { Effect, FiberRef } from "effect"
 import { Embeddings } from "../ai/Embeddings"
 import { AccessEvaluator, type ReadScope } from "../access/Evaluator"
 import { type Classification, classificationRank } from "../domain/Model"
+import { SEARCH_MAX_DEPTH } from "./Api"
 import { CitationNotFound } from "./Errors"
 import { CurrentRequestId } from "../domain/RequestId"
 import type { Principal } from "../domain/Principal"
@@ -17,6 +18,8 @@ export interface SearchInput {
   readonly knowledgeSpaceIds?: ReadonlyArray<string> | undefined
   readonly classification?: Classification | undefined
   readonly limit?: number | undefined
+  /** Skips this many of the best results (paging); offset + limit stops at SEARCH_MAX_DEPTH. */
+  readonly offset?: number | undefined
   /** Only passages of these sources (versions), still through the caller's access (the assistant's evidence). */
   readonly sourceIds?: ReadonlyArray<string> | undefined
 }
@@ -32,7 +35,8 @@ const stopwords = new Set("a an and are as at be by for from has have how i in i
 
 /** Query words found in the passage, as written there, for highlighting. */
 const highlightsOf = (query: string, content: string) => {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.filter((w) => w.length > 2 && !stopwords.has(w)) ?? []
+  // Distinct words, and few enough that a pasted paragraph does not make highlighting quadratic.
+  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.filter((w) => w.length > 2 && !stopwords.has(w)))].slice(0, 100)
   const found = new Set<string>()
   for (const token of content.match(/[\p{L}\p{N}]+/gu) ?? []) {
     const lower = token.toLowerCase()
@@ -93,7 +97,10 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     const search = (caller: Principal, input: SearchInput) =>
       Effect.gen(function* () {
         const requestId = yield* FiberRef.get(CurrentRequestId)
-        const limit = input.limit ?? 10
+        const offset = Math.min(input.offset ?? 0, SEARCH_MAX_DEPTH)
+        const limit = Math.min(input.limit ?? 10, SEARCH_MAX_DEPTH - offset)
+        // One more than the page, to know whether a next page exists.
+        const depth = Math.min(offset + limit + 1, SEARCH_MAX_DEPTH)
         const access = accessOf(yield* evaluator.readScope(caller))
         const filters = filtersOf(input)
         // Vectors of the active generation only, and a question embedded with that generation's model.
@@ -102,10 +109,10 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const hybrid = generation !== undefined && queryProfile !== undefined
         const [lexical, nearest] = yield* Effect.all(
           [
-            lexicalRanking(caller.organizationId, input.q, access, filters, hybrid ? CANDIDATES : limit),
+            lexicalRanking(caller.organizationId, input.q, access, filters, hybrid ? Math.max(CANDIDATES, depth) : depth),
             hybrid
               ? embeddings.embed(caller.organizationId, "QUERY_EMBEDDING", queryProfile, [input.q], "query").pipe(
-                Effect.flatMap(([query]) => index.nearest(caller.organizationId, generation.id, query!, access.visible, filters, CANDIDATES)),
+                Effect.flatMap(([query]) => index.nearest(caller.organizationId, generation.id, query!, access.visible, filters, Math.max(CANDIDATES, depth))),
                 // A provider outage degrades search to lexical rather than failing it.
                 Effect.catchAll((error) => Effect.as(Effect.logWarning("query embedding failed; lexical only", error), null))
               )
@@ -121,14 +128,17 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
           const entry = fused.get(hit.id) ?? { score: 0, lexicalRank: null, vectorRank: null }
           fused.set(hit.id, { ...entry, score: entry.score + 1 / (RRF_K + i + 1), vectorRank: i + 1 })
         })
-        const ranked = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, limit)
+        const all = [...fused.entries()].sort((a, b) => b[1].score - a[1].score)
+        const ranked = all.slice(offset, offset + limit)
+        const nextOffset = all.length > offset + limit && offset + limit < SEARCH_MAX_DEPTH ? offset + limit : null
         const details = new Map((yield* index.details(caller.organizationId, ranked.map(([id]) => id), access.visible)).map((d) => [d.id, d]))
         yield* Effect.logInfo("knowledge search").pipe(
-          Effect.annotateLogs({ requestId, mode, lexical: lexical.length, vector: vector.length, returned: ranked.length })
+          Effect.annotateLogs({ requestId, mode, lexical: lexical.length, vector: vector.length, offset, returned: ranked.length })
         )
         return {
           requestId,
           mode,
+          nextOffset,
           evidence: ranked.flatMap(([id, rank]) => {
             const chunk = details.get(id)
             return chunk ? [toEvidence(chunk, rank, input.q)] : []

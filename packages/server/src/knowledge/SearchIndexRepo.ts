@@ -1,7 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Database } from "../db/Sql"
-import { exec, rows } from "../db/Rows"
+import { exec, row, rows } from "../db/Rows"
 import { Classification } from "../domain/Model"
 import { type AccessPredicate, seenVersion } from "./SourcesRepo"
 
@@ -71,6 +71,18 @@ export const ChunkDetail = Schema.Struct({
 export type ChunkDetail = typeof ChunkDetail.Type
 
 const Neighbour = Schema.Struct({ ordinal: Schema.Number, content: Schema.String })
+
+/** pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted. */
+const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Schema.Number })
+
+/** Below this many searchable chunks, tables are small enough that statistics do not matter. */
+const STATISTICS_MIN_CHUNKS = 100
+
+/**
+ * A long question (a pasted paragraph) is reduced to this many of its most informative terms: the highest
+ * IDF x query term frequency among the terms the caller's partitions contain. Bounds the postings scored.
+ */
+export const MAX_QUERY_TERMS = 32
 
 /** Okapi BM25 parameters (textbook values; see DESIGN.md "Search ranking"). */
 const K1 = 1.2
@@ -164,9 +176,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       ) AS r`)
 
     /**
-     * BM25 over the query's lexemes with OR semantics, summed over the query terms' postings (an index-only
-     * scan narrowed by the caller's spaces and clearance); term frequencies carry the title x2 and heading
-     * x1.5 weights. Document frequencies, chunk count and average length are summed over the partitions the
+     * BM25 over the query's lexemes with OR semantics (each weighted by how often the query repeats it, as
+     * the textbook counts query term frequency; at most MAX_QUERY_TERMS of them, the most informative), summed
+     * over the query terms' postings (an index-only scan narrowed by the caller's spaces and clearance); term
+     * frequencies carry the title x2 and heading x1.5 weights. Document frequencies, chunk count and average length are summed over the partitions the
      * caller may read only, so a score says nothing about documents they cannot see. The best `cap` chunks are
      * then checked against the full access predicate (which adds the source ACL) and the filters; `cap` null
      * means no cap. One more row, without an id, counts the candidates, so the caller knows whether the cap bit.
@@ -176,7 +189,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       Schema.Union(RankedChunk, CandidateCount),
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) => sql`
         WITH terms AS (
-          SELECT DISTINCT v.lexeme AS term FROM unnest(to_tsvector('english', ${query})) AS v
+          SELECT v.lexeme AS term, coalesce(array_length(v.positions, 1), 1)::float8 AS qtf
+          FROM unnest(to_tsvector('english', ${query})) AS v
         ),
         corpus AS (
           SELECT greatest(sum(sc.chunk_count), 1)::float8 AS n,
@@ -184,14 +198,16 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           FROM search_corpus sc WHERE sc.organization_id = ${organizationId} AND ${access.partitions("sc")}
         ),
         weights AS (
-          SELECT st.term, ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS idf
+          SELECT st.term, terms.qtf * ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS weight
           FROM terms
           JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = terms.term AND ${access.partitions("st")}
           CROSS JOIN corpus
-          GROUP BY st.term, corpus.n
+          GROUP BY st.term, terms.qtf, corpus.n
+          ORDER BY weight DESC, st.term
+          LIMIT ${MAX_QUERY_TERMS}
         ),
         best AS (
-          SELECT p.chunk_id, sum(w.idf * (p.frequency * ${k1Plus1}) / (p.frequency + ${k1} * (1::float8 - ${b} + ${b} * p.token_count / corpus.avg_len))) AS score
+          SELECT p.chunk_id, sum(w.weight * (p.frequency * ${k1Plus1}) / (p.frequency + ${k1} * (1::float8 - ${b} + ${b} * p.token_count / corpus.avg_len))) AS score
           FROM weights w
           JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = w.term AND ${access.partitions("p")} ${filtersOn("p", filters)}
           CROSS JOIN corpus
@@ -233,7 +249,25 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::uuid[]) AND s.deleted_at IS NULL
         AND ${seenVersion(sql, visible, "c")}`)
 
+    const statistics = row("search.statistics", StatisticsState, () => sql`
+      SELECT (SELECT reltuples FROM pg_class WHERE oid = 'chunks'::regclass)::float8 AS analyzed,
+        (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::float8 AS searchable`)
+
     return {
+      /**
+       * Whether the search tables outgrew their planner statistics: never analyzed, or searchable chunks
+       * past the analyzed row count by a tenth. Below STATISTICS_MIN_CHUNKS nothing is worth refreshing.
+       */
+      statisticsStale: Effect.map(statistics(), (state) =>
+        state !== undefined && state.searchable >= STATISTICS_MIN_CHUNKS && state.searchable > Math.max(state.analyzed, 0) * 1.1),
+
+      /**
+       * VACUUM (ANALYZE) of the tables ingestion bulk-loads: planner statistics for the BM25 statement, and a
+       * current visibility map so its postings scan stays index-only. Autovacuum may be off and PGlite has
+       * none (DESIGN.md, known traps). Runs outside any transaction (VACUUM refuses one).
+       */
+      refreshStatistics: sql.unsafe("VACUUM (ANALYZE) chunks, search_postings, search_terms, search_corpus, chunk_embeddings").pipe(Effect.asVoid, Effect.orDie),
+
       /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
       replaceChunks: (scope: ChunkScope, chunks: ReadonlyArray<IndexedChunk>) =>
         Effect.gen(function* () {

@@ -3,6 +3,7 @@ import { classificationRank, clearanceCeiling } from "../domain/Model"
 import type { Principal } from "../domain/Principal"
 import { Assets } from "../assets/Assets"
 import { AssetTools } from "../assets/Tools"
+import { SEARCH_MAX_DEPTH, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS } from "../knowledge/Api"
 import { KnowledgeSearch } from "../knowledge/Search"
 import { decodeArguments, type Refusal } from "./Results"
 
@@ -27,9 +28,10 @@ export interface ToolSpec {
 }
 
 const SearchArgs = Schema.Struct({
-  query: Schema.String.pipe(Schema.trimmed({ message: () => "must not start or end with spaces" }), Schema.minLength(1), Schema.maxLength(1000)),
+  query: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(SEARCH_MAX_QUERY_CHARS), Schema.pattern(/\S/, { message: () => "must contain a word" })),
   knowledgeSpaceIds: Schema.optional(Schema.Array(Uuid).pipe(Schema.maxItems(50))),
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 50)))
+  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, SEARCH_MAX_LIMIT))),
+  offset: Schema.optional(Schema.Int.pipe(Schema.between(0, SEARCH_MAX_DEPTH - 1)))
 })
 const CitationArgs = Schema.Struct({ citationId: Uuid })
 const ListArgs = Schema.Struct({ type: Schema.optional(AssetType), q: Schema.optional(Schema.String.pipe(Schema.maxLength(500))) })
@@ -62,9 +64,10 @@ export const makeTools = Effect.gen(function* () {
       inputSchema: {
         type: "object",
         properties: {
-          query: { type: "string", minLength: 1, maxLength: 1000, description: "A question or keywords" },
+          query: { type: "string", minLength: 1, maxLength: SEARCH_MAX_QUERY_CHARS, description: "A question or keywords (a long one is searched by its most informative terms)" },
           knowledgeSpaceIds: { type: "array", items: uuid, maxItems: 50, description: "Only these knowledge spaces (default: every space you may read)" },
-          limit: { type: "integer", minimum: 1, maximum: 50, description: "At most this many hits (default 10)" }
+          limit: { type: "integer", minimum: 1, maximum: SEARCH_MAX_LIMIT, description: "At most this many hits (default 10)" },
+          offset: { type: "integer", minimum: 0, maximum: SEARCH_MAX_DEPTH - 1, description: "Skip this many of the best hits (the previous answer's nextOffset)" }
         },
         required: ["query"],
         additionalProperties: false
@@ -72,9 +75,10 @@ export const makeTools = Effect.gen(function* () {
       run: (caller, input) =>
         Effect.gen(function* () {
           const args = yield* decodeArguments(SearchArgs, input)
-          const found = yield* knowledge.search(caller, { q: args.query, knowledgeSpaceIds: args.knowledgeSpaceIds, limit: args.limit })
+          const found = yield* knowledge.search(caller, { q: args.query, knowledgeSpaceIds: args.knowledgeSpaceIds, limit: args.limit, offset: args.offset })
           return {
             mode: found.mode,
+            nextOffset: found.nextOffset,
             hits: found.evidence.map((e) => ({
               citationId: e.citationId,
               title: e.title,
