@@ -2,7 +2,8 @@
  * The MCP search tool beside the REST search on the same data: Lore in a child process (embedded PGlite, as
  * bench/search.ts runs it), a synthetic corpus uploaded through POST /api/sources, then every question of
  * bench/lib/corpus.ts as GET /api/knowledge/search and as a `knowledge_search` tools/call over Streamable HTTP
- * (the MCP SDK's own Client, one session; and one-off stateless POSTs without a session). Sequential passes,
+ * (the MCP SDK's own Client, one session; and one-off stateless POSTs without a session, sent with fetch, beside the
+ * REST call sent with fetch too). Sequential passes,
  * the same questions in the same order. Prints p50/p95 and the ratio to REST; never asserts on timing.
  *
  * Settings (env): BENCH_MCP_CHUNKS=2000  BENCH_MCP_ROUNDS=2  BENCH_MCP_MAX_SECONDS=15 (time cap of each timed run)
@@ -41,6 +42,13 @@ export default async () => {
       return response.status === 200
     }), options)
 
+    // The same REST call through fetch, the client the one-off MCP POSTs use: what the client alone adds.
+    const restFetch = await measureLatency(QUESTIONS.map((q) => async () => {
+      const response = await fetch(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(q)}&limit=10`, { headers: lore.headers })
+      await response.arrayBuffer()
+      return response.status === 200
+    }), options)
+
     client = new Client({ name: "lore-bench", version: "1.0.0" })
     await client.connect(new StreamableHTTPClientTransport(new URL(`${lore.child.url}/mcp`), { requestInit: { headers: lore.headers } }))
     const session = await measureLatency(QUESTIONS.map((q) => async () => {
@@ -65,6 +73,7 @@ export default async () => {
     ]
     console.log(table(["search over", "calls", "p50 ms", "p95 ms", "p50 vs REST", "p95 vs REST", "failures"], [
       row("GET /api/knowledge/search", rest),
+      row("GET /api/knowledge/search (fetch)", restFetch),
       row("MCP tools/call (session)", session),
       row("MCP tools/call (one-off POST)", oneOff)
     ]))

@@ -49,6 +49,11 @@ export const makeMcpApp = Effect.gen(function* () {
       if (value) headers[name] = value
     }
     if (!response.body) return Effect.succeed(HttpServerResponse.empty({ status: response.status, headers }))
+    // A JSON answer is complete when the transport hands it over: sent with its length, not as a stream.
+    if (contentType?.startsWith("application/json")) {
+      return Effect.map(Effect.promise(() => response.arrayBuffer()), (bytes) =>
+        HttpServerResponse.uint8Array(new Uint8Array(bytes), { status: response.status, headers, contentType }))
+    }
     const body = Stream.fromReadableStream({ evaluate: () => response.body!, onError: (error) => error }).pipe(
       Stream.ensuring(Effect.sync(() => onEnd?.()))
     )
