@@ -1,6 +1,7 @@
 import { createLoreClient, type LoreClient } from "@lore/sdk"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { PromptListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { zipSync } from "fflate"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -89,12 +90,23 @@ describe("lore mcp and lore skills sync", { timeout: 120_000 }, () => {
       expect(prompts.map((p) => p.name)).toEqual(["dev.commit-message"])
       const got = await client.getPrompt({ name: "dev.commit-message", arguments: { change: "the MCP relay" } })
       expect(got.messages[0]!.content).toMatchObject({ text: "Be brief.\n\nDescribe the MCP relay." })
-      const read = await client.readResource({ uri: "lore://skills/dev/lint-fixer/1.0.0/SKILL.md" })
-      expect(read.contents[0]).toMatchObject({ text: expect.stringContaining("name: lint-fixer") })
+      expect(stderr.join("")).toBe("")
+
+      // The server forgets the relay's session (here: the user opens 20 more, the most a user keeps): the relay starts
+      // a new one with the agent's own initialize and the agent notices nothing.
+      const others = await Promise.all(Array.from({ length: 20 }, async () => {
+        const other = new Client({ name: "other", version: "1.0.0" })
+        await other.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.adminToken}` } } }))
+        return other
+      }))
+      await Promise.all(others.map((other) => other.close()))
+      const again = (await client.callTool({ name: "assets_list", arguments: { type: "SKILL" } })) as any
+      expect(again.structuredContent.assets).toHaveLength(2)
+      expect(stderr.join("")).toContain("started a new one")
     } finally {
       await client.close()
     }
-    expect(stderr.join("")).toBe("")
+    expect(stderr.join("").split("\n").filter((line) => line !== "" && !line.startsWith("lore mcp: "))).toEqual([])
   })
 
   it("exits 3 at once without a token, printing nothing on stdout", async () => {
