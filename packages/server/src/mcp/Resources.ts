@@ -19,6 +19,8 @@ import { Sources } from "../knowledge/Sources"
 export const RESOURCE_NOT_FOUND = -32002
 export const DOCUMENT_TEMPLATE = "lore://documents/{sourceId}"
 export const SKILL_FILE_TEMPLATE = "lore://skills/{namespace}/{slug}/{version}/{+path}"
+/** resources/list pages: this many resources each, the cursor being the next position. */
+export const RESOURCES_PAGE = 500
 
 const textual = (mediaType: string) =>
   mediaType.startsWith("text/") || ["application/json", "application/yaml", "application/x-yaml", "application/xml", "application/javascript", "application/x-sh"].includes(mediaType)
@@ -48,8 +50,12 @@ export const makeResources = Effect.gen(function* () {
 
   const releasedSkills = (caller: Principal) => Effect.map(tools.recommendations(caller, { type: "SKILL" }), (found) => found.recommendations)
 
-  const list = (caller: Principal) =>
+  const list = (caller: Principal, cursor: string | undefined) =>
     Effect.gen(function* () {
+      const start = cursor === undefined ? 0 : Number.parseInt(cursor, 10)
+      if (!Number.isSafeInteger(start) || start < 0 || String(start) !== (cursor ?? "0")) {
+        return yield* Effect.fail({ code: "INVALID_CURSOR", detail: "The cursor is not one this server gave out" })
+      }
       const documents = (yield* knowledge.catalog(caller, {})).map((entry) => ({
         uri: `lore://documents/${entry.knowledgeVersionId}`,
         name: entry.title,
@@ -67,7 +73,9 @@ export const makeResources = Effect.gen(function* () {
             size: file.size,
             ...(file.path === "SKILL.md" ? { description: manifest.description } : {})
           }))), { concurrency: 1 })
-      return { resources: [...documents, ...files.flat()] }
+      const all = [...documents, ...files.flat()]
+      const end = start + RESOURCES_PAGE
+      return { resources: all.slice(start, end), ...(end < all.length ? { nextCursor: String(end) } : {}) }
     })
 
   const templates = () => ({

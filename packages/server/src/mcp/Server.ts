@@ -76,9 +76,9 @@ export const makeMcpServerFactory = Effect.gen(function* () {
       const { caller, runtime } = contextOf(extra)
       return protocolResult(runtime, prompts.get(caller, request.params.name, request.params.arguments ?? {}), ErrorCode.InvalidParams)
     })
-    server.setRequestHandler(ListResourcesRequestSchema, (_, extra) => {
+    server.setRequestHandler(ListResourcesRequestSchema, (request, extra) => {
       const { caller, runtime } = contextOf(extra)
-      return protocolResult(runtime, resources.list(caller), RESOURCE_NOT_FOUND)
+      return protocolResult(runtime, resources.list(caller, request.params?.cursor), RESOURCE_NOT_FOUND)
     })
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => resources.templates())
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {

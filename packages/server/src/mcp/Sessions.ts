@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Effect, Runtime, Schedule } from "effect"
+import { Effect, Logger, LogLevel, Runtime, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { DatabaseNotifications } from "../db/Notifications"
 import type { Principal } from "../domain/Principal"
@@ -48,7 +48,11 @@ export const makeSessions = Effect.gen(function* () {
   }
 
   const fingerprint = (session: Session) =>
-    factory.promptsFingerprint(session.caller).pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logDebug("MCP prompt list check failed", cause), session.prompts)))
+    factory.promptsFingerprint(session.caller).pipe(
+      // A background check, not a request: the services' per-call info lines would only be noise.
+      Logger.withMinimumLogLevel(LogLevel.Warning),
+      Effect.catchAllCause((cause) => Effect.as(Effect.logDebug("MCP prompt list check failed", cause), session.prompts))
+    )
 
   /** Each session's prompt list again; the ones that changed are notified. */
   const check = Effect.suspend(() => Effect.forEach([...sessions.values()], (session) =>

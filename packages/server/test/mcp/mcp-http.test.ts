@@ -240,6 +240,7 @@ describe("MCP over Streamable HTTP", { timeout: 120_000 }, () => {
     const script = await client.readResource({ uri: "lore://skills/dev/lint-fixer/1.0.0/scripts/fix.sh" })
     expect(script.contents[0]).toMatchObject({ text: "echo fix\n" })
     await expect(client.readResource({ uri: "lore://skills/dev/lint-fixer/9.9.9/SKILL.md" })).rejects.toThrow(/RELEASE_NOT_FOUND/)
+    await expect(client.listResources({ cursor: "not-a-cursor" })).rejects.toThrow(/INVALID_CURSOR/)
   })
 
   it("gives a user without access to the space nothing of it through any tool, prompt or resource", async () => {
