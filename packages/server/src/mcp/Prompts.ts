@@ -39,8 +39,14 @@ export const makePrompts = Effect.gen(function* () {
 
   const released = (caller: Principal) =>
     Effect.flatMap(tools.recommendations(caller, { type: "PROMPT_TEMPLATE" }), ({ recommendations }) =>
-      Effect.forEach(recommendations, (asset) =>
-        Effect.map(delivery.deliverable(caller, asset.assetId, asset.releaseId, "PROMPT_TEMPLATE"), ({ body }) => ({ asset, body })), { concurrency: 1 }))
+      Effect.map(
+        Effect.forEach(recommendations, (asset) =>
+          delivery.deliverable(caller, asset.assetId, asset.releaseId, "PROMPT_TEMPLATE").pipe(
+            Effect.map(({ body }) => [{ asset, body }]),
+            // Withdrawn between the two reads: not listed, rather than failing the whole list.
+            Effect.catchTags({ ReleaseWithdrawn: () => Effect.succeed([]), ReleaseNotFound: () => Effect.succeed([]), AssetNotFound: () => Effect.succeed([]) })
+          ), { concurrency: 1 }),
+        (found) => found.flat()))
 
   const list = (caller: Principal) =>
     Effect.map(released(caller), (prompts) => ({

@@ -64,7 +64,7 @@ export const makeResources = Effect.gen(function* () {
         description: `Knowledge document (version ${entry.versionNumber}, ${entry.classification})`
       }))
       const files = yield* Effect.forEach(yield* releasedSkills(caller), (skill) =>
-        Effect.map(skills.manifest(caller, skill.assetId, skill.releaseId), (manifest) =>
+        skills.manifest(caller, skill.assetId, skill.releaseId).pipe(Effect.map((manifest) =>
           manifest.files.map((file) => ({
             uri: skillFileUri(manifest.namespace, manifest.slug, manifest.version, file.path),
             name: `${manifest.coordinate}/${file.path}`,
@@ -72,7 +72,10 @@ export const makeResources = Effect.gen(function* () {
             mimeType: mediaTypeOf(file.path),
             size: file.size,
             ...(file.path === "SKILL.md" ? { description: manifest.description } : {})
-          }))), { concurrency: 1 })
+          }))),
+          // Withdrawn between the two reads: not listed, rather than failing the whole list.
+          Effect.catchTags({ ReleaseWithdrawn: () => Effect.succeed([]), ReleaseNotFound: () => Effect.succeed([]), AssetNotFound: () => Effect.succeed([]) })
+        ), { concurrency: 1 })
       const all = [...documents, ...files.flat()]
       const end = start + RESOURCES_PAGE
       return { resources: all.slice(start, end), ...(end < all.length ? { nextCursor: String(end) } : {}) }
