@@ -81,8 +81,8 @@ export const createRuntime = (command: Command, env: NodeJS.ProcessEnv = process
     const stored = profile()
     const [rawServer, serverSource] = options.server
       ? [options.server, "flag" as const]
-      : env.LORE_SERVER
-        ? [env.LORE_SERVER, "env" as const]
+      : env.LORE_SERVER || env.LORE_URL
+        ? [(env.LORE_SERVER || env.LORE_URL)!, "env" as const]
         : stored?.server
           ? [stored.server, "profile" as const]
           : [DEFAULT_SERVER, "default" as const]

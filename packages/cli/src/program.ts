@@ -5,7 +5,7 @@ import { cliVersion } from "./context"
 import { exitCodeHelp } from "./errors"
 
 const environmentHelp = `Environment:
-  LORE_SERVER      server URL; overrides the profile's (--server overrides both)
+  LORE_SERVER      server URL; overrides the profile's (--server overrides both); LORE_URL is read when it is unset
   LORE_TOKEN       personal access token; overrides the profile's saved token
   LORE_PROFILE     profile to use when --profile is not given (default "default")
   XDG_CONFIG_HOME  profiles live in $XDG_CONFIG_HOME/lore/config.json (default ~/.config/lore)

@@ -60,7 +60,7 @@ describe("the published packages", () => {
     expect(packed.find((p) => p.name === "@lore/cli")!.files).toEqual(expect.arrayContaining(["bin/lore.js", "dist/lore.js"]))
 
     const cli = JSON.parse(readFileSync(installed("@lore/cli/package.json"), "utf8"))
-    expect(Object.keys(cli.dependencies).sort()).toEqual(["@inkjs/ui", "commander", "fflate", "ink", "react", "yaml"])
+    expect(Object.keys(cli.dependencies).sort()).toEqual(["@inkjs/ui", "@modelcontextprotocol/sdk", "commander", "fflate", "ink", "react", "yaml"])
     expect(cli.peerDependenciesMeta["@lore/server"]).toEqual({ optional: true })
     expect(cli.engines.node).toBe(">=20.11")
     const sdk = JSON.parse(readFileSync(installed("@lore/sdk/package.json"), "utf8"))

@@ -34,6 +34,7 @@ import { ProvisioningLive } from "./provisioning/Layer"
 import { makeScimApp } from "./provisioning/ScimHttp"
 import { SCIM_BASE_PATH } from "./provisioning/Connections"
 import { mountRaw } from "./http/RawRoutes"
+import { makeMcpApp, MCP_PATH } from "./mcp/Http"
 
 /**
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
@@ -58,7 +59,7 @@ const FoundationLive = Layer.mergeAll(BootstrapLive, JobWorkers.Default).pipe(
 )
 
 /** Routes beside the HttpApi, in their own protocols (http/RawRoutes.ts). */
-const RawRoutesLive = mountRaw(SCIM_BASE_PATH, makeScimApp)
+const RawRoutesLive = Layer.mergeAll(mountRaw(SCIM_BASE_PATH, makeScimApp), mountRaw(MCP_PATH, makeMcpApp))
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(

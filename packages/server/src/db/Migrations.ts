@@ -18,6 +18,7 @@ import assistantEvidence from "./migrations/0014_assistant_evidence"
 import fileCitations from "./migrations/0015_file_citations"
 import skills from "./migrations/0016_skills"
 import provisioning from "./migrations/0017_provisioning"
+import assetReleaseSignals from "./migrations/0018_asset_release_signals"
 import graph from "./migrations/0019_graph"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -39,6 +40,7 @@ export const migrations = {
   "0015_file_citations": fileCitations,
   "0016_skills": skills,
   "0017_provisioning": provisioning,
+  "0018_asset_release_signals": assetReleaseSignals,
   "0019_graph": graph
 }
 

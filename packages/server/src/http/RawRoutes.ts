@@ -2,7 +2,7 @@ import { HttpApiBuilder, type HttpApp } from "@effect/platform"
 import { Effect, Layer } from "effect"
 
 /**
- * Routes served beside the HttpApi and outside its contract (SCIM at /scim/v2; MCP at /mcp later): they
+ * Routes served beside the HttpApi and outside its contract (SCIM at /scim/v2, MCP at /mcp): they
  * speak their own protocol, so they are not in the OpenAPI document, the API's authentication middleware
  * does not run on them, and the problem+json layer leaves their error bodies alone (each protocol has its
  * own error format). Request ids, body limits and the defect log still apply.
@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
  * To add one: put its prefix in `rawRoutePrefixes` and give its layer (from `mountRaw`) to the API
  * handlers in App.ts.
  */
-export const rawRoutePrefixes: ReadonlyArray<string> = ["/scim/v2"]
+export const rawRoutePrefixes: ReadonlyArray<string> = ["/scim/v2", "/mcp"]
 
 /** Whether a request URL belongs to a raw route (and so keeps its own error bodies). */
 export const isRawRoute = (url: string): boolean => {

@@ -14,6 +14,8 @@ import { type AccessPredicate, SourcesRepo } from "./SourcesRepo"
 export interface SearchInput {
   readonly q: string
   readonly knowledgeSpaceId?: string | undefined
+  /** Only these spaces (any of them); an empty list matches nothing. */
+  readonly knowledgeSpaceIds?: ReadonlyArray<string> | undefined
   readonly classification?: Classification | undefined
   readonly limit?: number | undefined
   /** Skips this many of the best results (paging); offset + limit stops at SEARCH_MAX_DEPTH. */
@@ -62,10 +64,12 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
 
     const filtersOf = (input: {
       knowledgeSpaceId?: string | undefined
+      knowledgeSpaceIds?: ReadonlyArray<string> | undefined
       classification?: Classification | undefined
       sourceIds?: ReadonlyArray<string> | undefined
     }): KnowledgeFilters => ({
       knowledgeSpaceId: input.knowledgeSpaceId,
+      knowledgeSpaceIds: input.knowledgeSpaceIds,
       classificationRank: input.classification === undefined ? undefined : classificationRank[input.classification],
       sourceIds: input.sourceIds
     })

@@ -31,6 +31,8 @@ export interface ChunkScope {
  */
 export interface KnowledgeFilters {
   readonly knowledgeSpaceId?: string | undefined
+  /** Any of these spaces (the MCP search tool's knowledgeSpaceIds); with knowledgeSpaceId, both hold. */
+  readonly knowledgeSpaceIds?: ReadonlyArray<string> | undefined
   readonly classificationRank?: number | undefined
   readonly sourceIds?: ReadonlyArray<string> | undefined
 }
@@ -110,6 +112,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       const sources = filters.sourceIds
       return sql`
         ${filters.knowledgeSpaceId ? sql`AND ${a}.knowledge_space_id = ${filters.knowledgeSpaceId}` : sql``}
+        ${filters.knowledgeSpaceIds ? sql`AND ${a}.knowledge_space_id = ANY(${filters.knowledgeSpaceIds}::uuid[])` : sql``}
         ${filters.classificationRank !== undefined ? sql`AND ${a}.classification_rank = ${filters.classificationRank}` : sql``}
         ${sources === undefined ? sql``
           : alias === "c" ? sql`AND c.source_id = ANY(${sources}::uuid[])`

@@ -81,7 +81,8 @@ describe("validation messages", () => {
     })
     const problem = await expectProblem(response, 400, "VALIDATION_FAILED")
     expect(problem.errors).toEqual(expect.arrayContaining([
-      { path: "limit", message: "must be a number from 1 to 50" },
+      { path: "q", message: "must contain a word" },
+      { path: "limit", message: "must be a number from 1 to 100" },
       { path: "classification", message: "must be one of PUBLIC, INTERNAL, CONFIDENTIAL, RESTRICTED" }
     ]))
   })
