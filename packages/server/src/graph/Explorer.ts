@@ -4,7 +4,7 @@ import { KnowledgeSpaceNotFound } from "../access/Errors"
 import { AuthorizationGeneration } from "../access/Generation"
 import type { Principal } from "../domain/Principal"
 import type { GraphExplorer } from "./Api"
-import { GraphRepo } from "./Repo"
+import { GraphExplorerRepo } from "./ExplorerRepo"
 
 export type Explored = typeof GraphExplorer.Type
 
@@ -32,7 +32,7 @@ const evidence = (
  */
 export class GraphExplorerService extends Effect.Service<GraphExplorerService>()("lore/GraphExplorer", {
   effect: Effect.gen(function* () {
-    const repo = yield* GraphRepo
+    const repo = yield* GraphExplorerRepo
     const evaluator = yield* AccessEvaluator
     const generations = yield* AuthorizationGeneration
 

@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { GraphCurations } from "./Curations"
 import { GraphExplorerService } from "./Explorer"
 import { GraphJobs } from "./GraphJobs"
+import { GraphExplorerRepo } from "./ExplorerRepo"
 import { GraphRepo } from "./Repo"
 import { GraphRetrieval } from "./Retrieval"
 import { GraphWorkerLive } from "./Worker"
@@ -14,5 +15,5 @@ import { GraphWorkerLive } from "./Worker"
 export const GraphLive = GraphWorkerLive.pipe(
   Layer.provideMerge(Layer.mergeAll(GraphJobs.Default, GraphCurations.Default, GraphRetrieval.Default)),
   Layer.provideMerge(GraphExplorerService.Default),
-  Layer.provideMerge(GraphRepo.Default)
+  Layer.provideMerge(Layer.merge(GraphRepo.Default, GraphExplorerRepo.Default))
 )

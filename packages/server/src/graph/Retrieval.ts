@@ -3,7 +3,7 @@ import { AccessEvaluator } from "../access/Evaluator"
 import type { Classification } from "../domain/Model"
 import type { Principal } from "../domain/Principal"
 import { normalizeName } from "./Extraction"
-import { GraphRepo } from "./Repo"
+import { GraphExplorerRepo } from "./ExplorerRepo"
 
 /**
  * Graph-aware retrieval for the assistant: the entities a question names (in spaces whose graph retrieval is on)
@@ -12,7 +12,7 @@ import { GraphRepo } from "./Repo"
  */
 export class GraphRetrieval extends Effect.Service<GraphRetrieval>()("lore/GraphRetrieval", {
   effect: Effect.gen(function* () {
-    const repo = yield* GraphRepo
+    const repo = yield* GraphExplorerRepo
     const evaluator = yield* AccessEvaluator
 
     const passages = (caller: Principal, question: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
