@@ -27,12 +27,29 @@ const frameWhere = async (frame: () => string | undefined, check: (text: string)
   }
 }
 
-const type = async (stdin: { write: (data: string) => void }, text: string) => {
-  // The input is remounted empty after each submission: give it time to come back.
-  await sleep(150)
-  stdin.write(text)
-  await sleep(30)
-  stdin.write(ENTER)
+const PLACEHOLDER = "Ask a question, or /help"
+
+/** The input's line (it starts with "›"), where what is typed shows. */
+const inputLine = (frame: string | undefined) => (frame ?? "").split("\n").filter((line) => line.startsWith("›")).pop() ?? ""
+
+/**
+ * Types a line into the session and submits it. The input is remounted empty after each submission, and on a
+ * loaded machine it may not listen yet when its placeholder first shows: keystrokes sent then are dropped. So:
+ * wait for the empty input, type, and type again while the placeholder still shows; Enter once the text is there.
+ */
+const type = async (session: { stdin: { write: (data: string) => void }; lastFrame: () => string | undefined }, text: string) => {
+  await frameWhere(() => inputLine(session.lastFrame()), (line) => line.includes(PLACEHOLDER), "the empty input")
+  const shown = text.slice(0, 20)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    await sleep(50)
+    session.stdin.write(text)
+    const typedBy = Date.now() + 1_000
+    while (Date.now() < typedBy && !inputLine(session.lastFrame()).includes(shown)) await sleep(30)
+    if (inputLine(session.lastFrame()).includes(shown)) break
+    if (!inputLine(session.lastFrame()).includes(PLACEHOLDER) || Date.now() > deadline) throw new Error(`"${text}" not typed; last frame:\n${session.lastFrame()}`)
+  }
+  session.stdin.write(ENTER)
 }
 
 let server: ServedLore
@@ -54,34 +71,34 @@ describe("lore chat (Ink)", () => {
   it("streams answers with numbered sources and runs /sources, /open, /good, /bad, /model and /new", async () => {
     const client = createLoreClient({ baseUrl: server.url, token: server.adminToken })
     const { stdin, lastFrame, frames, unmount } = render(<ChatSession client={client} />)
-    await type(stdin, "Do flights need a manager's approval?")
+    await type({ stdin, lastFrame }, "Do flights need a manager's approval?")
     let frame = await frameWhere(lastFrame, (text) => text.includes("LOCAL · lore-extractive"), "the finished answer")
     expect(frame).toContain("Flights need a manager's approval.")
     expect(frame).toContain("[1] Travel policy")
 
-    await type(stdin, "/sources")
+    await type({ stdin, lastFrame }, "/sources")
     await frameWhere(() => frames.join("\n"), (text) => (text.match(/\[1\] Travel policy/g) ?? []).length >= 2, "the sources")
-    await type(stdin, "/open 1")
+    await type({ stdin, lastFrame }, "/open 1")
     await frameWhere(() => frames.join("\n"), (text) => text.includes("Employees book trains for trips under 500 km."), "the excerpt")
-    await type(stdin, "/good")
+    await type({ stdin, lastFrame }, "/good")
     await frameWhere(lastFrame, (text) => text.includes("marked helpful"), "the feedback note")
-    await type(stdin, "/bad too short")
+    await type({ stdin, lastFrame }, "/bad too short")
     await frameWhere(lastFrame, (text) => text.includes("marked unhelpful"), "the feedback note")
     const [conversation] = await client.assistant.conversations()
     const messages = await client.assistant.messages(conversation!.id)
     expect(messages[1]!.feedback).toBe("UNHELPFUL")
 
-    await type(stdin, "/model")
+    await type({ stdin, lastFrame }, "/model")
     frame = await frameWhere(lastFrame, (text) => text.includes("/model N chooses one"), "the model list")
     expect(frame).toContain("1. Lore extractive answers (offline)")
-    await type(stdin, "/model 1")
+    await type({ stdin, lastFrame }, "/model 1")
     await frameWhere(lastFrame, (text) => text.includes("Answers now come from"), "the chosen model")
-    await type(stdin, "/open 9")
+    await type({ stdin, lastFrame }, "/open 9")
     await frameWhere(lastFrame, (text) => text.includes("no source 9"), "the error")
 
-    await type(stdin, "/new")
+    await type({ stdin, lastFrame }, "/new")
     await frameWhere(lastFrame, (text) => text.includes("New conversation."), "the new conversation")
-    await type(stdin, "Which trips are booked by train?")
+    await type({ stdin, lastFrame }, "Which trips are booked by train?")
     await frameWhere(lastFrame, (text) => (text.match(/LOCAL · lore-extractive/g) ?? []).length >= 2 && text.includes("Which trips"), "the second answer")
     expect((await client.assistant.conversations()).length).toBe(2)
     unmount()
@@ -118,7 +135,7 @@ describe("lore chat (Ink)", () => {
       citations: { excerpt: async () => { throw new Error("unused") } }
     }
     const { stdin, lastFrame, frames } = render(<ChatSession client={slowClient} />)
-    await type(stdin, "Tell me everything")
+    await type({ stdin, lastFrame }, "Tell me everything")
     await frameWhere(lastFrame, (text) => text.includes("word3"), "the streaming answer")
     stdin.write(CTRL_C)
     await frameWhere(lastFrame, (text) => text.includes("stopped; the partial answer is saved"), "the stopped answer")

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ServedLore, serveLore } from "./support/serve"
+import { adminApi, type ServedLore, serveLore } from "./support/serve"
 import { ensureBuilt, lore, newConfigHome } from "./support/cli"
 
 // `lore graph ...` against a real server (LOCAL extraction), through the built binary.
@@ -14,12 +14,7 @@ let assetId: string
 const slow = { timeoutMs: 120_000 }
 
 const path = (...parts: Array<string>) => join(dir, ...parts)
-const api = (method: string, route: string, body?: unknown) =>
-  fetch(`${server.url}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
+const api = (method: string, route: string, body?: unknown) => adminApi(server)(method, route, body)
 
 beforeAll(async () => {
   ensureBuilt()

@@ -115,3 +115,11 @@ export const serveLore = async (env: Record<string, string> = {}): Promise<Serve
     throw error
   }
 }
+
+/** A JSON request to the served Lore as its admin, for the setup the CLI under test does not cover. */
+export const adminApi = (server: ServedLore) => (method: string, route: string, body?: unknown) =>
+  fetch(`${server.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
