@@ -69,6 +69,29 @@ export const serveLore = async (env: Record<string, string> = {}): Promise<Serve
     cpSync(template, dataDir, { recursive: true })
     adminToken = readFileSync(join(dataDir, "bootstrap-token"), "utf8").trim()
   }
+  const removeAll = async () => {
+    rmSync(dataDir, { recursive: true, force: true })
+    if (adminUrl && databaseUrl) await dropDatabase(adminUrl, databaseUrl)
+  }
+  try {
+    const served = await spawnServe(dataDir, databaseUrl, adminToken, env)
+    return { ...served, stop: async () => { await served.stop(); await removeAll() } }
+  } catch (error) {
+    await removeAll()
+    throw error
+  }
+}
+
+/**
+ * One more Lore process on the database and data dir (its secret key) of `first`, as a second machine of a
+ * deployment would run (PostgreSQL only: an embedded database belongs to one process). Its `stop` ends only
+ * this process; `first.stop` removes what they share.
+ */
+export const serveBeside = (first: ServedLore, env: Record<string, string> = {}): Promise<ServedLore> =>
+  spawnServe(first.dataDir, first.databaseUrl, first.adminToken, env)
+
+/** `lore serve --json` as a child process; resolves with its URL once it prints its ready line. */
+const spawnServe = async (dataDir: string, databaseUrl: string | undefined, adminToken: string, env: Record<string, string>): Promise<ServedLore> => {
   const child = spawn(process.execPath, [binary, "serve", "--json", "--port", "0", "--data-dir", dataDir], {
     // Only what the server needs: no LORE_* or DATABASE_URL from the developer's shell.
     env: {
@@ -90,8 +113,6 @@ export const serveLore = async (env: Record<string, string> = {}): Promise<Serve
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
     await exited
-    rmSync(dataDir, { recursive: true, force: true })
-    if (adminUrl && databaseUrl) await dropDatabase(adminUrl, databaseUrl)
   }
   try {
     const url = await new Promise<string>((resolve, reject) => {
