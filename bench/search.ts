@@ -22,6 +22,7 @@
  *
  * Settings (env): BENCH_SEARCH_DATABASES=embedded,postgresql  BENCH_SEARCH_SIZES=10000,100000
  * BENCH_SEARCH_EMBEDDED_SIZES=10000 (embedded only; default BENCH_SEARCH_SIZES if set, else 10000)
+ * BENCH_SEARCH_VACUUM=manual|lore (manual: VACUUM ANALYZE after each PostgreSQL load; lore: as Lore leaves it)
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
  * DATABASE_URL (admin URL for creating the throwaway database; default postgres://postgres@127.0.0.1:5432/test).
  */
@@ -58,6 +59,11 @@ const settings = {
   maxSeconds: number("BENCH_SEARCH_MAX_SECONDS", 25),
   /** "0": never investigate; "always": even when the target is met; otherwise when p95 >= 50 ms. */
   investigate: process.env.BENCH_SEARCH_INVESTIGATE ?? "auto",
+  /**
+   * "manual": VACUUM ANALYZE on PostgreSQL after each load (what autovacuum does shortly after); "lore": measure
+   * as Lore leaves the tables (its own statistics refresh after HTTP ingestion; the direct loads get none).
+   */
+  vacuum: process.env.BENCH_SEARCH_VACUUM === "lore" ? "lore" as const : "manual" as const,
   /** Runs with N in flight (and the all-statements replay) are skipped when one search takes longer than this. */
   slowMs: 1000
 }
@@ -238,7 +244,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         totals = { chunks: totals.chunks + direct.chunks, pages: totals.pages + direct.pages }
         log(`${totals.chunks} chunks in total (${direct.pages} pages directly in ${seconds.toFixed(1)} s)`)
       }
-      if (target.kind === "postgresql") {
+      if (target.kind === "postgresql" && settings.vacuum === "manual") {
         // What autovacuum does within a minute or so of a bulk load (insert-driven vacuum since PostgreSQL 13
         // sets the visibility map that index-only scans of the postings need); done now so plans and heap
         // fetches do not change mid-run.
@@ -387,7 +393,9 @@ export default async function run(): Promise<void> {
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
       "4 at a time, 2 job workers; direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",
       "Corpus: synthetic English-like text (Zipf over ~3,500 words, 40 topics), 4-24 pages a document, ~1.5 chunks a page.",
-      "PostgreSQL gets VACUUM ANALYZE after each load (what autovacuum does shortly after); PGlite has no autovacuum and is measured as Lore leaves it.",
+      settings.vacuum === "manual"
+        ? "PostgreSQL gets VACUUM ANALYZE after each load (what autovacuum does shortly after); PGlite has no autovacuum and is measured as Lore leaves it."
+        : "Measured as Lore leaves the tables (BENCH_SEARCH_VACUUM=lore): no manual VACUUM ANALYZE; Lore refreshes statistics itself after HTTP ingestion.",
       ...notes
     ].join("\n")
   )
