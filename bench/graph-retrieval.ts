@@ -66,14 +66,7 @@ export default async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-graph-retrieval-"))
   const token = `lore_pat_bench${randomBytes(16).toString("hex")}`
   const lore = await startLore(dataDir, token, undefined)
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${lore.child.url}${path}`, {
-      method, headers: { ...lore.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const text = await response.text()
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-    return text ? JSON.parse(text) : undefined
-  }
+  const call = lore.call
   try {
     const space = await call("POST", "/api/admin/knowledge-spaces", { key: "people-notes", name: "People notes" })
     const assetOf = new Map<string, string>()

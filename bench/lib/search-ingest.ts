@@ -26,7 +26,16 @@ export const startLore = async (dataDir: string, token: string, databaseUrl: str
     if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`)
     return (await response.json()) as A
   }
-  return { child, headers, api }
+  /** A JSON request as the bench admin; throws on a non-2xx answer. */
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${child.url}${path}`, {
+      method, headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+    return text ? JSON.parse(text) : undefined
+  }
+  return { child, headers, api, call }
 }
 export type Lore = Awaited<ReturnType<typeof startLore>>
 
