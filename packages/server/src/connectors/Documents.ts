@@ -4,14 +4,9 @@ import { createHash } from "node:crypto"
 import { AuthorizationGeneration } from "../access/Generation"
 import { sourceAclKey } from "../access/Evaluator"
 import { transactional } from "../db/Sql"
-import { classificationRank } from "../domain/Model"
 import { Settings } from "../Config"
-import { JobQueue } from "../jobs/JobQueue"
-import { IngestSource, PurgeSource } from "../knowledge/Jobs"
+import { ExternalSources } from "../knowledge/ExternalSources"
 import { detectMediaType } from "../knowledge/parsing"
-import { SearchIndexRepo } from "../knowledge/SearchIndexRepo"
-import { SourcesRepo } from "../knowledge/SourcesRepo"
-import { serveCurrentVersion } from "../knowledge/Versions"
 import { InvalidPushedDocument } from "./Errors"
 import type { NativeAcl, SourceDocument, SourceGroupMembership } from "./Kind"
 import { type ConnectionRow, ConnectorsRepo } from "./Repo"
@@ -38,9 +33,7 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
     const sql = yield* SqlClient.SqlClient
     const transaction = transactional(sql)
     const repo = yield* ConnectorsRepo
-    const sources = yield* SourcesRepo
-    const index = yield* SearchIndexRepo
-    const queue = yield* JobQueue
+    const sources = yield* ExternalSources
     const generation = yield* AuthorizationGeneration
     const settings = yield* Settings
 
@@ -77,6 +70,7 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
 
         return yield* transaction(
           Effect.gen(function* () {
+            yield* repo.lockDocument(connection.id, document.externalId)
             const existing = yield* repo.document(connection.id, document.externalId)
             const live = existing && existing.retiredAt === null ? existing : undefined
             let outcome: DocumentOutcome = "MATERIALIZED"
@@ -91,38 +85,32 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
                 if (sameKeys(live.aclKeys, aclKeys)) outcome = "UNCHANGED"
                 else {
                   // Only the ACL changed: rewrite the keys of the versions and their chunks; nothing is parsed or embedded.
-                  yield* repo.rematerializeAcl(assetId, aclKeys)
+                  yield* sources.setAcl(assetId, aclKeys)
                   outcome = "REMATERIALIZED"
                 }
               } else {
                 // New content: every version takes the new ACL at once, and the new version is ingested.
-                yield* repo.rematerializeAcl(assetId, aclKeys)
+                yield* sources.setAcl(assetId, aclKeys)
                 outcome = "ROTATED"
               }
             } else {
-              assetId = yield* sources.insertAsset(connection.organizationId, connection.knowledgeSpaceId, document.title)
+              assetId = yield* sources.createAsset(connection.organizationId, connection.knowledgeSpaceId, document.title)
             }
             if (outcome === "MATERIALIZED" || outcome === "ROTATED") {
-              yield* sources.putBlob(digest, document.bytes)
-              sourceId = yield* sources.insertSource({
+              sourceId = yield* sources.addVersion({
                 organizationId: connection.organizationId,
                 knowledgeSpaceId: connection.knowledgeSpaceId,
                 knowledgeAssetId: assetId,
-                versionNumber: yield* sources.nextVersionNumber(assetId),
                 title: document.title,
                 classification: document.classification,
-                classificationRank: classificationRank[document.classification],
                 fileName: document.fileName,
                 mediaType: detected.mediaType,
-                contentLength: document.bytes.byteLength,
+                bytes: document.bytes,
                 contentDigest: digest,
                 uploadedBy: connection.actorUserId,
                 sourceSystem: connection.sourceSystem,
-                aclAuthority: "SOURCE",
                 aclKeys
               })
-              yield* sources.refreshCurrentVersion(assetId)
-              yield* queue.enqueue(IngestSource.kind, { sourceId }, { dedupeKey: `ingest:${sourceId}`, maxAttempts: 5 })
             }
             yield* repo.putDocument(connection.id, document.externalId, assetId, document.url, document.acl, aclKeys)
             return { externalId: document.externalId, outcome, knowledgeAssetId: assetId, sourceId }
@@ -134,15 +122,11 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
     const retire = (connection: ConnectionRow, externalId: string) =>
       transaction(
         Effect.gen(function* () {
+          yield* repo.lockDocument(connection.id, externalId)
           const existing = yield* repo.document(connection.id, externalId)
           if (!existing || existing.retiredAt !== null) return false
           yield* sources.lockAsset(existing.knowledgeAssetId)
-          for (const { id } of yield* repo.liveSourcesOf(existing.knowledgeAssetId)) {
-            yield* sources.markDeleted(id)
-            yield* queue.enqueue(PurgeSource.kind, { sourceId: id }, { dedupeKey: `purge:${id}` })
-          }
-          yield* serveCurrentVersion(sources, index, existing.knowledgeAssetId, connection.organizationId)
-          yield* sources.retireAssetIfEmpty(existing.knowledgeAssetId)
+          yield* sources.retire(existing.knowledgeAssetId, connection.organizationId)
           yield* repo.retireDocument(connection.id, externalId)
           return true
         })
@@ -173,5 +157,5 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
 
     return { put, retire, putGroup, retireAll }
   }),
-  dependencies: [ConnectorsRepo.Default, SourcesRepo.Default, SearchIndexRepo.Default, AuthorizationGeneration.Default]
+  dependencies: [ConnectorsRepo.Default, ExternalSources.Default, AuthorizationGeneration.Default]
 }) {}

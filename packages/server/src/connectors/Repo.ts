@@ -275,16 +275,9 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
           acl = EXCLUDED.acl, acl_keys = EXCLUDED.acl_keys, updated_at = now(), retired_at = NULL`),
       retireDocument: exec((connectionId: string, externalId: string) => sql`
         UPDATE connector_documents SET retired_at = now(), updated_at = now() WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
-      /** Re-materializes only the ACL of an asset's versions and their chunks: nothing is parsed or embedded again. */
-      rematerializeAcl: (knowledgeAssetId: string, aclKeys: ReadonlyArray<string>) =>
-        Effect.gen(function* () {
-          yield* sql`UPDATE sources SET acl_keys = ${aclKeys as Array<string>}::text[], updated_at = clock_timestamp()
-            WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`
-          yield* sql`UPDATE chunks SET acl_keys = ${aclKeys as Array<string>}::text[] WHERE knowledge_asset_id = ${knowledgeAssetId}`
-        }),
-      liveSourcesOf: rows("connectors.liveSourcesOf", Id, (knowledgeAssetId: string) =>
-        sql`SELECT id FROM sources WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`),
-
+      /** Serializes writes of one external document until the transaction ends (concurrent first pushes make one asset). */
+      lockDocument: exec((connectionId: string, externalId: string) =>
+        sql`SELECT pg_advisory_xact_lock(hashtextextended(${connectionId}::text || '/' || ${externalId}, 0))`),
       recordAttempt: exec((connectionId: string, a: Attempt) => sql`
         INSERT INTO connector_attempts (connection_id, outcome, objects_materialized, objects_rotated, objects_rematerialized,
           objects_retired, objects_failed, error_code, error_message)
