@@ -144,11 +144,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           grants,
           classification: resource.classification,
           clearanceCeiling: clearanceCeiling[subject.clearance],
-          sourceAcl: resource.aclKeys === null
-            ? null
-            : resource.aclKeys.some((key) => principalKeys.includes(key))
-              ? { allowed: true, reason: "The user maps to a principal in the source ACL" }
-              : { allowed: false, reason: "The user maps to no principal allowed by the item's source ACL" }
+          sourceAcl: sourceAclFacts(resource.aclKeys, principalKeys)
         } satisfies AccessFacts
       })
 
@@ -208,6 +204,22 @@ export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRan
   scope.spaceIds.includes(resource.knowledgeSpaceId)
   && (resource.classification === null || classificationRank[resource.classification] <= scope.maxClassificationRank)
   && (resource.aclKeys === null || resource.aclKeys.some((key) => scope.sourcePrincipalKeys.includes(key)))
+
+/**
+ * The SOURCE_ACL branch: which allowed principals the user reaches (keys name the connection, U or G, and the
+ * native id; a G key reached means through that source group, nested groups resolved), or why not.
+ */
+const sourceAclFacts = (aclKeys: ReadonlyArray<string> | null, principalKeys: ReadonlyArray<string>) => {
+  if (aclKeys === null) return null
+  const matched = aclKeys.filter((key) => principalKeys.includes(key))
+  if (matched.length > 0) return { allowed: true, reason: `The user maps to ${matched.slice(0, 5).join(", ")} in the source ACL` }
+  return {
+    allowed: false,
+    reason: aclKeys.length === 0
+      ? "The item's source ACL admits nobody"
+      : "The user has no ACTIVE mapping on a TRUSTED connection to a principal (or a member of a group) the item's source ACL allows"
+  }
+}
 
 /** The key a connector's ACL entry puts on chunks: the evaluator's sourceKeys query yields the same for mapped users. */
 export const sourceAclKey = (connectionId: string, kind: "SOURCE_USER" | "SOURCE_GROUP", nativePrincipalId: string) =>

@@ -135,6 +135,17 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(listed.total).toBe(listed.items.length)
     expect((await listAll(users.dave!)).items.find((s) => s.title === "Document zqalicerecord")).toBeUndefined()
     expect((await users.dave!.call("GET", `/api/sources/${source!.id}`)).status).toBe(404)
+
+    // The explanation agrees, branch by branch.
+    const explain = (userId: string, resourceId: string) => admin.call("POST", "/api/admin/access/explain", { userId, resourceType: "SOURCE", resourceId })
+    const allowed = await explain(users.alice!.id, source!.id)
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200)
+    expect(allowed.body.state).toBe("ALLOWED")
+    const denied = await explain(users.dave!.id, source!.id)
+    expect(denied.body.state).toBe("DENIED")
+    expect(denied.body.blockedBy[0]).toMatchObject({ branch: "SOURCE_ACL" })
+    const groupSource = (await listAll(users.bob!)).items.find((s) => s.title === "Document zqgrouprecord")!
+    expect((await explain(users.bob!.id, groupSource.id)).body.state).toBe("ALLOWED")
   })
 
   it("a manual mapping grants at once; unmapping takes it back", async () => {
