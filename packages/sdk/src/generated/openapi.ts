@@ -2164,6 +2164,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/indexing/{sourceSystem}/{connectionKey}/documents:bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["indexing.pushDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/indexing/{sourceSystem}/{connectionKey}/groups/{externalGroupId}": {
         parameters: {
             query?: never;
@@ -6299,6 +6315,56 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        BulkPush: {
+            /**
+             * maxItems(500)
+             * @description an array of at most 500 item(s)
+             */
+            documents?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                externalId: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                title: string;
+                content?: string;
+                contentBase64?: string;
+                /**
+                 * maxLength(255)
+                 * @description a string at most 255 character(s) long
+                 */
+                fileName?: string;
+                /**
+                 * maxLength(255)
+                 * @description a string at most 255 character(s) long
+                 */
+                mediaType?: string;
+                /**
+                 * maxLength(2000)
+                 * @description a string at most 2000 character(s) long
+                 */
+                url?: string;
+                classification?: components["schemas"]["Classification"];
+                acl: components["schemas"]["PushedAcl"];
+            }[];
+            /**
+             * maxItems(500)
+             * @description an array of at most 500 item(s)
+             */
+            deletes?: string[];
+        };
+        BulkPushResult: {
+            results: components["schemas"]["PushResult"][];
+            failed: {
+                externalId: string;
+                code: string;
+                detail: string;
+            }[];
+        };
         PushedGroup: {
             /**
              * maxLength(500)
@@ -6829,6 +6895,8 @@ export type PushedAcl = components['schemas']['PushedAcl'];
 export type PushResult = components['schemas']['PushResult'];
 export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument'];
+export type BulkPush = components['schemas']['BulkPush'];
+export type BulkPushResult = components['schemas']['BulkPushResult'];
 export type PushedGroup = components['schemas']['PushedGroup'];
 export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
 export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
@@ -18635,6 +18703,71 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "indexing.pushDocuments": {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkPush"];
+            };
+        };
+        responses: {
+            /** @description BulkPushResult */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPushResult"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description INDEXING_UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
             /** @description INTERNAL_ERROR */

@@ -45,6 +45,8 @@ export const IndexingHttp = HttpApiBuilder.group(LoreApi, "indexing", (handlers)
         indexing.putDocument(headers.authorization, path.sourceSystem, path.connectionKey, path.externalId, payload))
       .handle("deletePushedDocument", ({ path, headers }) =>
         indexing.deleteDocument(headers.authorization, path.sourceSystem, path.connectionKey, path.externalId))
+      .handle("pushDocuments", ({ path, headers, payload }) =>
+        indexing.bulk(headers.authorization, path.sourceSystem, path.connectionKey, payload))
       .handle("pushGroup", ({ path, headers, payload }) =>
         indexing.putGroup(headers.authorization, path.sourceSystem, path.connectionKey, path.externalGroupId, payload))
   })

@@ -86,7 +86,43 @@ export class Indexing extends Effect.Service<Indexing>()("lore/Indexing", {
         return (yield* identity.groupsIn(connection.organizationId, groupId))[0]!
       })
 
-    return { putDocument, deleteDocument, putGroup, authenticate, toDocument }
+    /**
+     * Many documents and deletions in one request, each applied on its own (idempotent by external id): one bad
+     * document is reported in `failed` and does not stop the others.
+     */
+    const bulk = (
+      authorization: string | undefined,
+      sourceSystem: string,
+      connectionKey: string,
+      input: { readonly documents: ReadonlyArray<PushedDocumentInput & { readonly externalId: string }>; readonly deletes: ReadonlyArray<string> }
+    ) =>
+      Effect.gen(function* () {
+        const connection = yield* authenticate(authorization, sourceSystem, connectionKey)
+        const results: Array<{ externalId: string; outcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED"; knowledgeAssetId: string | null; sourceId: string | null }> = []
+        const failed: Array<{ externalId: string; code: string; detail: string }> = []
+        for (const { externalId, ...document } of input.documents) {
+          const outcome = yield* Effect.either(Effect.flatMap(toDocument(externalId, document), (d) => documents.put(connection, d)))
+          if (outcome._tag === "Left") failed.push({ externalId, code: outcome.left.code, detail: outcome.left.detail })
+          else results.push(outcome.right)
+        }
+        for (const externalId of input.deletes) {
+          if (yield* documents.retire(connection, externalId)) results.push({ externalId, outcome: "RETIRED", knowledgeAssetId: null, sourceId: null })
+        }
+        const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length
+        yield* repo.recordAttempt(connection.id, {
+          outcome: failed.length > 0 ? "PARTIAL" : "SUCCEEDED",
+          materialized: count("MATERIALIZED"),
+          rotated: count("ROTATED"),
+          rematerialized: count("REMATERIALIZED"),
+          retired: count("RETIRED"),
+          failed: failed.length,
+          errorCode: failed[0]?.code ?? null,
+          errorMessage: failed[0] ? `${failed[0].externalId}: ${failed[0].detail}` : null
+        })
+        return { results, failed }
+      })
+
+    return { putDocument, deleteDocument, putGroup, bulk, authenticate, toDocument }
   }),
   dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, SourceIdentity.Default, SecretBox.Default]
 }) {}

@@ -227,6 +227,22 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect((await pusher("DELETE", "/api/indexing/PUSH/crm/documents/doc-alice")).status).toBe(204)
   })
 
+  it("pushes in bulk, each document on its own", async () => {
+    const reply = await pusher("POST", "/api/indexing/PUSH/crm/documents:bulk", {
+      documents: [
+        { externalId: "bulk-1", ...doc("zqbulkone", { users: [{ id: "u-bob" }] }) },
+        { externalId: "bulk-2", ...doc("zqbulktwo", { users: [{ id: "u-bob" }] }) },
+        { externalId: "bulk-empty", ...doc("zqbulkempty", {}, { content: "" }) }
+      ],
+      deletes: ["doc-carol", "never-pushed"]
+    })
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+    expect(reply.body.results.map((r: any) => `${r.externalId}:${r.outcome}`)).toEqual(["bulk-1:MATERIALIZED", "bulk-2:MATERIALIZED", "doc-carol:RETIRED"])
+    expect(reply.body.failed).toEqual([expect.objectContaining({ externalId: "bulk-empty", code: "INVALID_PUSHED_DOCUMENT" })])
+    await eventually(() => finds(users.bob!, "zqbulktwo"), Boolean, "bob finds a bulk document")
+    expect((await http(server.url, OTHER_SECRET)("POST", "/api/indexing/PUSH/crm/documents:bulk", { documents: [] })).status).toBe(401)
+  })
+
   it("crawls on the queue one at a time and reports activity", async () => {
     const crawl: Reply = await admin.call("POST", "/api/admin/connectors/PUSH/crm/crawl")
     expect(crawl.status, JSON.stringify(crawl.body)).toBe(202)
@@ -235,9 +251,10 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
       (r) => r.status === 200 && r.body.lastCrawlAt !== null,
       "the crawl ran"
     )
-    expect(activity.body).toMatchObject({ sourceSystem: "PUSH", sourceConnectionKey: "crm", objectsTotal: 3, objectsActive: 2, objectsArchived: 1 })
+    expect(activity.body).toMatchObject({ sourceSystem: "PUSH", sourceConnectionKey: "crm", objectsTotal: 5, objectsActive: 3, objectsArchived: 2 })
     expect(activity.body.recentAttempts.some((a: any) => a.objectsRematerialized === 1)).toBe(true)
     expect(activity.body.recentAttempts.some((a: any) => a.objectsRetired === 1)).toBe(true)
+    expect(activity.body.recentAttempts.some((a: any) => a.outcome === "PARTIAL" && a.objectsMaterialized === 2 && a.objectsFailed === 1)).toBe(true)
   })
 
   it("deleting a connection retires its documents", async () => {
