@@ -38,6 +38,8 @@ export {
   AdminAiArea,
   AdminAssistantArea,
   AdminProvisioningArea,
+  AdminConnectorsArea,
+  AdminSourceIdentityArea,
   AdminSsoArea,
   ssoStartUrl,
   type AuditQuery

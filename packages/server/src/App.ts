@@ -31,6 +31,8 @@ import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
 import { ProvisioningAdminHttp } from "./provisioning/Http"
 import { ProvisioningLive } from "./provisioning/Layer"
+import { ConnectorsAdminHttp, IndexingHttp, SourceIdentityHttp } from "./connectors/Http"
+import { ConnectorsLive } from "./connectors/Layer"
 import { makeScimApp } from "./provisioning/ScimHttp"
 import { SCIM_BASE_PATH } from "./provisioning/Connections"
 import { mountRaw } from "./http/RawRoutes"
@@ -43,7 +45,7 @@ import { makeMcpApp, MCP_PATH } from "./mcp/Http"
 // The assets area runs prompts on the model layer: it gets the ai area's services (the same layer, built once).
 const AreasLive = AssistantLive.pipe(
   Layer.provideMerge(AssistantEvidenceLive),
-  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive), Layer.provide(GraphLive, Layer.merge(AiLive, PlatformLive)), ProvisioningLive)),
+  Layer.provideMerge(Layer.mergeAll(PlatformLive, IdentityLive, KnowledgeLive, AiLive, AssistantFilesLive, Layer.provide(AssetsLive, AiLive), Layer.provide(GraphLive, Layer.merge(AiLive, PlatformLive)), ProvisioningLive, ConnectorsLive)),
   Layer.provideMerge(AccessLive)
 )
 
@@ -63,7 +65,7 @@ const RawRoutesLive = Layer.mergeAll(mountRaw(SCIM_BASE_PATH, makeScimApp), moun
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, GraphHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp, ProvisioningAdminHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
+  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, GraphHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp, ProvisioningAdminHttp, ConnectorsAdminHttp, SourceIdentityHttp, IndexingHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(

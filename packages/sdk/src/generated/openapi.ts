@@ -1924,6 +1924,278 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/connectors/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.listConnectorKinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.listConnectorConfigs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminConnectors.testUnsavedConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminConnectors.putConnectorConfig"];
+        post?: never;
+        delete: operations["adminConnectors.deleteConnectorConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminConnectors.putConnectorCredential"];
+        post?: never;
+        delete: operations["adminConnectors.deleteConnectorCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminConnectors.testConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["adminConnectors.crawlConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/scopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.listConnectorScopes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.connectorActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/source-principals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminSourceIdentity.listSourcePrincipals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/source-principals/{principalId}/mapping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminSourceIdentity.mapSourcePrincipal"];
+        post?: never;
+        delete: operations["adminSourceIdentity.unmapSourcePrincipal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/source-groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminSourceIdentity.listSourceGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/source-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminSourceIdentity.listSourceConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/source-connections/identity-trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["adminSourceIdentity.setIdentityTrust"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/indexing/{sourceSystem}/{connectionKey}/documents/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["indexing.pushDocument"];
+        post?: never;
+        delete: operations["indexing.deletePushedDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/indexing/{sourceSystem}/{connectionKey}/documents:bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["indexing.pushDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/indexing/{sourceSystem}/{connectionKey}/groups/{externalGroupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["indexing.pushGroup"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/session/sso/start": {
         parameters: {
             query?: never;
@@ -5666,6 +5938,471 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        ConnectorKind: {
+            sourceSystem: string;
+            displayName: string;
+        };
+        ConnectorConfig: {
+            sourceSystem: string;
+            sourceConnectionKey: string;
+            identityTrust: components["schemas"]["IdentityTrust"];
+            crawlEnabled: boolean;
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            /** @description The Lore user whose authority crawls record in audit: the admin who saved the config */
+            actorUserId: components["schemas"]["UUID"] | null;
+            sourceConfig: {
+                [key: string]: unknown;
+            };
+            contentCrawlIntervalSeconds: components["schemas"]["Int"];
+            /** @description Whether a credential is stored; it is write-only and never returned */
+            credentialSet: boolean;
+            credentialSetByUserId: components["schemas"]["UUID"] | null;
+            credentialSetAt: components["schemas"]["Timestamp"] | null;
+            configuredByUserId: components["schemas"]["UUID"] | null;
+            configuredAt: components["schemas"]["Timestamp"];
+        };
+        /** @enum {string} */
+        IdentityTrust: "TRUSTED" | "UNTRUSTED";
+        /** @description No connector kind with this sourceSystem (GET /api/admin/connectors/sources lists them) */
+        ConnectorKindNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/connector-kind-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "CONNECTOR_KIND_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        TestUnsavedConnection: {
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            sourceConfig: {
+                [key: string]: unknown;
+            };
+            /** @description 0 (the default): no scheduled crawl */
+            contentCrawlIntervalSeconds?: components["schemas"]["Int"];
+            crawlEnabled?: boolean;
+            /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
+            identityTrust?: components["schemas"]["IdentityTrust"];
+            /**
+             * unknown
+             * @description Write-only: a string or an object per kind; stored encrypted, never returned
+             */
+            credential?: unknown;
+        };
+        ConnectionTest: {
+            authenticated: boolean;
+            connectionKey: string | null;
+            accountName: string | null;
+            identityName: string | null;
+            canReadContent: boolean;
+            errorCode: string | null;
+        };
+        /** @description The connection's configuration breaks its kind's rules; errors[] names each field (never echoing a credential) */
+        InvalidConnectorConfig: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-connector-config";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_CONNECTOR_CONFIG";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        PutConnectorConfig: {
+            knowledgeSpaceId: components["schemas"]["UUID"];
+            sourceConfig: {
+                [key: string]: unknown;
+            };
+            /** @description 0 (the default): no scheduled crawl */
+            contentCrawlIntervalSeconds?: components["schemas"]["Int"];
+            crawlEnabled?: boolean;
+            /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
+            identityTrust?: components["schemas"]["IdentityTrust"];
+        };
+        /** @description The connection keys `sources` and `test` are reserved */
+        ReservedConnectionKey: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/reserved-connection-key";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "RESERVED_CONNECTION_KEY";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description No connection of this kind with this key in the organization */
+        ConnectionNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/connection-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "CONNECTION_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SetConnectorCredential: {
+            /**
+             * unknown
+             * @description Write-only: a string or an object per kind; stored encrypted, never returned
+             */
+            credential: unknown;
+        };
+        /** @description The credential has the wrong shape for this kind; the value is never echoed */
+        InvalidConnectorCredential: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-connector-credential";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_CONNECTOR_CREDENTIAL";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description A crawl of this connection is queued or running; wait for it to finish */
+        CrawlRunning: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/crawl-running";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "CRAWL_RUNNING";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        ConnectorScope: {
+            key: string;
+            displayName: string;
+            reachable: boolean;
+            admissible: boolean;
+            instruction: string | null;
+        };
+        ConnectorActivity: {
+            sourceSystem: string;
+            sourceConnectionKey: string;
+            objectsTotal: components["schemas"]["Int"];
+            objectsActive: components["schemas"]["Int"];
+            objectsArchived: components["schemas"]["Int"];
+            lastObjectAt: components["schemas"]["Timestamp"] | null;
+            lastCrawlAt: components["schemas"]["Timestamp"] | null;
+            componentCheckpoints: {
+                component: string;
+                observedCursor: string | null;
+                captureStatus: string;
+                incompleteReason: string | null;
+                observedAt: components["schemas"]["Timestamp"] | null;
+                lastSuccessfulCursor: string | null;
+                lastSuccessfulAt: components["schemas"]["Timestamp"] | null;
+            }[];
+            recentAttempts: {
+                outcome: string;
+                objectsMaterialized: components["schemas"]["Int"];
+                objectsRotated: components["schemas"]["Int"];
+                objectsRematerialized: components["schemas"]["Int"];
+                objectsRetired: components["schemas"]["Int"];
+                objectsFailed: components["schemas"]["Int"];
+                errorCode: string | null;
+                errorMessage: string | null;
+                attemptedAt: components["schemas"]["Timestamp"];
+            }[];
+        };
+        SourcePrincipal: {
+            id: components["schemas"]["UUID"];
+            sourceSystem: string;
+            sourceConnectionKey: string;
+            nativePrincipalId: string;
+            kind: components["schemas"]["SourcePrincipalKind"];
+            observedEmail: string | null;
+            observedDisplayName: string | null;
+            ssoVerified: boolean;
+            lastSeenAt: components["schemas"]["Timestamp"];
+            mapping: {
+                id: components["schemas"]["UUID"];
+                appUserId: components["schemas"]["UUID"];
+                appUserName: string;
+                appUserEmail: string;
+                method: components["schemas"]["SourcePrincipalMappingMethod"];
+                status: components["schemas"]["SourcePrincipalMappingStatus"];
+                evidence: string;
+                verifiedAt: components["schemas"]["Timestamp"];
+            } | null;
+        };
+        /** @enum {string} */
+        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP";
+        /** @enum {string} */
+        SourcePrincipalMappingMethod: "IDP_JOIN" | "MANUAL";
+        /** @enum {string} */
+        SourcePrincipalMappingStatus: "ACTIVE" | "REVOKED";
+        SetSourcePrincipalMapping: {
+            appUserId: components["schemas"]["UUID"];
+        };
+        /** @description No source principal with this id in the organization */
+        SourcePrincipalNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/source-principal-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 404;
+            /** @enum {string} */
+            code: "SOURCE_PRINCIPAL_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description appUserId names no active user of the organization */
+        MappingUserNotFound: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/mapping-user-not-found";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "MAPPING_USER_NOT_FOUND";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        SourceGroup: {
+            principalId: components["schemas"]["UUID"];
+            sourceSystem: string;
+            sourceConnectionKey: string;
+            nativePrincipalId: string;
+            observedDisplayName: string | null;
+            membershipSnapshotId: components["schemas"]["UUID"];
+            membershipGeneration: components["schemas"]["Int"];
+            sealedAt: components["schemas"]["Timestamp"];
+            members: {
+                principalId: components["schemas"]["UUID"];
+                kind: components["schemas"]["SourcePrincipalKind"];
+                nativePrincipalId: string;
+                observedDisplayName: string | null;
+                observedEmail: string | null;
+                appUserId: components["schemas"]["UUID"] | null;
+                appUserName: string | null;
+            }[];
+        };
+        SourceConnection: {
+            sourceSystem: string;
+            sourceConnectionKey: string;
+            identityTrust: components["schemas"]["IdentityTrust"];
+            trustDecidedByUserId: components["schemas"]["UUID"] | null;
+            trustDecidedAt: components["schemas"]["Timestamp"] | null;
+            userCount: components["schemas"]["Int"];
+            mappedUserCount: components["schemas"]["Int"];
+            unmappedUserCount: components["schemas"]["Int"];
+            groupCount: components["schemas"]["Int"];
+            lastSeenAt: components["schemas"]["Timestamp"] | null;
+        };
+        SetIdentityTrust: {
+            sourceSystem: string;
+            sourceConnectionKey: string;
+            identityTrust: components["schemas"]["IdentityTrust"];
+        };
+        PushedDocument: {
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            title: string;
+            content?: string;
+            contentBase64?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            fileName?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            mediaType?: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            url?: string;
+            classification?: components["schemas"]["Classification"];
+            acl: components["schemas"]["PushedAcl"];
+        };
+        /** @description Who may read the document in the source: native user and group principals. An empty ACL admits nobody. */
+        PushedAcl: {
+            users?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(320)
+                 * @description a string at most 320 character(s) long
+                 */
+                email?: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            groups?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+        };
+        PushResult: {
+            externalId: string;
+            /**
+             * @description MATERIALIZED: new; ROTATED: new content (re-ingested); REMATERIALIZED: only the ACL or classification changed (no re-parsing); UNCHANGED; RETIRED: deleted
+             * @enum {string}
+             */
+            outcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED";
+            knowledgeAssetId: components["schemas"]["UUID"] | null;
+            sourceId: components["schemas"]["UUID"] | null;
+        };
+        /** @description The bearer credential is missing or is not this connection's credential */
+        IndexingUnauthorized: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/indexing-unauthorized";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "INDEXING_UNAUTHORIZED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description The pushed document cannot be indexed (empty, unsupported type, too large); errors[] names each field */
+        InvalidPushedDocument: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/invalid-pushed-document";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "INVALID_PUSHED_DOCUMENT";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        BulkPush: {
+            /**
+             * maxItems(500)
+             * @description an array of at most 500 item(s)
+             */
+            documents?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                externalId: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                title: string;
+                content?: string;
+                contentBase64?: string;
+                /**
+                 * maxLength(255)
+                 * @description a string at most 255 character(s) long
+                 */
+                fileName?: string;
+                /**
+                 * maxLength(255)
+                 * @description a string at most 255 character(s) long
+                 */
+                mediaType?: string;
+                /**
+                 * maxLength(2000)
+                 * @description a string at most 2000 character(s) long
+                 */
+                url?: string;
+                classification?: components["schemas"]["Classification"];
+                acl: components["schemas"]["PushedAcl"];
+            }[];
+            /**
+             * maxItems(500)
+             * @description an array of at most 500 item(s)
+             */
+            deletes?: string[];
+        };
+        BulkPushResult: {
+            results: components["schemas"]["PushResult"][];
+            failed: {
+                externalId: string;
+                code: string;
+                detail: string;
+            }[];
+        };
+        PushedGroup: {
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            displayName?: string;
+            members: {
+                users?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(320)
+                     * @description a string at most 320 character(s) long
+                     */
+                    email?: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                groups?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+            };
+        };
         /** @description The single sign-on settings cannot be used (issuer, client id or secret) */
         InvalidSsoSettings: {
             /** @enum {string} */
@@ -6128,6 +6865,39 @@ export type InvalidProvisioningCredential = components['schemas']['InvalidProvis
 export type RotateProvisioningCredential = components['schemas']['RotateProvisioningCredential'];
 export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
 export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
+export type ConnectorKind = components['schemas']['ConnectorKind'];
+export type ConnectorConfig = components['schemas']['ConnectorConfig'];
+export type IdentityTrust = components['schemas']['IdentityTrust'];
+export type ConnectorKindNotFound = components['schemas']['ConnectorKindNotFound'];
+export type TestUnsavedConnection = components['schemas']['TestUnsavedConnection'];
+export type ConnectionTest = components['schemas']['ConnectionTest'];
+export type InvalidConnectorConfig = components['schemas']['InvalidConnectorConfig'];
+export type PutConnectorConfig = components['schemas']['PutConnectorConfig'];
+export type ReservedConnectionKey = components['schemas']['ReservedConnectionKey'];
+export type ConnectionNotFound = components['schemas']['ConnectionNotFound'];
+export type SetConnectorCredential = components['schemas']['SetConnectorCredential'];
+export type InvalidConnectorCredential = components['schemas']['InvalidConnectorCredential'];
+export type CrawlRunning = components['schemas']['CrawlRunning'];
+export type ConnectorScope = components['schemas']['ConnectorScope'];
+export type ConnectorActivity = components['schemas']['ConnectorActivity'];
+export type SourcePrincipal = components['schemas']['SourcePrincipal'];
+export type SourcePrincipalKind = components['schemas']['SourcePrincipalKind'];
+export type SourcePrincipalMappingMethod = components['schemas']['SourcePrincipalMappingMethod'];
+export type SourcePrincipalMappingStatus = components['schemas']['SourcePrincipalMappingStatus'];
+export type SetSourcePrincipalMapping = components['schemas']['SetSourcePrincipalMapping'];
+export type SourcePrincipalNotFound = components['schemas']['SourcePrincipalNotFound'];
+export type MappingUserNotFound = components['schemas']['MappingUserNotFound'];
+export type SourceGroup = components['schemas']['SourceGroup'];
+export type SourceConnection = components['schemas']['SourceConnection'];
+export type SetIdentityTrust = components['schemas']['SetIdentityTrust'];
+export type PushedDocument = components['schemas']['PushedDocument'];
+export type PushedAcl = components['schemas']['PushedAcl'];
+export type PushResult = components['schemas']['PushResult'];
+export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
+export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument'];
+export type BulkPush = components['schemas']['BulkPush'];
+export type BulkPushResult = components['schemas']['BulkPushResult'];
+export type PushedGroup = components['schemas']['PushedGroup'];
 export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
 export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
 export type SsoProviderUnavailable = components['schemas']['SsoProviderUnavailable'];
@@ -16617,6 +17387,1466 @@ export interface operations {
             };
         };
     };
+    "adminConnectors.listConnectorKinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorKind"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.listConnectorConfigs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorConfig"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.testUnsavedConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestUnsavedConnection"];
+            };
+        };
+        responses: {
+            /** @description ConnectionTest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTest"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_CONNECTOR_CONFIG */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidConnectorConfig"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.putConnectorConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutConnectorConfig"];
+            };
+        };
+        responses: {
+            /** @description ConnectorConfig */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorConfig"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, KNOWLEDGE_SPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["KnowledgeSpaceNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_CONNECTOR_CONFIG, RESERVED_CONNECTION_KEY */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidConnectorConfig"] | components["schemas"]["ReservedConnectionKey"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.deleteConnectorConfig": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.putConnectorCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetConnectorCredential"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_CONNECTOR_CREDENTIAL */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidConnectorCredential"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.deleteConnectorCredential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.testConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ConnectionTest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionTest"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.crawlConnection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description CRAWL_RUNNING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CrawlRunning"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.listConnectorScopes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorScope"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.connectorActivity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ConnectorActivity */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorActivity"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSourceIdentity.listSourcePrincipals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourcePrincipal"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSourceIdentity.mapSourcePrincipal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principalId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetSourcePrincipalMapping"];
+            };
+        };
+        responses: {
+            /** @description SourcePrincipal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourcePrincipal"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description SOURCE_PRINCIPAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SourcePrincipalNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description MAPPING_USER_NOT_FOUND */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MappingUserNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSourceIdentity.unmapSourcePrincipal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                principalId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description SourcePrincipal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourcePrincipal"];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description SOURCE_PRINCIPAL_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SourcePrincipalNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSourceIdentity.listSourceGroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceGroup"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSourceIdentity.listSourceConnections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceConnection"][];
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminSourceIdentity.setIdentityTrust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetIdentityTrust"];
+            };
+        };
+        responses: {
+            /** @description SourceConnection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceConnection"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectionNotFound"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "indexing.pushDocument": {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushedDocument"];
+            };
+        };
+        responses: {
+            /** @description PushResult */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushResult"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description INDEXING_UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INVALID_PUSHED_DOCUMENT */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidPushedDocument"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "indexing.deletePushedDocument": {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description INDEXING_UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "indexing.pushDocuments": {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkPush"];
+            };
+        };
+        responses: {
+            /** @description BulkPushResult */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPushResult"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description INDEXING_UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "indexing.pushGroup": {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+                externalGroupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PushedGroup"];
+            };
+        };
+        responses: {
+            /** @description SourceGroup */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceGroup"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_BODY */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["MalformedBody"];
+                };
+            };
+            /** @description INDEXING_UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "sso.startSso": {
         parameters: {
             query?: {
@@ -17264,6 +19494,41 @@ export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components[
 export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
 export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
 export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
+export const identityTrustValues: ReadonlyArray<components["schemas"]["IdentityTrust"]> = ["TRUSTED", "UNTRUSTED"];
+export const connectorKindNotFoundTypeValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["type"]> = ["https://lore.dev/problems/connector-kind-not-found"];
+export const connectorKindNotFoundStatusValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["status"]> = [404];
+export const connectorKindNotFoundCodeValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["code"]> = ["CONNECTOR_KIND_NOT_FOUND"];
+export const invalidConnectorConfigTypeValues: ReadonlyArray<components["schemas"]["InvalidConnectorConfig"]["type"]> = ["https://lore.dev/problems/invalid-connector-config"];
+export const invalidConnectorConfigStatusValues: ReadonlyArray<components["schemas"]["InvalidConnectorConfig"]["status"]> = [422];
+export const invalidConnectorConfigCodeValues: ReadonlyArray<components["schemas"]["InvalidConnectorConfig"]["code"]> = ["INVALID_CONNECTOR_CONFIG"];
+export const reservedConnectionKeyTypeValues: ReadonlyArray<components["schemas"]["ReservedConnectionKey"]["type"]> = ["https://lore.dev/problems/reserved-connection-key"];
+export const reservedConnectionKeyStatusValues: ReadonlyArray<components["schemas"]["ReservedConnectionKey"]["status"]> = [422];
+export const reservedConnectionKeyCodeValues: ReadonlyArray<components["schemas"]["ReservedConnectionKey"]["code"]> = ["RESERVED_CONNECTION_KEY"];
+export const connectionNotFoundTypeValues: ReadonlyArray<components["schemas"]["ConnectionNotFound"]["type"]> = ["https://lore.dev/problems/connection-not-found"];
+export const connectionNotFoundStatusValues: ReadonlyArray<components["schemas"]["ConnectionNotFound"]["status"]> = [404];
+export const connectionNotFoundCodeValues: ReadonlyArray<components["schemas"]["ConnectionNotFound"]["code"]> = ["CONNECTION_NOT_FOUND"];
+export const invalidConnectorCredentialTypeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["type"]> = ["https://lore.dev/problems/invalid-connector-credential"];
+export const invalidConnectorCredentialStatusValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["status"]> = [422];
+export const invalidConnectorCredentialCodeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["code"]> = ["INVALID_CONNECTOR_CREDENTIAL"];
+export const crawlRunningTypeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["type"]> = ["https://lore.dev/problems/crawl-running"];
+export const crawlRunningStatusValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["status"]> = [409];
+export const crawlRunningCodeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["code"]> = ["CRAWL_RUNNING"];
+export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP"];
+export const sourcePrincipalMappingMethodValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingMethod"]> = ["IDP_JOIN", "MANUAL"];
+export const sourcePrincipalMappingStatusValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingStatus"]> = ["ACTIVE", "REVOKED"];
+export const sourcePrincipalNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourcePrincipalNotFound"]["type"]> = ["https://lore.dev/problems/source-principal-not-found"];
+export const sourcePrincipalNotFoundStatusValues: ReadonlyArray<components["schemas"]["SourcePrincipalNotFound"]["status"]> = [404];
+export const sourcePrincipalNotFoundCodeValues: ReadonlyArray<components["schemas"]["SourcePrincipalNotFound"]["code"]> = ["SOURCE_PRINCIPAL_NOT_FOUND"];
+export const mappingUserNotFoundTypeValues: ReadonlyArray<components["schemas"]["MappingUserNotFound"]["type"]> = ["https://lore.dev/problems/mapping-user-not-found"];
+export const mappingUserNotFoundStatusValues: ReadonlyArray<components["schemas"]["MappingUserNotFound"]["status"]> = [422];
+export const mappingUserNotFoundCodeValues: ReadonlyArray<components["schemas"]["MappingUserNotFound"]["code"]> = ["MAPPING_USER_NOT_FOUND"];
+export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushResult"]["outcome"]> = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED"];
+export const indexingUnauthorizedTypeValues: ReadonlyArray<components["schemas"]["IndexingUnauthorized"]["type"]> = ["https://lore.dev/problems/indexing-unauthorized"];
+export const indexingUnauthorizedStatusValues: ReadonlyArray<components["schemas"]["IndexingUnauthorized"]["status"]> = [401];
+export const indexingUnauthorizedCodeValues: ReadonlyArray<components["schemas"]["IndexingUnauthorized"]["code"]> = ["INDEXING_UNAUTHORIZED"];
+export const invalidPushedDocumentTypeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["type"]> = ["https://lore.dev/problems/invalid-pushed-document"];
+export const invalidPushedDocumentStatusValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["status"]> = [422];
+export const invalidPushedDocumentCodeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["code"]> = ["INVALID_PUSHED_DOCUMENT"];
 export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
 export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
 export const invalidSsoSettingsCodeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["code"]> = ["INVALID_SSO_SETTINGS"];

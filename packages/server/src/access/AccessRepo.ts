@@ -43,6 +43,7 @@ export interface ScopeParameters {
 }
 /** An active user with what their access keys need, for counting who may read something (audience). */
 export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String), groups: Schema.Array(Schema.String) })
+const SourceKey = Schema.Struct({ key: Schema.String })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
 const Membership = Schema.Struct({ kind: Schema.Literal("DEPARTMENT_MANAGERS", "GROUP"), id: Schema.String })
 
@@ -84,6 +85,27 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
         SELECT 'DEPARTMENT_MANAGERS' AS kind, department_id::text AS id FROM department_managers WHERE user_id = ${userId}
         UNION ALL
         SELECT 'GROUP' AS kind, group_id::text AS id FROM user_group_members WHERE user_id = ${userId}`),
+
+      /**
+       * The source-ACL keys a user matches through connectors (issue 16): each principal they have an ACTIVE
+       * mapping to on a TRUSTED live connection, and every source group containing one of those, transitively
+       * (UNION stops on cycles). Keys are `SRC:<connectionId>:U|G:<nativePrincipalId>` (see sourceAclKey).
+       */
+      sourceKeys: rows("access.sourceKeys", SourceKey, (userId: string) => sql`
+        WITH RECURSIVE reached AS (
+          SELECT p.id, p.connection_id, p.kind, p.native_principal_id
+          FROM source_principal_mappings m
+          JOIN source_principals p ON p.id = m.principal_id
+          JOIN connector_connections c ON c.id = p.connection_id
+          WHERE m.app_user_id = ${userId} AND m.status = 'ACTIVE' AND c.identity_trust = 'TRUSTED' AND c.deleted_at IS NULL
+          UNION
+          SELECT g.id, g.connection_id, g.kind, g.native_principal_id
+          FROM reached r
+          JOIN source_group_members gm ON gm.member_principal_id = r.id
+          JOIN source_principals g ON g.id = gm.group_principal_id
+        )
+        SELECT DISTINCT 'SRC:' || connection_id::text || ':' || (CASE kind WHEN 'SOURCE_GROUP' THEN 'G' ELSE 'U' END) || ':' || native_principal_id AS key
+        FROM reached`),
 
       /** Active spaces of the organization with a grant on one of `keys` at one of `relations`. */
       spacesWith: rows("access.spacesWith", SpaceRow, (organizationId: string, keys: ReadonlyArray<string>, relations: ReadonlyArray<string>) => sql`

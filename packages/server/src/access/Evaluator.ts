@@ -111,6 +111,9 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           rows.filter((row) => row.kind === "GROUP").map((row) => row.id)
         ))
 
+    /** The source-ACL keys the user matches through connector mappings (TRUSTED connections, nested groups resolved). */
+    const connectorKeys = (userId: string) => Effect.map(repo.sourceKeys(userId), (rows) => rows.map((row) => row.key))
+
     /** Active spaces of the caller's organization on which they hold at least `relation`. */
     const spacesWith = (principal: Principal, relation: SpaceRelation) =>
       Effect.flatMap(keysFor(principal), (keys) => repo.spacesWith(principal.organizationId, keys, relationsAtLeast(relation)))
@@ -125,7 +128,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           organizationId: principal.organizationId,
           spaceIds: spaces.map((space) => space.id),
           maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-          sourcePrincipalKeys: sourcePrincipalKeys(principal.userId, keys)
+          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...(yield* connectorKeys(principal.userId))]
         } satisfies ReadScope
       })
 
@@ -134,18 +137,14 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
       Effect.gen(function* () {
         const keys = yield* keysFor(subject)
         const [grants, space] = yield* Effect.all([repo.matchingGrants(resource.knowledgeSpaceId, keys), repo.spaceState(resource.knowledgeSpaceId)])
-        const principalKeys = sourcePrincipalKeys(subject.userId, keys)
+        const principalKeys = [...sourcePrincipalKeys(subject.userId, keys), ...(yield* connectorKeys(subject.userId))]
         return {
           userActive: subject.active,
           spaceActive: space?.active ?? false,
           grants,
           classification: resource.classification,
           clearanceCeiling: clearanceCeiling[subject.clearance],
-          sourceAcl: resource.aclKeys === null
-            ? null
-            : resource.aclKeys.some((key) => principalKeys.includes(key))
-              ? { allowed: true, reason: "The user maps to a principal in the source ACL" }
-              : { allowed: false, reason: "The user maps to no principal allowed by the item's source ACL" }
+          sourceAcl: sourceAclFacts(resource.aclKeys, principalKeys)
         } satisfies AccessFacts
       })
 
@@ -178,6 +177,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
 
     return {
       keysFor,
+      connectorKeys,
       spacesWith,
       readScope,
       factsFor,
@@ -206,7 +206,27 @@ export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRan
   && (resource.aclKeys === null || resource.aclKeys.some((key) => scope.sourcePrincipalKeys.includes(key)))
 
 /**
- * The source-principal keys a Lore user matches in a source ACL (connector mappings will add theirs): the user,
+ * The SOURCE_ACL branch: which allowed principals the user reaches (keys name the connection, U or G, and the
+ * native id; a G key reached means through that source group, nested groups resolved), or why not.
+ */
+const sourceAclFacts = (aclKeys: ReadonlyArray<string> | null, principalKeys: ReadonlyArray<string>) => {
+  if (aclKeys === null) return null
+  const matched = aclKeys.filter((key) => principalKeys.includes(key))
+  if (matched.length > 0) return { allowed: true, reason: `The user maps to ${matched.slice(0, 5).join(", ")} in the source ACL` }
+  return {
+    allowed: false,
+    reason: aclKeys.length === 0
+      ? "The item's source ACL admits nobody"
+      : "The user has no ACTIVE mapping on a TRUSTED connection to a principal (or a member of a group) the item's source ACL allows"
+  }
+}
+
+/** The key a connector's ACL entry puts on chunks: the evaluator's sourceKeys query yields the same for mapped users. */
+export const sourceAclKey = (connectionId: string, kind: "SOURCE_USER" | "SOURCE_GROUP", nativePrincipalId: string) =>
+  `SRC:${connectionId}:${kind === "SOURCE_GROUP" ? "G" : "U"}:${nativePrincipalId}`
+
+/**
+ * The source-principal keys a Lore user matches in a source ACL (connector mappings add theirs: connectorKeys): the user,
  * and the provisioned groups they belong to (a connector may name a SCIM group as an allowed principal).
  */
 const sourcePrincipalKeys = (userId: string, accessKeys: ReadonlyArray<string>) => [

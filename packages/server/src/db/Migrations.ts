@@ -20,6 +20,7 @@ import skills from "./migrations/0016_skills"
 import provisioning from "./migrations/0017_provisioning"
 import assetReleaseSignals from "./migrations/0018_asset_release_signals"
 import graph from "./migrations/0019_graph"
+import connectors from "./migrations/0020_connectors"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -41,7 +42,8 @@ export const migrations = {
   "0016_skills": skills,
   "0017_provisioning": provisioning,
   "0018_asset_release_signals": assetReleaseSignals,
-  "0019_graph": graph
+  "0019_graph": graph,
+  "0020_connectors": connectors
 }
 
 const run = Migrator.make({})

@@ -18,6 +18,7 @@ import { MeApi, SessionApi } from "../identity/Api"
 import { SsoAdminApi, SsoSessionApi } from "../identity/SsoApi"
 import { PlatformApi } from "../platform/Api"
 import { ProvisioningAdminApi } from "../provisioning/Api"
+import { ConnectorsAdminApi, IndexingApi, SourceIdentityApi } from "../connectors/Api"
 import { InternalError, MalformedBody, PayloadTooLarge, Problem, ValidationFailed } from "../domain/Errors"
 import { problemDocument } from "./OpenApiDocument"
 
@@ -44,6 +45,9 @@ export class LoreApi extends HttpApi.make("lore")
   .add(AssetToolsApi)
   .add(SkillsApi)
   .add(ProvisioningAdminApi)
+  .add(ConnectorsAdminApi)
+  .add(SourceIdentityApi)
+  .add(IndexingApi)
   .add(SsoSessionApi)
   .add(SsoAdminApi)
   .addError(InternalError)

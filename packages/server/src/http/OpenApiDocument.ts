@@ -36,7 +36,9 @@ export const problemDocument = (spec: Json): Json => {
   }
 
   const paths: Json = {}
-  for (const [path, operations] of Object.entries<Json>(spec.paths)) {
+  for (const [template, operations] of Object.entries<Json>(spec.paths)) {
+    // A literal colon in a route (`documents::bulk`, Google-style custom methods) is not a parameter.
+    const path = template.replace(/:\{([A-Za-z]+)\}/g, ":$1")
     paths[path] = {}
     for (const [method, operation] of Object.entries<Json>(operations)) {
       const hasBody = operation.requestBody !== undefined

@@ -92,7 +92,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
             knowledgeSpaceId: source.knowledgeSpaceId,
             knowledgeAssetId: source.knowledgeAssetId,
             classificationRank: classificationRank[source.classification],
-            aclKeys: null,
+            aclKeys: source.aclKeys,
             title: source.title
           },
           toIndexedChunks(chunks)

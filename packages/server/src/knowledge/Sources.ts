@@ -267,7 +267,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
           contextLabel: row.knowledgeSpaceName,
           knowledgeSpaceId: row.knowledgeSpaceId,
           classification: governing.classification,
-          aclKeys: null
+          aclKeys: row.aclKeys
         }
       })
 

@@ -32,6 +32,8 @@ export const SourceRow = Schema.Struct({
   title: Schema.String,
   sourceSystem: Schema.String,
   aclAuthority: Schema.String,
+  /** Source-principal keys of a connector's ACL; null for uploads. */
+  aclKeys: Schema.NullOr(Schema.Array(Schema.String)),
   status: Schema.String,
   classification: Classification,
   fileName: Schema.String,
@@ -66,6 +68,7 @@ const NextVersion = Schema.Struct({ next: Schema.Number })
 const Blob = Schema.Struct({ content: Schema.Uint8ArrayFromSelf })
 const LatestVersion = Schema.Struct({
   id: Schema.String,
+  title: Schema.String,
   versionNumber: Schema.Number,
   contentDigest: Schema.String,
   classification: Classification,
@@ -93,7 +96,11 @@ export interface NewSource {
   readonly mediaType: string
   readonly contentLength: number
   readonly contentDigest: string
-  readonly uploadedBy: string
+  readonly uploadedBy: string | null
+  /** For connector documents: their source system (else UPLOAD), ACL authority (else LORE) and ACL keys (else none). */
+  readonly sourceSystem?: string
+  readonly aclAuthority?: string
+  readonly aclKeys?: ReadonlyArray<string> | null
 }
 
 export interface ReadyInfo {
@@ -108,7 +115,7 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
     const sql = yield* SqlClient.SqlClient
     const select = sql`
       SELECT s.id, s.organization_id, s.knowledge_space_id, s.knowledge_asset_id, s.version_number, s.title, s.source_system,
-        s.acl_authority, s.status, s.classification, s.file_name, s.media_type, s.content_length::int AS content_length,
+        s.acl_authority, s.acl_keys, s.status, s.classification, s.file_name, s.media_type, s.content_length::int AS content_length,
         s.content_digest, s.language, s.page_count, s.chunk_count, s.failure_code, s.failure_message, s.embedding_profile_key,
         s.embedding_provider, s.embedding_model, s.embedding_dimensions, s.uploaded_by, s.created_at, s.updated_at, s.deleted_at,
         to_char(s.created_at AT TIME ZONE 'UTC', ${MICROSECOND_TEXT}) AS cursor_at,
@@ -132,10 +139,11 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
     const blob = row("sources.blob", Blob, (sha256: string) => sql`SELECT content FROM blobs WHERE sha256 = ${sha256}`)
     const insertSource = row("sources.insertSource", Id, (source: NewSource) => sql`
       INSERT INTO sources (organization_id, knowledge_space_id, knowledge_asset_id, version_number, title, classification,
-        classification_rank, file_name, media_type, content_length, content_digest, uploaded_by)
+        classification_rank, file_name, media_type, content_length, content_digest, uploaded_by, source_system, acl_authority, acl_keys)
       VALUES (${source.organizationId}, ${source.knowledgeSpaceId}, ${source.knowledgeAssetId}, ${source.versionNumber}, ${source.title},
         ${source.classification}, ${source.classificationRank}, ${source.fileName}, ${source.mediaType}, ${source.contentLength},
-        ${source.contentDigest}, ${source.uploadedBy})
+        ${source.contentDigest}, ${source.uploadedBy}, ${source.sourceSystem ?? "UPLOAD"}, ${source.aclAuthority ?? "LORE"},
+        ${source.aclKeys ?? null}::text[])
       RETURNING id`)
     const otherVersions = rows("sources.otherVersions", Id, (knowledgeAssetId: string, exceptSourceId: string | null) =>
       sql`SELECT id FROM sources WHERE knowledge_asset_id = ${knowledgeAssetId} AND id IS DISTINCT FROM ${exceptSourceId}::uuid`)
@@ -208,7 +216,7 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
       lockAsset: exec((knowledgeAssetId: string) => sql`SELECT id FROM knowledge_assets WHERE id = ${knowledgeAssetId} FOR UPDATE`),
 
       latestVersion: row("sources.latestVersion", LatestVersion, (knowledgeAssetId: string) => sql`
-        SELECT id, version_number, content_digest, classification, status FROM sources
+        SELECT id, title, version_number, content_digest, classification, status FROM sources
         WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL ORDER BY version_number DESC LIMIT 1`),
 
       nextVersionNumber: (knowledgeAssetId: string) =>

@@ -3,6 +3,7 @@ import { AdminAccessArea, AdminAuditArea, AdminSpacesArea } from "./access"
 import { AdminAiArea } from "./ai"
 import { AdminAssistantArea } from "./assistant"
 import { AdminProvisioningArea } from "./provisioning"
+import { AdminConnectorsArea, AdminSourceIdentityArea } from "./connectors"
 import { AdminSsoArea } from "./sso"
 import { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
@@ -10,6 +11,7 @@ export { AdminAccessArea, AdminAuditArea, AdminSpacesArea, type AuditQuery } fro
 export { AdminAiArea } from "./ai"
 export { AdminAssistantArea } from "./assistant"
 export { AdminProvisioningArea } from "./provisioning"
+export { AdminConnectorsArea, AdminSourceIdentityArea } from "./connectors"
 export { AdminSsoArea, ssoStartUrl } from "./sso"
 export { AdminDepartmentsArea, AdminInvitationsArea, AdminRolesArea, AdminUsersArea } from "./users"
 
@@ -25,6 +27,8 @@ export class AdminArea {
   readonly ai: AdminAiArea
   readonly assistant: AdminAssistantArea
   readonly provisioning: AdminProvisioningArea
+  readonly connectors: AdminConnectorsArea
+  readonly sourceIdentity: AdminSourceIdentityArea
   readonly sso: AdminSsoArea
 
   constructor(client: LoreFetchClient) {
@@ -38,6 +42,8 @@ export class AdminArea {
     this.ai = new AdminAiArea(client)
     this.assistant = new AdminAssistantArea(client)
     this.provisioning = new AdminProvisioningArea(client)
+    this.connectors = new AdminConnectorsArea(client)
+    this.sourceIdentity = new AdminSourceIdentityArea(client)
     this.sso = new AdminSsoArea(client)
   }
 }

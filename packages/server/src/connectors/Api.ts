@@ -1,0 +1,344 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Classification } from "../domain/Model"
+import { Body, Timestamp } from "../domain/Schemas"
+import { isPublic, requires } from "../domain/Security"
+import { KnowledgeSpaceNotFound } from "../access/Errors"
+import {
+  ConnectionNotFound, ConnectorKindNotFound, CrawlRunning, IndexingUnauthorized, InvalidConnectorConfig, InvalidConnectorCredential,
+  InvalidPushedDocument, MappingUserNotFound, ReservedConnectionKey, SourcePrincipalNotFound
+} from "./Errors"
+
+export const IdentityTrust = Schema.Literal("TRUSTED", "UNTRUSTED").annotations({ identifier: "IdentityTrust" })
+export type IdentityTrust = typeof IdentityTrust.Type
+export const SourcePrincipalKind = Schema.Literal("SOURCE_USER", "SOURCE_GROUP").annotations({ identifier: "SourcePrincipalKind" })
+export type SourcePrincipalKind = typeof SourcePrincipalKind.Type
+export const MappingMethod = Schema.Literal("IDP_JOIN", "MANUAL").annotations({ identifier: "SourcePrincipalMappingMethod" })
+export const MappingStatus = Schema.Literal("ACTIVE", "REVOKED").annotations({ identifier: "SourcePrincipalMappingStatus" })
+
+export const ConnectorKind = Schema.Struct({
+  sourceSystem: Schema.String,
+  displayName: Schema.String
+}).annotations({ identifier: "ConnectorKind" })
+
+export const ConnectorConfig = Schema.Struct({
+  sourceSystem: Schema.String,
+  sourceConnectionKey: Schema.String,
+  identityTrust: IdentityTrust,
+  crawlEnabled: Schema.Boolean,
+  knowledgeSpaceId: Schema.UUID,
+  actorUserId: Schema.NullOr(Schema.UUID).annotations({ description: "The Lore user whose authority crawls record in audit: the admin who saved the config" }),
+  sourceConfig: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  contentCrawlIntervalSeconds: Schema.Int,
+  credentialSet: Schema.Boolean.annotations({ description: "Whether a credential is stored; it is write-only and never returned" }),
+  credentialSetByUserId: Schema.NullOr(Schema.UUID),
+  credentialSetAt: Schema.NullOr(Timestamp),
+  configuredByUserId: Schema.NullOr(Schema.UUID),
+  configuredAt: Timestamp
+}).annotations({ identifier: "ConnectorConfig" })
+
+export const ConnectionTest = Schema.Struct({
+  authenticated: Schema.Boolean,
+  connectionKey: Schema.NullOr(Schema.String),
+  accountName: Schema.NullOr(Schema.String),
+  identityName: Schema.NullOr(Schema.String),
+  canReadContent: Schema.Boolean,
+  errorCode: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ConnectionTest" })
+
+export const ConnectorScope = Schema.Struct({
+  key: Schema.String,
+  displayName: Schema.String,
+  reachable: Schema.Boolean,
+  admissible: Schema.Boolean,
+  instruction: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "ConnectorScope" })
+
+export const ConnectorActivity = Schema.Struct({
+  sourceSystem: Schema.String,
+  sourceConnectionKey: Schema.String,
+  objectsTotal: Schema.Int,
+  objectsActive: Schema.Int,
+  objectsArchived: Schema.Int,
+  lastObjectAt: Schema.NullOr(Timestamp),
+  lastCrawlAt: Schema.NullOr(Timestamp),
+  componentCheckpoints: Schema.Array(Schema.Struct({
+    component: Schema.String,
+    observedCursor: Schema.NullOr(Schema.String),
+    captureStatus: Schema.String,
+    incompleteReason: Schema.NullOr(Schema.String),
+    observedAt: Schema.NullOr(Timestamp),
+    lastSuccessfulCursor: Schema.NullOr(Schema.String),
+    lastSuccessfulAt: Schema.NullOr(Timestamp)
+  })),
+  recentAttempts: Schema.Array(Schema.Struct({
+    outcome: Schema.String,
+    objectsMaterialized: Schema.Int,
+    objectsRotated: Schema.Int,
+    objectsRematerialized: Schema.Int,
+    objectsRetired: Schema.Int,
+    objectsFailed: Schema.Int,
+    errorCode: Schema.NullOr(Schema.String),
+    errorMessage: Schema.NullOr(Schema.String),
+    attemptedAt: Timestamp
+  }))
+}).annotations({ identifier: "ConnectorActivity" })
+
+export const SourcePrincipal = Schema.Struct({
+  id: Schema.UUID,
+  sourceSystem: Schema.String,
+  sourceConnectionKey: Schema.String,
+  nativePrincipalId: Schema.String,
+  kind: SourcePrincipalKind,
+  observedEmail: Schema.NullOr(Schema.String),
+  observedDisplayName: Schema.NullOr(Schema.String),
+  ssoVerified: Schema.Boolean,
+  lastSeenAt: Timestamp,
+  mapping: Schema.NullOr(Schema.Struct({
+    id: Schema.UUID,
+    appUserId: Schema.UUID,
+    appUserName: Schema.String,
+    appUserEmail: Schema.String,
+    method: MappingMethod,
+    status: MappingStatus,
+    evidence: Schema.String,
+    verifiedAt: Timestamp
+  }))
+}).annotations({ identifier: "SourcePrincipal" })
+
+export const SourceGroup = Schema.Struct({
+  principalId: Schema.UUID,
+  sourceSystem: Schema.String,
+  sourceConnectionKey: Schema.String,
+  nativePrincipalId: Schema.String,
+  observedDisplayName: Schema.NullOr(Schema.String),
+  membershipSnapshotId: Schema.UUID,
+  membershipGeneration: Schema.Int,
+  sealedAt: Timestamp,
+  members: Schema.Array(Schema.Struct({
+    principalId: Schema.UUID,
+    kind: SourcePrincipalKind,
+    nativePrincipalId: Schema.String,
+    observedDisplayName: Schema.NullOr(Schema.String),
+    observedEmail: Schema.NullOr(Schema.String),
+    appUserId: Schema.NullOr(Schema.UUID),
+    appUserName: Schema.NullOr(Schema.String)
+  }))
+}).annotations({ identifier: "SourceGroup" })
+
+export const SourceConnection = Schema.Struct({
+  sourceSystem: Schema.String,
+  sourceConnectionKey: Schema.String,
+  identityTrust: IdentityTrust,
+  trustDecidedByUserId: Schema.NullOr(Schema.UUID),
+  trustDecidedAt: Schema.NullOr(Timestamp),
+  userCount: Schema.Int,
+  mappedUserCount: Schema.Int,
+  unmappedUserCount: Schema.Int,
+  groupCount: Schema.Int,
+  lastSeenAt: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "SourceConnection" })
+
+const configFields = {
+  knowledgeSpaceId: Schema.UUID,
+  sourceConfig: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  contentCrawlIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600))).annotations({ description: "0 (the default): no scheduled crawl" }),
+  crawlEnabled: Schema.optional(Schema.Boolean),
+  identityTrust: Schema.optional(IdentityTrust).annotations({ description: "UNTRUSTED (the default): no principal maps automatically and no mapping grants anything" })
+}
+export const PutConnectorConfig = Body(configFields).annotations({ identifier: "PutConnectorConfig" })
+/** Unknown, so that a decoding error can never echo it: the kind checks its shape and answers without the value. */
+const Credential = Schema.Unknown.annotations({ description: "Write-only: a string or an object per kind; stored encrypted, never returned" })
+export const SetConnectorCredential = Body({ credential: Credential }).annotations({ identifier: "SetConnectorCredential" })
+export const TestUnsavedConnection = Body({ ...configFields, credential: Schema.optional(Credential) }).annotations({ identifier: "TestUnsavedConnection" })
+export const SetSourcePrincipalMapping = Body({ appUserId: Schema.UUID }).annotations({ identifier: "SetSourcePrincipalMapping" })
+export const SetIdentityTrust = Body({
+  sourceSystem: Schema.String,
+  sourceConnectionKey: Schema.String,
+  identityTrust: IdentityTrust
+}).annotations({ identifier: "SetIdentityTrust" })
+
+const KindPath = Schema.Struct({ sourceSystem: Schema.String })
+const ConnectionPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String })
+const PrincipalPath = Schema.Struct({ principalId: Schema.UUID })
+
+/** Connector kinds and connections: configuration, the write-only credential, tests, crawls, scopes and activity. */
+export class ConnectorsAdminApi extends HttpApiGroup.make("adminConnectors")
+  // Registered before /{sourceSystem}, which would otherwise take "sources" as a kind.
+  .add(HttpApiEndpoint.get("listConnectorKinds", "/admin/connectors/sources")
+    .addSuccess(Schema.Array(ConnectorKind)).pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("listConnectorConfigs", "/admin/connectors/:sourceSystem")
+    .setPath(KindPath)
+    .addSuccess(Schema.Array(ConnectorConfig))
+    .addError(ConnectorKindNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.post("testUnsavedConnection", "/admin/connectors/:sourceSystem/test")
+    .setPath(KindPath)
+    .setPayload(TestUnsavedConnection)
+    .addSuccess(ConnectionTest)
+    .addError(ConnectorKindNotFound)
+    .addError(InvalidConnectorConfig)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.put("putConnectorConfig", "/admin/connectors/:sourceSystem/:connectionKey")
+    .setPath(ConnectionPath)
+    .setPayload(PutConnectorConfig)
+    .addSuccess(ConnectorConfig)
+    .addError(ConnectorKindNotFound)
+    .addError(InvalidConnectorConfig)
+    .addError(ReservedConnectionKey)
+    .addError(KnowledgeSpaceNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.del("deleteConnectorConfig", "/admin/connectors/:sourceSystem/:connectionKey")
+    .setPath(ConnectionPath)
+    .addSuccess(HttpApiSchema.NoContent)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.put("putConnectorCredential", "/admin/connectors/:sourceSystem/:connectionKey/credential")
+    .setPath(ConnectionPath)
+    .setPayload(SetConnectorCredential)
+    .addSuccess(HttpApiSchema.NoContent)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .addError(InvalidConnectorCredential)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.del("deleteConnectorCredential", "/admin/connectors/:sourceSystem/:connectionKey/credential")
+    .setPath(ConnectionPath)
+    .addSuccess(HttpApiSchema.NoContent)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.post("testConnection", "/admin/connectors/:sourceSystem/:connectionKey/test")
+    .setPath(ConnectionPath)
+    .addSuccess(ConnectionTest)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.post("crawlConnection", "/admin/connectors/:sourceSystem/:connectionKey/crawl")
+    .setPath(ConnectionPath)
+    .addSuccess(HttpApiSchema.Empty(202))
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .addError(CrawlRunning)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("listConnectorScopes", "/admin/connectors/:sourceSystem/:connectionKey/scopes")
+    .setPath(ConnectionPath)
+    .addSuccess(Schema.Array(ConnectorScope))
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("connectorActivity", "/admin/connectors/:sourceSystem/:connectionKey/activity")
+    .setPath(ConnectionPath)
+    .addSuccess(ConnectorActivity)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .pipe(requires("connectors.manage"))) {}
+
+/** Source identity: the native principals seen in ACLs, their mappings to Lore users, source groups, and trust. */
+export class SourceIdentityApi extends HttpApiGroup.make("adminSourceIdentity")
+  .add(HttpApiEndpoint.get("listSourcePrincipals", "/admin/source-principals")
+    .addSuccess(Schema.Array(SourcePrincipal)).pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.put("mapSourcePrincipal", "/admin/source-principals/:principalId/mapping")
+    .setPath(PrincipalPath)
+    .setPayload(SetSourcePrincipalMapping)
+    .addSuccess(SourcePrincipal)
+    .addError(SourcePrincipalNotFound)
+    .addError(MappingUserNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.del("unmapSourcePrincipal", "/admin/source-principals/:principalId/mapping")
+    .setPath(PrincipalPath)
+    .addSuccess(SourcePrincipal)
+    .addError(SourcePrincipalNotFound)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("listSourceGroups", "/admin/source-groups")
+    .addSuccess(Schema.Array(SourceGroup)).pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("listSourceConnections", "/admin/source-connections")
+    .addSuccess(Schema.Array(SourceConnection)).pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.put("setIdentityTrust", "/admin/source-connections/identity-trust")
+    .setPayload(SetIdentityTrust)
+    .addSuccess(SourceConnection)
+    .addError(ConnectionNotFound)
+    .pipe(requires("connectors.manage"))) {}
+
+const AclUser = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)),
+  email: Schema.optional(Schema.String.pipe(Schema.maxLength(320))),
+  displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
+})
+const AclGroup = Schema.Struct({
+  id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)),
+  displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
+})
+export const PushedAcl = Schema.Struct({
+  users: Schema.optionalWith(Schema.Array(AclUser), { default: () => [] }),
+  groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] })
+}).annotations({ identifier: "PushedAcl", description: "Who may read the document in the source: native user and group principals. An empty ACL admits nobody." })
+
+const documentFields = {
+  title: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(500)),
+  content: Schema.optional(Schema.String).annotations({ description: "The document's text (Markdown, plain text or HTML); or contentBase64" }),
+  contentBase64: Schema.optional(Schema.String).annotations({ description: "A file's bytes (PDF, DOCX, ...), base64" }),
+  fileName: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255))),
+  mediaType: Schema.optional(Schema.String.pipe(Schema.maxLength(255))),
+  url: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  classification: Schema.optionalWith(Classification, { default: () => "INTERNAL" as const }),
+  acl: PushedAcl
+}
+export const PushedDocument = Body(documentFields).annotations({ identifier: "PushedDocument" })
+export const BulkPush = Body({
+  documents: Schema.optionalWith(Schema.Array(Schema.Struct({ externalId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)), ...documentFields })).pipe(Schema.maxItems(500)), { default: () => [] }),
+  deletes: Schema.optionalWith(Schema.Array(Schema.String).pipe(Schema.maxItems(500)), { default: () => [] })
+}).annotations({ identifier: "BulkPush" })
+export const PushedGroup = Body({
+  displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  members: Schema.Struct({
+    users: Schema.optionalWith(Schema.Array(AclUser), { default: () => [] }),
+    groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] })
+  })
+}).annotations({ identifier: "PushedGroup", description: "The group's whole membership (replaces the previous snapshot); member groups nest" })
+
+export const PushOutcome = Schema.Literal("MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED").annotations({ identifier: "PushOutcome" })
+export const PushResult = Schema.Struct({
+  externalId: Schema.String,
+  outcome: PushOutcome.annotations({ description: "MATERIALIZED: new; ROTATED: new content (re-ingested); REMATERIALIZED: only the ACL or classification changed (no re-parsing); UNCHANGED; RETIRED: deleted" }),
+  knowledgeAssetId: Schema.NullOr(Schema.UUID),
+  sourceId: Schema.NullOr(Schema.UUID)
+}).annotations({ identifier: "PushResult" })
+
+const IndexingHeaders = Schema.Struct({ authorization: Schema.optional(Schema.String) })
+const DocumentPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String, externalId: Schema.String })
+const GroupPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String, externalGroupId: Schema.String })
+
+/**
+ * The indexing API (added, Glean-style): a PUSH connection's pusher sends the connection's credential as
+ * `Authorization: Bearer` and puts documents and group memberships, idempotently by external id.
+ */
+export class IndexingApi extends HttpApiGroup.make("indexing")
+  .add(HttpApiEndpoint.put("pushDocument", "/indexing/:sourceSystem/:connectionKey/documents/:externalId")
+    .setPath(DocumentPath)
+    .setHeaders(IndexingHeaders)
+    .setPayload(PushedDocument)
+    .addSuccess(PushResult)
+    .addError(IndexingUnauthorized)
+    .addError(InvalidPushedDocument)
+    .pipe(isPublic))
+  .add(HttpApiEndpoint.del("deletePushedDocument", "/indexing/:sourceSystem/:connectionKey/documents/:externalId")
+    .setPath(DocumentPath)
+    .setHeaders(IndexingHeaders)
+    .addSuccess(HttpApiSchema.NoContent)
+    .addError(IndexingUnauthorized)
+    .pipe(isPublic))
+  .add(HttpApiEndpoint.post("pushDocuments", "/indexing/:sourceSystem/:connectionKey/documents::bulk")
+    .setPath(ConnectionPath)
+    .setHeaders(IndexingHeaders)
+    .setPayload(BulkPush)
+    .addSuccess(Schema.Struct({ results: Schema.Array(PushResult), failed: Schema.Array(Schema.Struct({ externalId: Schema.String, code: Schema.String, detail: Schema.String })) }).annotations({ identifier: "BulkPushResult" }))
+    .addError(IndexingUnauthorized)
+    .pipe(isPublic))
+  .add(HttpApiEndpoint.put("pushGroup", "/indexing/:sourceSystem/:connectionKey/groups/:externalGroupId")
+    .setPath(GroupPath)
+    .setHeaders(IndexingHeaders)
+    .setPayload(PushedGroup)
+    .addSuccess(SourceGroup)
+    .addError(IndexingUnauthorized)
+    .pipe(isPublic)) {}

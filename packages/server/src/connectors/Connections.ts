@@ -1,0 +1,233 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { AuthorizationGeneration } from "../access/Generation"
+import { transactional } from "../db/Sql"
+import { KnowledgeSpaceNotFound } from "../access/Errors"
+import type { Principal } from "../domain/Principal"
+import { JobQueue } from "../jobs/JobQueue"
+import { Audit } from "../platform/Audit"
+import { SecretBox } from "../platform/SecretBox"
+import { ConnectorDocuments } from "./Documents"
+import {
+  ConnectionNotFound, ConnectorKindNotFound, CrawlRunning, InvalidConnectorConfig, InvalidConnectorCredential, ReservedConnectionKey
+} from "./Errors"
+import { CrawlConnection } from "./Jobs"
+import type { ConnectorKindModule } from "./Kind"
+import { connectorKinds, kindOf } from "./Kinds"
+import { type ConnectionRow, ConnectorsRepo } from "./Repo"
+
+const RESERVED_KEYS = new Set(["sources", "test"])
+const CONNECTION_KEY = /^[a-z0-9][a-z0-9._-]{0,99}$/
+
+export interface ConfigInput {
+  readonly knowledgeSpaceId: string
+  readonly sourceConfig: Readonly<Record<string, unknown>>
+  readonly contentCrawlIntervalSeconds?: number | undefined
+  readonly crawlEnabled?: boolean | undefined
+  readonly identityTrust?: "TRUSTED" | "UNTRUSTED" | undefined
+}
+
+/** The verifier a bearer credential is looked up by: keyed with the server's secret, so a database dump reveals nothing. */
+export const credentialVerifier = (box: SecretBox, secret: string) => box.sign("connector-credential", secret)
+
+export const describeConfig = (row: ConnectionRow) => ({
+  sourceSystem: row.sourceSystem,
+  sourceConnectionKey: row.connectionKey,
+  identityTrust: row.identityTrust,
+  crawlEnabled: row.crawlEnabled,
+  knowledgeSpaceId: row.knowledgeSpaceId,
+  actorUserId: row.actorUserId,
+  sourceConfig: row.sourceConfig,
+  contentCrawlIntervalSeconds: row.crawlIntervalSeconds,
+  credentialSet: row.credentialSet,
+  credentialSetByUserId: row.credentialSetBy,
+  credentialSetAt: row.credentialSetAt,
+  configuredByUserId: row.configuredBy,
+  configuredAt: row.configuredAt
+})
+
+/** Administering connections: configs validated by their kind, the write-only credential, tests, crawls, scopes, activity. */
+export class ConnectorConnections extends Effect.Service<ConnectorConnections>()("lore/ConnectorConnections", {
+  effect: Effect.gen(function* () {
+    const transaction = transactional(yield* SqlClient.SqlClient)
+    const repo = yield* ConnectorsRepo
+    const documents = yield* ConnectorDocuments
+    const audit = yield* Audit
+    const box = yield* SecretBox
+    const queue = yield* JobQueue
+    const generation = yield* AuthorizationGeneration
+
+    const requireKind = (sourceSystem: string) => {
+      const kind = kindOf(sourceSystem)
+      return kind ? Effect.succeed(kind) : Effect.fail(new ConnectorKindNotFound({ detail: `No connector kind ${sourceSystem}; kinds: ${connectorKinds.map((k) => k.sourceSystem).join(", ")}` }))
+    }
+
+    const requireConnection = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const kind = yield* requireKind(sourceSystem)
+        const row = yield* repo.connection(actor.organizationId, sourceSystem, connectionKey)
+        if (!row) return yield* new ConnectionNotFound({ detail: `No ${sourceSystem} connection ${connectionKey}` })
+        return { kind, row }
+      })
+
+    const validate = (actor: Principal, kind: ConnectorKindModule, input: ConfigInput) =>
+      Effect.gen(function* () {
+        const errors = kind.validateConfig(input.sourceConfig)
+        if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
+        if (!(yield* repo.activeSpace(actor.organizationId, input.knowledgeSpaceId))) {
+          return yield* new KnowledgeSpaceNotFound({ detail: "No active knowledge space with this id in your organization" })
+        }
+      })
+
+    const readCredential = (kind: ConnectorKindModule, credential: unknown) => {
+      const read = kind.readCredential(credential)
+      return read.ok ? Effect.succeed(read.secret) : Effect.fail(new InvalidConnectorCredential({ detail: read.message, errors: [{ path: "credential", message: read.message }] }))
+    }
+
+    const decrypted = (row: ConnectionRow) =>
+      Effect.map(repo.sealedCredential(row.id), (found) => {
+        if (!found?.credentialSealed) return null
+        try {
+          return box.decrypt(found.credentialSealed)
+        } catch {
+          return null
+        }
+      })
+
+    const list = (actor: Principal, sourceSystem: string) =>
+      Effect.flatMap(requireKind(sourceSystem), () => Effect.map(repo.connections(actor.organizationId, sourceSystem), (rows) => rows.map(describeConfig)))
+
+    const put = (actor: Principal, sourceSystem: string, connectionKey: string, input: ConfigInput) =>
+      Effect.gen(function* () {
+        const kind = yield* requireKind(sourceSystem)
+        if (RESERVED_KEYS.has(connectionKey)) return yield* new ReservedConnectionKey({ detail: `The connection key ${connectionKey} is reserved` })
+        if (!CONNECTION_KEY.test(connectionKey)) {
+          return yield* new InvalidConnectorConfig({
+            detail: "The connection key must be 1 to 100 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit",
+            errors: [{ path: "connectionKey", message: "must match ^[a-z0-9][a-z0-9._-]{0,99}$" }]
+          })
+        }
+        yield* validate(actor, kind, input)
+        const before = yield* repo.connection(actor.organizationId, sourceSystem, connectionKey)
+        const trust = input.identityTrust ?? before?.identityTrust ?? "UNTRUSTED"
+        const row = yield* transaction(
+          Effect.gen(function* () {
+            const saved = yield* repo.upsertConnection(actor.organizationId, sourceSystem, connectionKey, {
+              knowledgeSpaceId: input.knowledgeSpaceId,
+              sourceConfig: input.sourceConfig,
+              crawlIntervalSeconds: input.contentCrawlIntervalSeconds ?? 0,
+              crawlEnabled: input.crawlEnabled ?? false,
+              identityTrust: trust
+            }, actor.userId)
+            if (before?.identityTrust !== trust) {
+              if (trust === "TRUSTED") yield* repo.joinByEmail(saved!.id)
+              yield* generation.bump(actor.organizationId)
+            }
+            yield* audit.record(actor, {
+              action: before ? "connector.update" : "connector.create",
+              resourceType: "connector",
+              resourceId: saved!.id,
+              details: { sourceSystem, connectionKey, knowledgeSpaceId: input.knowledgeSpaceId, identityTrust: trust }
+            })
+            return (yield* repo.connectionById(saved!.id))!
+          })
+        )
+        return describeConfig(row)
+      })
+
+    /** Deleting a connection retires its documents, then removes it with its principals and mappings. */
+    const remove = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const retired = yield* documents.retireAll(row)
+        yield* transaction(
+          Effect.gen(function* () {
+            yield* repo.deleteConnection(row.id)
+            yield* generation.bump(actor.organizationId)
+            yield* audit.record(actor, { action: "connector.delete", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey, retired } })
+          })
+        )
+      })
+
+    const setCredential = (actor: Principal, sourceSystem: string, connectionKey: string, credential: unknown) =>
+      Effect.gen(function* () {
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const secret = yield* readCredential(kind, credential)
+        yield* repo.setCredential(row.id, box.encrypt(secret), credentialVerifier(box, secret), actor.userId)
+        yield* audit.record(actor, { action: "connector.credential.set", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey } })
+      })
+
+    const clearCredential = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        yield* repo.setCredential(row.id, null, null, null)
+        yield* audit.record(actor, { action: "connector.credential.delete", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey } })
+      })
+
+    const test = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const result = yield* kind.testCredentials({ sourceConfig: row.sourceConfig, credential: yield* decrypted(row) })
+        return { connectionKey, ...result }
+      })
+
+    /** A test of an unsaved body: config errors are 422; a malformed credential is a failed test (never echoed). */
+    const testUnsaved = (actor: Principal, sourceSystem: string, input: ConfigInput & { readonly credential?: unknown }) =>
+      Effect.gen(function* () {
+        const kind = yield* requireKind(sourceSystem)
+        const errors = kind.validateConfig(input.sourceConfig)
+        if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
+        const read = input.credential === undefined ? null : kind.readCredential(input.credential)
+        if (read && !read.ok) return { connectionKey: null, authenticated: false, accountName: null, identityName: null, canReadContent: false, errorCode: "CREDENTIAL_INVALID" }
+        const result = yield* kind.testCredentials({ sourceConfig: input.sourceConfig, credential: read?.ok ? read.secret : null })
+        return { connectionKey: null, ...result }
+      })
+
+    const crawl = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const enqueued = yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: `crawl:${row.id}`, maxAttempts: 5 })
+        if (enqueued.deduplicated) return yield* new CrawlRunning({ detail: `A crawl of ${sourceSystem}/${connectionKey} is already queued or running` })
+        yield* audit.record(actor, { action: "connector.crawl", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey, jobId: enqueued.job.id } })
+      })
+
+    const scopes = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        return yield* kind.listScopes({ sourceConfig: row.sourceConfig, credential: yield* decrypted(row) })
+      })
+
+    const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+      Effect.gen(function* () {
+        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const [counts, attempts] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id)])
+        const checkpoint = row.checkpoint === null ? null : JSON.stringify(row.checkpoint)
+        const lastSuccess = attempts.find((a) => a.outcome === "SUCCEEDED")
+        return {
+          sourceSystem,
+          sourceConnectionKey: connectionKey,
+          objectsTotal: counts?.total ?? 0,
+          objectsActive: counts?.active ?? 0,
+          objectsArchived: (counts?.total ?? 0) - (counts?.active ?? 0),
+          lastObjectAt: counts?.lastObjectAt ?? null,
+          lastCrawlAt: row.lastCrawlAt,
+          componentCheckpoints: [{
+            component: "content",
+            observedCursor: checkpoint,
+            captureStatus: checkpoint === null ? "NOT_STARTED" : "COMPLETE",
+            incompleteReason: null,
+            observedAt: row.lastCrawlAt,
+            lastSuccessfulCursor: lastSuccess ? checkpoint : null,
+            lastSuccessfulAt: lastSuccess?.attemptedAt ?? null
+          }],
+          recentAttempts: attempts
+        }
+      })
+
+    /** The decrypted credential of a connection, for crawls. */
+    const credentialOf = decrypted
+
+    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf }
+  }),
+  dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, AuthorizationGeneration.Default, Audit.Default, SecretBox.Default]
+}) {}

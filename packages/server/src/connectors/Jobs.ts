@@ -1,0 +1,5 @@
+import { Schema } from "effect"
+import { defineJob } from "../jobs/Model"
+
+/** One crawl of a connection from its checkpoint (dedupe key `crawl:<connectionId>`: one at a time per connection). */
+export const CrawlConnection = defineJob("connectors.crawl", Schema.Struct({ connectionId: Schema.UUID }))

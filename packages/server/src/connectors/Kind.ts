@@ -1,0 +1,78 @@
+import { Effect } from "effect"
+import type { FieldError } from "../domain/Errors"
+import type { Classification } from "../domain/Model"
+
+/** A principal as a source names it in an ACL or a group: native id, and what the source says of it. */
+export interface NativeUser { readonly id: string; readonly email?: string | undefined; readonly displayName?: string | undefined }
+export interface NativeGroup { readonly id: string; readonly displayName?: string | undefined }
+export interface NativeAcl { readonly users: ReadonlyArray<NativeUser>; readonly groups: ReadonlyArray<NativeGroup> }
+
+/** One document a crawl (or a push) yields: its bytes, metadata and ACL, by the source's external id. */
+export interface SourceDocument {
+  readonly externalId: string
+  readonly title: string
+  readonly bytes: Uint8Array
+  readonly fileName: string
+  readonly mediaType: string
+  readonly url: string | null
+  readonly classification: Classification
+  readonly acl: NativeAcl
+}
+
+/** A source group's whole membership (member groups nest). */
+export interface SourceGroupMembership {
+  readonly id: string
+  readonly displayName?: string | undefined
+  readonly members: NativeAcl
+}
+
+/** What one crawl step yields from a checkpoint; the framework applies it and stores `checkpoint`. */
+export interface CrawlPage {
+  readonly documents: ReadonlyArray<SourceDocument>
+  readonly groups: ReadonlyArray<SourceGroupMembership>
+  /** External ids the source no longer has (they are retired). */
+  readonly deleted: ReadonlyArray<string>
+  readonly checkpoint: unknown
+  /** False when more pages follow from `checkpoint`. */
+  readonly done: boolean
+}
+
+export interface KindContext {
+  readonly sourceConfig: Readonly<Record<string, unknown>>
+  /** The decrypted credential, or null when none is set. */
+  readonly credential: string | null
+}
+
+export interface ConnectionTestResult {
+  readonly authenticated: boolean
+  readonly accountName: string | null
+  readonly identityName: string | null
+  readonly canReadContent: boolean
+  readonly errorCode: string | null
+}
+
+export interface Scope {
+  readonly key: string
+  readonly displayName: string
+  readonly reachable: boolean
+  readonly admissible: boolean
+  readonly instruction: string | null
+}
+
+/**
+ * A connector kind: one module implementing this interface, registered in Kinds.ts. The framework does the
+ * rest (storing the config and sealed credential, running crawls on the durable queue one at a time per
+ * connection, ingesting documents with their ACL keys, principals, groups, retiring deletions, activity).
+ */
+export interface ConnectorKindModule {
+  readonly sourceSystem: string
+  readonly displayName: string
+  /** Field errors of a sourceConfig (paths like `sourceConfig.baseUrl`); empty when valid. */
+  readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>) => ReadonlyArray<FieldError>
+  /** The credential as stored (a string; objects are kept as JSON), or a message that never repeats the value. */
+  readonly readCredential: (credential: unknown) => { readonly ok: true; readonly secret: string } | { readonly ok: false; readonly message: string }
+  readonly testCredentials: (context: KindContext) => Effect.Effect<ConnectionTestResult>
+  readonly listScopes: (context: KindContext) => Effect.Effect<ReadonlyArray<Scope>>
+  /** One crawl step from `checkpoint` (null on the first crawl). */
+  readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage>
+}

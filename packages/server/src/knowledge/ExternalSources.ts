@@ -1,0 +1,93 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { type Classification, classificationRank } from "../domain/Model"
+import { JobQueue } from "../jobs/JobQueue"
+import { IngestSource, PurgeSource } from "./Jobs"
+import { SearchIndexRepo } from "./SearchIndexRepo"
+import { SourcesRepo } from "./SourcesRepo"
+import { serveCurrentVersion } from "./Versions"
+
+export interface ExternalVersion {
+  readonly organizationId: string
+  readonly knowledgeSpaceId: string
+  readonly knowledgeAssetId: string
+  readonly title: string
+  readonly classification: Classification
+  readonly fileName: string
+  readonly mediaType: string
+  readonly bytes: Uint8Array
+  readonly contentDigest: string
+  readonly uploadedBy: string | null
+  readonly sourceSystem: string
+  readonly aclKeys: ReadonlyArray<string>
+}
+
+/**
+ * Sources that come from outside (connectors): the same assets, versions, blobs and ingestion job as uploads,
+ * with the source system, aclAuthority SOURCE and the ACL's keys on the version and its chunks. Callers run
+ * these inside their own transaction, under `lockAsset`.
+ */
+export class ExternalSources extends Effect.Service<ExternalSources>()("lore/ExternalSources", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* SourcesRepo
+    const index = yield* SearchIndexRepo
+    const queue = yield* JobQueue
+
+    /** A new version, queued for ingestion; the asset's current version is set by the one rule. */
+    const addVersion = (version: ExternalVersion) =>
+      Effect.gen(function* () {
+        yield* repo.putBlob(version.contentDigest, version.bytes)
+        const id = yield* repo.insertSource({
+          organizationId: version.organizationId,
+          knowledgeSpaceId: version.knowledgeSpaceId,
+          knowledgeAssetId: version.knowledgeAssetId,
+          versionNumber: yield* repo.nextVersionNumber(version.knowledgeAssetId),
+          title: version.title,
+          classification: version.classification,
+          classificationRank: classificationRank[version.classification],
+          fileName: version.fileName,
+          mediaType: version.mediaType,
+          contentLength: version.bytes.byteLength,
+          contentDigest: version.contentDigest,
+          uploadedBy: version.uploadedBy,
+          sourceSystem: version.sourceSystem,
+          aclAuthority: "SOURCE",
+          aclKeys: version.aclKeys
+        })
+        yield* repo.refreshCurrentVersion(version.knowledgeAssetId)
+        yield* queue.enqueue(IngestSource.kind, { sourceId: id }, { dedupeKey: `ingest:${id}`, maxAttempts: 5 })
+        return id
+      })
+
+    /** Rewrites only the ACL keys of an asset's live versions and their chunks: nothing is parsed or embedded again. */
+    const setAcl = (knowledgeAssetId: string, aclKeys: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        yield* sql`UPDATE sources SET acl_keys = ${aclKeys as Array<string>}::text[], updated_at = clock_timestamp()
+          WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`
+        yield* sql`UPDATE chunks SET acl_keys = ${aclKeys as Array<string>}::text[] WHERE knowledge_asset_id = ${knowledgeAssetId}`
+      }).pipe(Effect.orDie)
+
+    /** Deletes every live version (hidden from every read path at once, purged by a job) and retires the asset. */
+    const retire = (knowledgeAssetId: string, organizationId: string) =>
+      Effect.gen(function* () {
+        const live = yield* sql<{ id: string }>`SELECT id FROM sources WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`.pipe(Effect.orDie)
+        for (const { id } of live) {
+          yield* repo.markDeleted(id)
+          yield* queue.enqueue(PurgeSource.kind, { sourceId: id }, { dedupeKey: `purge:${id}` })
+        }
+        yield* serveCurrentVersion(repo, index, knowledgeAssetId, organizationId)
+        yield* repo.retireAssetIfEmpty(knowledgeAssetId)
+      })
+
+    return {
+      lockAsset: repo.lockAsset,
+      latestVersion: repo.latestVersion,
+      createAsset: repo.insertAsset,
+      addVersion,
+      setAcl,
+      retire
+    }
+  }),
+  dependencies: [SourcesRepo.Default, SearchIndexRepo.Default]
+}) {}
