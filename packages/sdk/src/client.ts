@@ -11,6 +11,7 @@ import { PlatformArea } from "./areas/platform"
 import { SessionArea } from "./areas/session"
 import { SourcesArea } from "./areas/sources"
 import { TokensArea } from "./areas/tokens"
+import { IndexingArea } from "./areas/indexing"
 import { CookieJar } from "./cookies"
 import { type AuthMode, withCredentials } from "./credentials"
 import { LoreApiError } from "./errors"
@@ -82,7 +83,9 @@ export const createLoreClient = (options: LoreClientOptions) => {
     /** The assistant: chat, conversations, feedback, starters, tools; `files` (private chat attachments), `evidence`. */
     assistant: new AssistantArea(raw),
     assets: new AssetsArea(raw),
-    admin: new AdminArea(raw)
+    admin: new AdminArea(raw),
+    /** The indexing API of PUSH connections, authenticated per call with the connection's credential. */
+    indexing: new IndexingArea(raw)
   }
 }
 

@@ -1,0 +1,41 @@
+import { setTimeout as sleep } from "node:timers/promises"
+import type { ConnectorActivity } from "@lore/sdk"
+import { defineCommand } from "../../command"
+import { CliError, ExitCode } from "../../errors"
+import { present } from "../../output/present"
+import { activityView, kindOf, withKind } from "../../views/connectors"
+
+export default defineCommand({
+  description: "crawl a connection now and wait until the crawl ends (--no-wait: only queue it); prints its activity",
+  examples: ["lore connectors crawl wiki --kind WEB", "lore connectors crawl wiki --kind WEB --no-wait", "lore connectors crawl wiki --kind WEB --timeout 600 --json"],
+  notes: "A PUSH connection has nothing to crawl: its pusher sends documents (lore push). Exit 6 when a crawl of the connection is already running.",
+  configure: (command) =>
+    withKind(command.argument("<key>", "the connection's key"))
+      .option("--no-wait", "queue the crawl and return")
+      .option("--timeout <seconds>", "how long to wait for the crawl to end (default 300)", (value: string) => Number(value), 300),
+  run: async (runtime, command) => {
+    const [key] = command.processedArgs as [string]
+    const kind = kindOf(command)
+    const { wait, timeout } = command.opts<{ wait: boolean; timeout: number }>()
+    const lore = runtime.client({ requireToken: true })
+    await present(runtime, {
+      progress: `Crawling ${kind} connection ${key}`,
+      run: async (): Promise<ConnectorActivity> => {
+        const before = await lore.admin.connectors.activity(kind, key)
+        const attemptsBefore = before.recentAttempts.length
+        const lastBefore = before.recentAttempts[0]?.attemptedAt
+        await lore.admin.connectors.crawl(kind, key)
+        if (!wait) return before
+        const deadline = Date.now() + timeout * 1000
+        for (;;) {
+          const now = await lore.admin.connectors.activity(kind, key)
+          const latest = now.recentAttempts[0]
+          if (latest && (now.recentAttempts.length !== attemptsBefore || latest.attemptedAt !== lastBefore)) return now
+          if (Date.now() > deadline) throw new CliError(ExitCode.unexpected, "CRAWL_TIMEOUT", `the crawl of ${key} did not end within ${timeout}s; see lore connectors activity ${key}`)
+          await sleep(1000)
+        }
+      },
+      view: (a) => [{ kind: "message", tone: wait ? "success" : "muted", text: wait ? `Crawled ${kind} connection ${key}` : `Queued a crawl of ${kind} connection ${key}` }, ...activityView(a)]
+    })
+  }
+})
