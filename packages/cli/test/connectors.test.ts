@@ -65,6 +65,9 @@ describe("lore connectors, principals, connections and push", () => {
     expect(listed.stdout).not.toContain(SECRET)
     expect((await ok(admin(["connectors", "test", "crm", "--json"]))).json()).toMatchObject({ authenticated: true })
     expect((await ok(admin(["connections", "trust", "crm", "--json"]))).json()).toMatchObject({ identityTrust: "TRUSTED" })
+    expect((await ok(admin(["connectors", "scopes", "crm", "--json"]))).json()).toEqual([expect.objectContaining({ key: "documents", reachable: true })])
+    expect((await ok(admin(["connectors", "edit", "crm", "--description", "CRM notes", "--json"]))).json())
+      .toMatchObject({ identityTrust: "TRUSTED", credentialSet: true, sourceConfig: { description: "CRM notes" } })
 
     const folder = mkdtempSync(join(tmpdir(), "lore-push-"))
     mkdirSync(join(folder, "accounts"))
