@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { Settings } from "../Config"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { ConnectorConnections } from "./Connections"
 import { ConnectorDocuments } from "./Documents"
@@ -18,6 +19,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const repo = yield* ConnectorsRepo
     const documents = yield* ConnectorDocuments
     const connections = yield* ConnectorConnections
+    const settings = yield* Settings
     const connection = yield* repo.connectionById(connectionId)
     if (!connection) return
     const kind = kindOf(connection.sourceSystem)
@@ -26,9 +28,17 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const counts = { materialized: 0, rotated: 0, rematerialized: 0, retired: 0, failed: 0 }
     let checkpoint = connection.checkpoint
     let error: { code: string; message: string } | null = null
+    let failed = false
     for (let page = 0; page < MAX_PAGES; page++) {
       yield* context.fence
-      const step = yield* kind.crawl({ sourceConfig: connection.sourceConfig, credential }, checkpoint)
+      const stepped = yield* Effect.either(kind.crawl({ sourceConfig: connection.sourceConfig, credential, settings }, checkpoint))
+      if (stepped._tag === "Left") {
+        // The source could not be read: what the finished pages did stays, and so does their checkpoint.
+        failed = true
+        error = { code: stepped.left.code, message: stepped.left.message }
+        break
+      }
+      const step = stepped.right
       for (const group of step.groups) yield* documents.putGroup(connection, group)
       for (const document of step.documents) {
         const outcome = yield* Effect.either(documents.put(connection, document))
@@ -45,7 +55,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
       if (step.done) break
     }
     yield* repo.recordAttempt(connection.id, {
-      outcome: counts.failed > 0 ? "PARTIAL" : "SUCCEEDED",
+      outcome: failed ? "FAILED" : counts.failed > 0 ? "PARTIAL" : "SUCCEEDED",
       ...counts,
       errorCode: error?.code ?? null,
       errorMessage: error?.message ?? null

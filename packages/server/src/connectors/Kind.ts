@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
+import type { LoreSettings } from "../Config"
 import type { FieldError } from "../domain/Errors"
 import type { Classification } from "../domain/Model"
 
@@ -41,7 +42,16 @@ export interface KindContext {
   readonly sourceConfig: Readonly<Record<string, unknown>>
   /** The decrypted credential, or null when none is set. */
   readonly credential: string | null
+  /** The server's settings (which repositories or hosts may be reached, size limits). */
+  readonly settings: LoreSettings
 }
+
+/**
+ * A crawl step that could not run (the source unreachable, the credential refused): the crawl stops, its
+ * attempt is recorded FAILED with this code and message (never holding a credential), and the checkpoint
+ * stays where the last finished page left it, so the next crawl resumes there.
+ */
+export class CrawlFailed extends Data.TaggedError("CrawlFailed")<{ readonly code: string; readonly message: string }> {}
 
 export interface ConnectionTestResult {
   readonly authenticated: boolean
@@ -74,5 +84,5 @@ export interface ConnectorKindModule {
   readonly testCredentials: (context: KindContext) => Effect.Effect<ConnectionTestResult>
   readonly listScopes: (context: KindContext) => Effect.Effect<ReadonlyArray<Scope>>
   /** One crawl step from `checkpoint` (null on the first crawl). */
-  readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage>
+  readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage, CrawlFailed>
 }

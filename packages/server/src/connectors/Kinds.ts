@@ -1,7 +1,8 @@
+import { GitKind } from "./Git"
 import type { ConnectorKindModule } from "./Kind"
 import { PushKind } from "./Push"
 
 /** The connector kinds, by sourceSystem (upper case). A new kind is one module added here (docs/connectors.md). */
-export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind]
+export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, GitKind]
 
 export const kindOf = (sourceSystem: string) => connectorKinds.find((kind) => kind.sourceSystem === sourceSystem)
