@@ -31,6 +31,27 @@ export const readCredential = (runtime: Runtime, command: Command): string => {
   throw usageError("missing credential: pipe it with --credential-stdin or set LORE_CONNECTOR_CREDENTIAL")
 }
 
+/** `--config <file>`: a connection's settings (its kind's sourceConfig) as a JSON object, from a file or stdin (`-`). */
+export const withSourceConfig = (command: Command) =>
+  command.option("--config <file>", "the connection's settings (the kind's sourceConfig) as a JSON file; - reads stdin")
+
+export const readSourceConfig = (path: string): Record<string, unknown> => {
+  let text: string
+  try {
+    text = readFileSync(path === "-" ? 0 : path, "utf8")
+  } catch {
+    throw usageError(`--config: cannot read ${path === "-" ? "stdin" : path}`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw usageError(`--config: ${path === "-" ? "stdin" : path} is not JSON`)
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw usageError("--config: expected a JSON object (the connection's sourceConfig)")
+  return parsed as Record<string, unknown>
+}
+
 /** A connection's config by kind and key; exit 5 when there is none. */
 export const findConnector = async (lore: LoreClient, kind: string, key: string): Promise<ConnectorConfig> => {
   const configs = await lore.admin.connectors.list(kind)

@@ -161,6 +161,14 @@ export const parseGitConfig = (config: Readonly<Record<string, unknown>>): GitCo
 /** The credential: a token string, or { username, token } kept as JSON. */
 export const readGitCredential = (credential: unknown): { readonly ok: true; readonly secret: string } | { readonly ok: false; readonly message: string } => {
   const bad = { ok: false as const, message: "credential must be a token (a string) or { username, token } for the repository's http(s) server" }
+  // The CLI sends what it reads as a string: { username, token } may come as its JSON.
+  if (typeof credential === "string" && credential.trim().startsWith("{")) {
+    try {
+      credential = JSON.parse(credential) as unknown
+    } catch {
+      return bad
+    }
+  }
   if (typeof credential === "string") {
     return credential.length === 0 || credential.length > 4096 || /[\s\0]/.test(credential) ? bad : { ok: true, secret: credential }
   }
