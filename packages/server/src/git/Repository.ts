@@ -146,7 +146,7 @@ export type RepositoryFailureKind = "AUTHENTICATION_FAILED" | "REVISION_NOT_FOUN
 
 /** What a fetch failure most likely was, from git's (already sanitized) complaint. */
 export const failureKind = (detail: string): RepositoryFailureKind =>
-  /authentication failed|could not read (username|password)|returned error: 40[13]|\b40[13]\b/i.test(detail)
+  /authentication failed|could not read (username|password)|returned error: 40[13]/i.test(detail)
     ? "AUTHENTICATION_FAILED"
     : /couldn't find remote ref|no such ref|not our ref|revision is not a commit/i.test(detail)
       ? "REVISION_NOT_FOUND"

@@ -55,9 +55,10 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
   const users: Record<string, Client & { id: string }> = {}
   const output: Array<string> = []
   const replies: Array<string> = []
-  /** Held fetches: the test server waits on `gate` for the n-th fetch of big.git. */
+  /** Held fetches: the git server holds the `holdAt`-th fetch of the repository `holdRepo` until `release()`. */
+  let holdRepo = ""
   let holdAt = 0
-  let bigFetches = 0
+  let fetches = 0
   let release: () => void = () => {}
   let held: Promise<void> = Promise.resolve()
   let reachedHold: () => void = () => {}
@@ -130,9 +131,9 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
     gitServer = await startGitServer(root, {
       credential: { username: USER, token: TOKEN },
       onRequest: async (url) => {
-        if (!url.pathname.includes("/big.git/") || !url.pathname.endsWith("/info/refs")) return
-        bigFetches++
-        if (bigFetches === holdAt) {
+        if (holdRepo === "" || !url.pathname.startsWith(holdRepo) || !url.pathname.endsWith("/info/refs")) return
+        fetches++
+        if (fetches === holdAt) {
           reachedHold()
           await held
         }
@@ -206,10 +207,18 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
   })
 
   it("a first crawl indexes Markdown, text, HTML, PDF and DOCX under the paths, for the readers only", async () => {
-    // A second crawl while the first is queued or running is refused.
+    // While the crawl waits for the repository, a second one is refused.
+    holdRepo = "/private/docs.git/"
+    fetches = 0
+    holdAt = 1
+    hold()
     const started = await call("POST", "/api/admin/connectors/GIT/docs/crawl")
     expect(started.status).toBe(202)
-    expect((await call("POST", "/api/admin/connectors/GIT/docs/crawl")).body.code).toBe("CRAWL_RUNNING")
+    await holding
+    const second = await call("POST", "/api/admin/connectors/GIT/docs/crawl")
+    expect(second.status).toBe(409)
+    expect(second.body.code).toBe("CRAWL_RUNNING")
+    release()
     const attempt = await eventually(() => attempts("docs"), (list) => list.length > 0, "the first crawl finished", 120_000)
     expect(counts(attempt[0]!)).toEqual({ outcome: "SUCCEEDED", materialized: 6, rotated: 0, rematerialized: 0, retired: 0, failed: 0 })
 
@@ -309,7 +318,8 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
       knowledgeSpaceId: spaceId, identityTrust: "TRUSTED", sourceConfig: { repository: `${gitServer.url}/big.git`, readers: { users: [{ id: "u-alice", email: "alice@example.com" }] } }
     })).status).toBe(200)
     // The first page's fetch goes through; the second waits until the server has been stopped.
-    bigFetches = 0
+    holdRepo = "/big.git/"
+    fetches = 0
     holdAt = 2
     hold()
     expect((await call("POST", "/api/admin/connectors/GIT/big/crawl")).status).toBe(202)
