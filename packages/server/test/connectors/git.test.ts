@@ -302,6 +302,21 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
     expect(counts(await crawled("docs"))).toEqual({ outcome: "SUCCEEDED", materialized: 1, rotated: 0, rematerialized: 0, retired: 0, failed: 0 })
   })
 
+  it("files no longer admitted (paths, size) are retired, and come back when admitted again", async () => {
+    const config = { repository: docsUrl(), paths: ["docs"], readers: readers([{ id: "u-carol", email: "carol@example.com" }]) }
+    expect((await call("PUT", "/api/admin/connectors/GIT/docs", { knowledgeSpaceId: spaceId, sourceConfig: { ...config, maxFileBytes: 1000 } })).status).toBe(200)
+    expect(counts(await crawled("docs"))).toEqual({ outcome: "SUCCEEDED", materialized: 0, rotated: 0, rematerialized: 0, retired: 2, failed: 0 })
+    expect(await finds(users.alice!, "pager")).toBe(false)
+    expect((await call("PUT", "/api/admin/connectors/GIT/docs", { knowledgeSpaceId: spaceId, sourceConfig: { ...config, paths: ["docs/later.md", "docs/guide.md"] } })).status).toBe(200)
+    expect(counts(await crawled("docs"))).toEqual({ outcome: "SUCCEEDED", materialized: 0, rotated: 0, rematerialized: 0, retired: 2, failed: 0 })
+    expect(await finds(users.alice!, "zqnotestwo")).toBe(false)
+    expect(await finds(users.alice!, "zqguide")).toBe(true)
+    expect((await call("PUT", "/api/admin/connectors/GIT/docs", { knowledgeSpaceId: spaceId, sourceConfig: config })).status).toBe(200)
+    expect(counts(await crawled("docs"))).toEqual({ outcome: "SUCCEEDED", materialized: 4, rotated: 0, rematerialized: 0, retired: 0, failed: 0 })
+    await eventually(() => finds(users.alice!, "pager"), Boolean, "alice finds the policy again")
+    expect((await call("GET", "/api/admin/connectors/GIT/docs/activity")).body).toMatchObject({ objectsActive: 6 })
+  })
+
   it("crawls a file:// repository, the whole repository by default", async () => {
     const saved = await call("PUT", "/api/admin/connectors/GIT/wiki", {
       knowledgeSpaceId: spaceId, identityTrust: "TRUSTED", sourceConfig: { repository: `file://${join(root, "wiki.git")}`, readers: { users: [{ id: "u-alice", email: "alice@example.com" }] } }
