@@ -6112,6 +6112,11 @@ export interface components {
                 observedAt: components["schemas"]["Timestamp"] | null;
                 lastSuccessfulCursor: string | null;
                 lastSuccessfulAt: components["schemas"]["Timestamp"] | null;
+                progress?: {
+                    startedAt: components["schemas"]["Timestamp"];
+                    objectsProcessed: components["schemas"]["Int"];
+                    objectsRemaining: components["schemas"]["Int"] | null;
+                } | null;
             }[];
             recentAttempts: {
                 outcome: string;

@@ -69,7 +69,15 @@ export const ConnectorActivity = Schema.Struct({
     incompleteReason: Schema.NullOr(Schema.String),
     observedAt: Schema.NullOr(Timestamp),
     lastSuccessfulCursor: Schema.NullOr(Schema.String),
-    lastSuccessfulAt: Schema.NullOr(Timestamp)
+    lastSuccessfulAt: Schema.NullOr(Timestamp),
+    /** Added: the crawl in flight (captureStatus IN_PROGRESS), for progress bars; null when none runs. */
+    progress: Schema.optional(Schema.NullOr(Schema.Struct({
+      startedAt: Timestamp,
+      /** Documents and deletions applied so far in this crawl. */
+      objectsProcessed: Schema.Int,
+      /** What the kind expects still to come, when it knows. */
+      objectsRemaining: Schema.NullOr(Schema.Int)
+    })))
   })),
   recentAttempts: Schema.Array(Schema.Struct({
     outcome: Schema.String,

@@ -35,6 +35,8 @@ export interface CrawlPage {
   readonly checkpoint: unknown
   /** False when more pages follow from `checkpoint`. */
   readonly done: boolean
+  /** Documents and deletions the kind still expects to yield in this crawl, when it knows (drives progress bars). */
+  readonly remaining?: number | undefined
 }
 
 export interface KindContext {

@@ -3,6 +3,14 @@ import { Effect, Schema } from "effect"
 import { exec, row, rows, Timestamp } from "../db/Rows"
 import { IdentityTrust, MappingMethod, MappingStatus, SourcePrincipalKind } from "./Api"
 
+/** How far the crawl in flight has come: objects applied so far, and what the kind expects still to yield. */
+export const CrawlProgress = Schema.Struct({
+  startedAt: Schema.String,
+  processed: Schema.Number,
+  remaining: Schema.NullOr(Schema.Number)
+})
+export type CrawlProgress = typeof CrawlProgress.Type
+
 export const ConnectionRow = Schema.Struct({
   id: Schema.String,
   organizationId: Schema.String,
@@ -22,9 +30,16 @@ export const ConnectionRow = Schema.Struct({
   credentialSetBy: Schema.NullOr(Schema.String),
   credentialSetAt: Schema.NullOr(Timestamp),
   checkpoint: Schema.NullOr(Schema.Unknown),
-  lastCrawlAt: Schema.NullOr(Timestamp)
+  lastCrawlAt: Schema.NullOr(Timestamp),
+  crawlProgress: Schema.NullOr(CrawlProgress),
+  crawlFinishedAt: Schema.NullOr(Timestamp),
+  successfulCheckpoint: Schema.NullOr(Schema.Unknown),
+  successfulAt: Schema.NullOr(Timestamp),
+  /** A crawl job of the connection is queued or running. */
+  crawlQueued: Schema.Boolean
 })
 export type ConnectionRow = typeof ConnectionRow.Type
+
 
 export const PrincipalRow = Schema.Struct({
   id: Schema.String,
@@ -137,7 +152,10 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
     const selectConnection = sql`
       SELECT id, organization_id, source_system, connection_key, knowledge_space_id, source_config, crawl_interval_seconds,
         crawl_enabled, identity_trust, trust_decided_by, trust_decided_at, actor_user_id, configured_by, configured_at,
-        credential_sealed IS NOT NULL AS credential_set, credential_set_by, credential_set_at, checkpoint, last_crawl_at
+        credential_sealed IS NOT NULL AS credential_set, credential_set_by, credential_set_at, checkpoint, last_crawl_at,
+        crawl_progress, crawl_finished_at, successful_checkpoint, successful_at,
+        EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'connectors.crawl' AND j.dedupe_key = 'crawl:' || connector_connections.id::text
+          AND j.status IN ('QUEUED', 'RUNNING')) AS crawl_queued
       FROM connector_connections`
     const selectPrincipal = sql`
       SELECT p.id, p.connection_id, c.organization_id, c.source_system, c.connection_key, c.identity_trust, p.kind,
@@ -179,8 +197,31 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         sql`SELECT credential_sealed FROM connector_connections WHERE id = ${id}`),
       setTrust: exec((id: string, trust: string, actorId: string) => sql`
         UPDATE connector_connections SET identity_trust = ${trust}, trust_decided_by = ${actorId}, trust_decided_at = now() WHERE id = ${id}`),
-      setCheckpoint: exec((id: string, checkpoint: unknown) =>
-        sql`UPDATE connector_connections SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb, last_crawl_at = now() WHERE id = ${id}`),
+      /** A crawl begins, or resumes after a restart (its progress so far is kept). */
+      beginCrawl: exec((id: string) => sql`
+        UPDATE connector_connections
+        SET crawl_progress = coalesce(crawl_progress, jsonb_build_object('startedAt', now(), 'processed', 0, 'remaining', NULL))
+        WHERE id = ${id}`),
+      /** A page is applied: its checkpoint and the crawl's progress are stored together. */
+      setCheckpoint: exec((id: string, checkpoint: unknown, progress: CrawlProgress | null) => sql`
+        UPDATE connector_connections SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb, last_crawl_at = now(),
+          crawl_progress = ${progress === null ? null : JSON.stringify(progress)}::jsonb
+        WHERE id = ${id}`),
+      /** A crawl ended; a clean one's checkpoint becomes the last successful cursor. */
+      endCrawl: exec((id: string, succeeded: boolean) => sql`
+        UPDATE connector_connections SET crawl_progress = NULL, crawl_finished_at = now(),
+          successful_checkpoint = CASE WHEN ${succeeded} THEN checkpoint ELSE successful_checkpoint END,
+          successful_at = CASE WHEN ${succeeded} THEN now() ELSE successful_at END
+        WHERE id = ${id}`),
+      /**
+       * Connections whose scheduled crawl is due: crawling enabled with an interval, and the last crawl ended at
+       * least that long ago (or none ever ran). The caller enqueues with the per-connection dedupe key.
+       */
+      dueForCrawl: rows("connectors.dueForCrawl", Id, () => sql`
+        SELECT id FROM connector_connections
+        WHERE crawl_enabled AND crawl_interval_seconds > 0 AND deleted_at IS NULL
+          AND coalesce(crawl_finished_at, '-infinity'::timestamptz) <= now() - crawl_interval_seconds * interval '1 second'
+        ORDER BY crawl_finished_at NULLS FIRST LIMIT 100`),
       activeSpace: row("connectors.activeSpace", Id, (organizationId: string, knowledgeSpaceId: string) =>
         sql`SELECT id FROM knowledge_spaces WHERE id = ${knowledgeSpaceId} AND organization_id = ${organizationId} AND active`),
 
