@@ -116,6 +116,7 @@ export const AttemptRow = Schema.Struct({
 })
 const ObjectCounts = Schema.Struct({ total: Schema.Number, active: Schema.Number, lastObjectAt: Schema.NullOr(Timestamp) })
 const Id = Schema.Struct({ id: Schema.String })
+const DocumentRef = Schema.Struct({ externalId: Schema.String, knowledgeAssetId: Schema.String, url: Schema.NullOr(Schema.String), updatedAt: Timestamp })
 const Sealed = Schema.Struct({ credentialSealed: Schema.NullOr(Schema.String) })
 const UserRef = Schema.Struct({ id: Schema.String })
 
@@ -306,6 +307,11 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
       document: row("connectors.document", DocumentRow, (connectionId: string, externalId: string) => sql`
         SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
         WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
+      /** A page of live documents in external-id order, after `after` (keyset). */
+      documentPage: rows("connectors.documentPage", DocumentRef, (connectionId: string, after: string | null, limit: number) => sql`
+        SELECT external_id, knowledge_asset_id, url, updated_at FROM connector_documents
+        WHERE connection_id = ${connectionId} AND retired_at IS NULL AND (${after}::text IS NULL OR external_id COLLATE "C" > ${after}::text COLLATE "C")
+        ORDER BY external_id COLLATE "C" LIMIT ${limit}`),
       liveDocuments: rows("connectors.liveDocuments", DocumentRow, (connectionId: string) => sql`
         SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
         WHERE connection_id = ${connectionId} AND retired_at IS NULL`),

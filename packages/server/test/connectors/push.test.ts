@@ -272,6 +272,27 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(content.lastSuccessfulAt).not.toBeNull()
   })
 
+  it("lists the connection's live documents a page at a time, for pushers that mirror a folder", async () => {
+    const ids: Array<string> = []
+    let cursor: string | undefined
+    for (let page = 0; page < 10; page++) {
+      const reply = await pusher("GET", `/api/indexing/PUSH/crm/documents?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+      expect(reply.body.items.length).toBeLessThanOrEqual(2)
+      ids.push(...reply.body.items.map((item: any) => item.externalId))
+      cursor = reply.body.nextCursor ?? undefined
+      if (!cursor) break
+    }
+    // Retired documents are left out; the order is the external ids' byte order.
+    expect(ids).toEqual([...ids].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1)))
+    expect(ids).not.toContain("doc-alice")
+    const activity = (await admin.call("GET", "/api/admin/connectors/PUSH/crm/activity")).body
+    expect(ids.length).toBe(activity.objectsActive)
+    expect((await pusher("GET", "/api/indexing/PUSH/crm/documents?cursor=!!bogus")).body.code).toBe("INVALID_CURSOR")
+    expect((await pusher("GET", "/api/indexing/PUSH/crm/documents?limit=0")).status).toBe(400)
+    expect((await http(server.url, OTHER_SECRET)("GET", "/api/indexing/PUSH/crm/documents")).status).toBe(401)
+  })
+
   it("deleting a connection retires its documents", async () => {
     expect(await finds(users.alice!, "zqwikirecord")).toBe(true)
     expect((await admin.call("DELETE", "/api/admin/connectors/PUSH/wiki")).status).toBe(204)
