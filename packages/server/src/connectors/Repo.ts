@@ -246,9 +246,27 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         JOIN connector_connections c ON c.id = p.connection_id
         JOIN users u ON u.organization_id = c.organization_id AND lower(u.email) = lower(p.observed_email) AND u.active
         WHERE p.connection_id = ${connectionId} AND p.kind = 'SOURCE_USER' AND c.identity_trust = 'TRUSTED'
-          AND NOT EXISTS (SELECT 1 FROM source_principal_mappings m WHERE m.principal_id = p.id)
-        ON CONFLICT (principal_id) DO NOTHING
+          AND NOT EXISTS (
+            SELECT 1 FROM source_principal_mappings m
+            WHERE m.principal_id = p.id AND NOT (m.method = 'IDP_JOIN' AND m.status = 'REVOKED')
+          )
+        ON CONFLICT (principal_id) DO UPDATE SET app_user_id = EXCLUDED.app_user_id, status = 'ACTIVE', evidence = EXCLUDED.evidence, verified_at = now()
+          WHERE source_principal_mappings.method = 'IDP_JOIN' AND source_principal_mappings.status = 'REVOKED'
         RETURNING id`),
+      /**
+       * An IDP_JOIN mapping holds only while its evidence does: when the source now reports another email for the
+       * principal (or none), or the Lore user's email no longer matches, the mapping is REVOKED (kept, for the
+       * record, but granting nothing). A MANUAL mapping is an administrator's decision and is left alone.
+       */
+      revokeStaleJoins: rows("connectors.revokeStaleJoins", Id, (connectionId: string, principalIds: ReadonlyArray<string>) => sql`
+        UPDATE source_principal_mappings m
+        SET status = 'REVOKED', verified_at = now(),
+          evidence = 'revoked: the observed email ' || coalesce(p.observed_email, '(none)') || ' no longer matches the Lore user''s email'
+        FROM source_principals p, users u
+        WHERE m.principal_id = p.id AND u.id = m.app_user_id AND p.connection_id = ${connectionId}
+          AND p.id = ANY(${principalIds as Array<string>}::uuid[]) AND m.method = 'IDP_JOIN' AND m.status = 'ACTIVE'
+          AND (p.observed_email IS NULL OR lower(p.observed_email) <> lower(u.email))
+        RETURNING m.id`),
       principals: rows("connectors.principals", PrincipalRow, (organizationId: string) =>
         sql`${selectPrincipal} WHERE c.organization_id = ${organizationId} ORDER BY c.source_system, c.connection_key, p.kind DESC, p.native_principal_id`),
       principal: row("connectors.principal", PrincipalRow, (organizationId: string, principalId: string) =>
