@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -99,6 +99,18 @@ describe("lore connectors, principals, connections and push", () => {
 
     const activity = (await ok(admin(["connectors", "activity", "crm", "--json"]))).json()
     expect(activity).toMatchObject({ sourceSystem: "PUSH", sourceConnectionKey: "crm", objectsActive: 2 })
+
+    // --delete-missing mirrors the folder: a file removed locally is retired; an empty folder is refused.
+    rmSync(join(folder, "notes.txt"))
+    const mirrored = (await ok(lore(["push", folder, "--connection", "crm", "--acl-user", "ann@corp.example", "--delete-missing", "--json"],
+      { env: { LORE_SERVER: server.url, LORE_CONNECTOR_CREDENTIAL: SECRET } }))).json()
+    expect(mirrored.counts).toMatchObject({ UNCHANGED: 1, RETIRED: 1 })
+    expect(mirrored.results).toContainEqual(expect.objectContaining({ externalId: "notes.txt", outcome: "RETIRED" }))
+    expect((await ok(admin(["connectors", "activity", "crm", "--json"]))).json()).toMatchObject({ objectsActive: 1, objectsArchived: 1 })
+    const empty = mkdtempSync(join(tmpdir(), "lore-push-empty-"))
+    const refusedEmpty = await lore(["push", empty, "--connection", "crm", "--delete-missing"], { env: { LORE_SERVER: server.url, LORE_CONNECTOR_CREDENTIAL: SECRET } })
+    expect(refusedEmpty.code).toBe(2)
+    expect(refusedEmpty.stderr).toContain("--delete-missing would retire every document")
 
     expect((await ok(admin(["principals", "unmap", "ann@corp.example", "--json"]))).json().mapping).toBeNull()
     expect(await hits("ann", "Zanzibar quinoa")).not.toContain("Zanzibar")

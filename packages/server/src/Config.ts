@@ -30,6 +30,13 @@ export const defaultAssistantFiles: AssistantFileSettings = {
   purgeIntervalMs: 15 * 60 * 1000
 }
 
+/** Connectors: how often each process looks for connections whose scheduled crawl is due. */
+export interface ConnectorSettings {
+  readonly scheduleCheckMs: number
+}
+
+export const defaultConnectors: ConnectorSettings = { scheduleCheckMs: 30_000 }
+
 /** Limits of one skill package (zip upload or repository folder). */
 export interface SkillLimits {
   /** Files in one package (directories not counted). */
@@ -103,6 +110,8 @@ export interface LoreSettings {
   readonly skillLimits: SkillLimits
   /** LORE_REPO_ALLOWED_HOSTS (comma-separated host[:port], `*` for any), LORE_REPO_ALLOW_FILE=1, LORE_REPO_FETCH_TIMEOUT ("2 minutes") */
   readonly repositories: RepositorySettings
+  /** LORE_CONNECTOR_SCHEDULE_CHECK ("30 seconds"): how often scheduled crawls are looked for */
+  readonly connectors: ConnectorSettings
   /** LORE_SSO_ALLOW_HTTP_ISSUER: accept an http:// OpenID issuer (tests and local development only). */
   readonly ssoAllowHttpIssuer: boolean
 }
@@ -151,6 +160,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           allowFile: (yield* Config.string("LORE_REPO_ALLOW_FILE").pipe(Config.withDefault("0"))) === "1",
           fetchTimeoutMs: yield* millis("LORE_REPO_FETCH_TIMEOUT", defaultRepositories.fetchTimeoutMs)
         },
+        connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
         ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false))
       } satisfies LoreSettings
     })
@@ -175,6 +185,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     assistantFiles: defaultAssistantFiles,
     skillLimits: defaultSkillLimits,
     repositories: defaultRepositories,
+    connectors: defaultConnectors,
     ssoAllowHttpIssuer: false,
     ...overrides
   })

@@ -10,7 +10,7 @@ import { styled } from "../output/view"
 import { readCredential, withCredentialInput } from "../views/connectors"
 
 const TEXT = new Set(["md", "markdown", "txt", "text", "html", "htm", "csv", "json", "yaml", "yml", "xml", "rst", "adoc"])
-const OUTCOMES = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED"] as const
+const OUTCOMES = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED"] as const
 const CONCURRENCY = 4
 
 /** Every regular file under `root` (hidden files and folders left out), relative path with `/`. */
@@ -53,9 +53,10 @@ export default defineCommand({
   helpGroup: "Knowledge",
   examples: [
     "LORE_CONNECTOR_CREDENTIAL=$SECRET lore push ./handbook --connection handbook --acl-user ann@corp.example --acl-group sales",
-    "printf %s \"$SECRET\" | lore push ./docs --connection docs --credential-stdin --classification CONFIDENTIAL --json"
+    "printf %s \"$SECRET\" | lore push ./docs --connection docs --credential-stdin --classification CONFIDENTIAL --json",
+    "lore push ./handbook --connection handbook --acl-group everyone --delete-missing"
   ],
-  notes: "Each file's external id is its path relative to the folder; pushing again sends only what changed (UNCHANGED otherwise).\nAuthenticated with the connection's credential (LORE_CONNECTOR_CREDENTIAL or --credential-stdin), not your Lore token.\nExit 6 when a file was refused, 3 when the credential is wrong.",
+  notes: "Each file's external id is its path relative to the folder; pushing again sends only what changed (UNCHANGED otherwise).\nWith --delete-missing the connection mirrors the folder: documents whose path is gone are retired (RETIRED).\nAuthenticated with the connection's credential (LORE_CONNECTOR_CREDENTIAL or --credential-stdin), not your Lore token.\nExit 6 when a file was refused, 3 when the credential is wrong.",
   configure: (command) =>
     withCredentialInput(
       command
@@ -64,10 +65,11 @@ export default defineCommand({
         .option("--acl-user <email|id>", "a source user allowed to read the files (repeatable); an email is also sent as the principal's email", collect)
         .option("--acl-group <id>", "a source group allowed to read the files (repeatable)", collect)
         .option("--classification <level>", classificationValues.join(", "), oneOf(classificationValues))
+        .option("--delete-missing", "then retire the connection's documents whose path is no longer in the folder (a mirror of the folder)")
     ),
   run: async (runtime, command) => {
     const [folder] = command.processedArgs as [string]
-    const flags = command.opts<{ connection?: string; aclUser?: Array<string>; aclGroup?: Array<string>; classification?: Classification }>()
+    const flags = command.opts<{ connection?: string; aclUser?: Array<string>; aclGroup?: Array<string>; classification?: Classification; deleteMissing?: boolean }>()
     if (!flags.connection) throw usageError("missing --connection: pass --connection <push-connection-key>")
     let isFolder = false
     try { isFolder = statSync(folder).isDirectory() } catch { /* reported below */ }
@@ -78,6 +80,8 @@ export default defineCommand({
       groups: (flags.aclGroup ?? []).map((id) => ({ id }))
     }
     const files = filesUnder(folder)
+    // An empty folder with --delete-missing would retire everything the connection has: surely a wrong path.
+    if (flags.deleteMissing && files.length === 0) throw usageError(`${folder} has no files; --delete-missing would retire every document of the connection`)
     const lore = runtime.client()
     const connection = flags.connection
 
@@ -88,6 +92,19 @@ export default defineCommand({
       const width = 30
       const filled = files.length === 0 ? width : Math.round((done / files.length) * width)
       process.stderr.write(`\r[${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${files.length}`)
+    }
+
+    /** The connection's documents whose external id is no file of the folder, retired in bulk. */
+    const retireMissing = async (): Promise<Array<PushResult>> => {
+      const present = new Set(files)
+      const missing: Array<string> = []
+      for await (const document of lore.indexing.all("PUSH", connection, credential)) if (!present.has(document.externalId)) missing.push(document.externalId)
+      const retired: Array<PushResult> = []
+      for (let at = 0; at < missing.length; at += 500) {
+        const reply = await lore.indexing.bulk("PUSH", connection, { deletes: missing.slice(at, at + 500) }, credential)
+        retired.push(...reply.results)
+      }
+      return retired
     }
 
     const pushAll = async (): Promise<PushSummary> => {
@@ -113,6 +130,7 @@ export default defineCommand({
       await Promise.all(Array.from({ length: Math.min(CONCURRENCY, Math.max(files.length, 1)) }, worker))
       if (showBar) process.stderr.write("\n")
       if (fatal) throw fatal
+      if (flags.deleteMissing) results.push(...await retireMissing())
       const counts = Object.fromEntries(OUTCOMES.map((o) => [o, results.filter((r) => r.outcome === o).length])) as PushSummary["counts"]
       return { connection, files: files.length, counts, results: results.sort((a, b) => a.externalId.localeCompare(b.externalId)), failed }
     }

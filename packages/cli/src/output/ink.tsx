@@ -2,6 +2,7 @@ import { ConfirmInput, PasswordInput, ProgressBar, Spinner, TextInput } from "@i
 import { Box, render, Static, Text, useApp } from "ink"
 import { type ReactNode, useEffect, useState } from "react"
 import type { UploadEvents } from "../uploads"
+import type { Progress, ProgressReporter } from "./present"
 import { COLUMN_GAP, layoutTable, truncate } from "./table"
 import { type Block, type Cell, formatBytes, plural, type Segment, type Span, type Tone, type View } from "./view"
 
@@ -146,12 +147,18 @@ const untilOutcome = async <T,>(element: (report: (outcome: Outcome<T>) => void)
   throw outcome?.error ?? new Error("interrupted")
 }
 
-function Task<T>(props: { readonly label: string; readonly run: () => Promise<T>; readonly view: (result: T) => View; readonly report: (outcome: Outcome<T>) => void }) {
+function Task<T>(props: {
+  readonly label: string
+  readonly run: (progress: ProgressReporter) => Promise<T>
+  readonly view: (result: T) => View
+  readonly report: (outcome: Outcome<T>) => void
+}) {
   const { exit } = useApp()
   const [view, setView] = useState<View | undefined>()
   const [failed, setFailed] = useState(false)
+  const [progress, setProgress] = useState<Progress | undefined>()
   useEffect(() => {
-    props.run().then(
+    props.run(setProgress).then(
       (value) => {
         try {
           const rendered = props.view(value)
@@ -173,14 +180,32 @@ function Task<T>(props: { readonly label: string; readonly run: () => Promise<T>
     if (view || failed) exit()
   }, [view, failed])
   if (failed) return null
-  if (!view) return <Spinner label={props.label} />
+  if (!view) return progress ? <ProgressLine label={props.label} progress={progress} /> : <Spinner label={props.label} />
   // Static output is written once, above the live area: a result taller than the terminal is then never
   // redrawn (Ink clears the whole screen, scrollback included, to redraw a frame that tall).
   return <Static items={[view]}>{(items, index) => <ViewBlocks key={index} view={items} />}</Static>
 }
 
-/** Shows a spinner while `run` works, then the view of its result; rejects with `run`'s error. */
-export const runTask = <T,>(label: string, run: () => Promise<T>, view: (result: T) => View): Promise<T> =>
+/** A bar when the total is known, else a spinner with the count so far. */
+const ProgressLine = ({ label, progress }: { readonly label: string; readonly progress: Progress }) => {
+  if (progress.total === null || progress.total <= 0) return <Spinner label={`${label}: ${plural(progress.done, progress.unit)}`} />
+  const value = Math.min(100, Math.round((progress.done / progress.total) * 100))
+  return (
+    <Box>
+      <Text>{label} </Text>
+      <Box width={30} flexShrink={0}>
+        <ProgressBar value={value} />
+      </Box>
+      <Text dimColor>
+        {" "}
+        {progress.done} of {plural(progress.total, progress.unit)}
+      </Text>
+    </Box>
+  )
+}
+
+/** Shows a spinner (or a progress bar once `run` reports progress) while `run` works, then the view of its result. */
+export const runTask = <T,>(label: string, run: (progress: ProgressReporter) => Promise<T>, view: (result: T) => View): Promise<T> =>
   untilOutcome<T>((report) => <Task label={label} run={run} view={view} report={report} />)
 
 // ---- uploads ----------------------------------------------------------------------------------------

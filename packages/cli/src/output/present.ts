@@ -8,10 +8,20 @@ import type { View } from "./view"
  * the result itself), `view` the human one. The output mode decides: --json writes one JSON document,
  * piped output is plain text (hints on stderr), a terminal gets a spinner and then the view, drawn by Ink.
  */
+/** How far long work has come: a terminal draws a bar when `total` is known, else a count. */
+export interface Progress {
+  readonly done: number
+  readonly total: number | null
+  /** What is counted, singular ("document"). */
+  readonly unit: string
+}
+export type ProgressReporter = (progress: Progress) => void
+
 export interface Presentation<T> {
   /** Spinner label on a terminal while `run` is pending. */
   readonly progress: string
-  readonly run: () => Promise<T>
+  /** The work; it may report progress (shown on a terminal only). */
+  readonly run: (progress: ProgressReporter) => Promise<T>
   readonly view: (result: T) => View
   readonly json?: (result: T) => unknown
 }
@@ -23,6 +33,8 @@ export const loadInk = async (runtime: Pick<Runtime, "color">) => {
   return import("./ink")
 }
 
+const ignoreProgress: ProgressReporter = () => {}
+
 export const writeJson = (value: unknown) => {
   process.stdout.write(JSON.stringify(value, null, 2) + "\n")
 }
@@ -30,12 +42,12 @@ export const writeJson = (value: unknown) => {
 export const present = async <T>(runtime: Runtime, presentation: Presentation<T>): Promise<T> => {
   switch (runtime.output) {
     case "json": {
-      const result = await presentation.run()
+      const result = await presentation.run(ignoreProgress)
       writeJson(presentation.json ? presentation.json(result) : result)
       return result
     }
     case "plain": {
-      const result = await presentation.run()
+      const result = await presentation.run(ignoreProgress)
       writePlain(presentation.view(result))
       return result
     }

@@ -1,6 +1,6 @@
 import type { LoreFetchClient } from "../fetchClient"
 import { unwrap, unwrapEmpty } from "../response"
-import type { BulkPush, BulkPushResult, PushedDocument, PushedGroup, PushResult, SourceGroup } from "../generated/openapi"
+import type { BulkPush, BulkPushResult, PushedDocument, PushedDocumentPage, PushedDocumentRef, PushedGroup, PushResult, SourceGroup } from "../generated/openapi"
 
 /**
  * The indexing API of PUSH connections: a pusher (a CI job, a script) sends the connection's credential (not
@@ -14,6 +14,24 @@ export class IndexingArea {
     return unwrap(this.client.PUT("/api/indexing/{sourceSystem}/{connectionKey}/documents/{externalId}", {
       params: { path: { sourceSystem, connectionKey, externalId } }, headers: bearer(credential), body: document
     }))
+  }
+
+  /** One page of the connection's live documents in external-id order; pass `nextCursor` back for the next. */
+  list(sourceSystem: string, connectionKey: string, credential: string, query: { cursor?: string; limit?: number } = {}): Promise<PushedDocumentPage> {
+    return unwrap(this.client.GET("/api/indexing/{sourceSystem}/{connectionKey}/documents", {
+      params: { path: { sourceSystem, connectionKey }, query }, headers: bearer(credential)
+    }))
+  }
+
+  /** Every live document of the connection, fetching pages lazily: what a pusher compares with its own list. */
+  async *all(sourceSystem: string, connectionKey: string, credential: string, limit = 1000): AsyncGenerator<PushedDocumentRef, void, undefined> {
+    let cursor: string | undefined
+    for (;;) {
+      const page = await this.list(sourceSystem, connectionKey, credential, { limit, ...(cursor ? { cursor } : {}) })
+      yield* page.items
+      if (!page.nextCursor) return
+      cursor = page.nextCursor
+    }
   }
 
   /** Retires the document. */

@@ -2148,6 +2148,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/indexing/{sourceSystem}/{connectionKey}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["indexing.listPushedDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/indexing/{sourceSystem}/{connectionKey}/documents/{externalId}": {
         parameters: {
             query?: never;
@@ -6112,6 +6128,11 @@ export interface components {
                 observedAt: components["schemas"]["Timestamp"] | null;
                 lastSuccessfulCursor: string | null;
                 lastSuccessfulAt: components["schemas"]["Timestamp"] | null;
+                progress?: {
+                    startedAt: components["schemas"]["Timestamp"];
+                    objectsProcessed: components["schemas"]["Int"];
+                    objectsRemaining: components["schemas"]["Int"] | null;
+                } | null;
             }[];
             recentAttempts: {
                 outcome: string;
@@ -6219,6 +6240,31 @@ export interface components {
             sourceConnectionKey: string;
             identityTrust: components["schemas"]["IdentityTrust"];
         };
+        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+        PushedDocumentPage: {
+            items: components["schemas"]["PushedDocumentRef"][];
+            nextCursor: string | null;
+        };
+        PushedDocumentRef: {
+            externalId: string;
+            knowledgeAssetId: components["schemas"]["UUID"];
+            url: string | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description The bearer credential is missing or is not this connection's credential */
+        IndexingUnauthorized: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/indexing-unauthorized";
+            title: string;
+            /** @enum {number} */
+            status: 401;
+            /** @enum {string} */
+            code: "INDEXING_UNAUTHORIZED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         PushedDocument: {
             /**
              * maxLength(500)
@@ -6286,20 +6332,6 @@ export interface components {
             outcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED";
             knowledgeAssetId: components["schemas"]["UUID"] | null;
             sourceId: components["schemas"]["UUID"] | null;
-        };
-        /** @description The bearer credential is missing or is not this connection's credential */
-        IndexingUnauthorized: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/indexing-unauthorized";
-            title: string;
-            /** @enum {number} */
-            status: 401;
-            /** @enum {string} */
-            code: "INDEXING_UNAUTHORIZED";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
         };
         /** @description The pushed document cannot be indexed (empty, unsupported type, too large); errors[] names each field */
         InvalidPushedDocument: {
@@ -6890,10 +6922,12 @@ export type MappingUserNotFound = components['schemas']['MappingUserNotFound'];
 export type SourceGroup = components['schemas']['SourceGroup'];
 export type SourceConnection = components['schemas']['SourceConnection'];
 export type SetIdentityTrust = components['schemas']['SetIdentityTrust'];
+export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
+export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
+export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type PushedDocument = components['schemas']['PushedDocument'];
 export type PushedAcl = components['schemas']['PushedAcl'];
 export type PushResult = components['schemas']['PushResult'];
-export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument'];
 export type BulkPush = components['schemas']['BulkPush'];
 export type BulkPushResult = components['schemas']['BulkPushResult'];
@@ -18590,6 +18624,62 @@ export interface operations {
             };
         };
     };
+    "indexing.listPushedDocuments": {
+        parameters: {
+            query?: {
+                /** @description a string at most 2000 character(s) long */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                authorization?: string;
+            };
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushedDocumentPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description INDEXING_UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IndexingUnauthorized"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
     "indexing.pushDocument": {
         parameters: {
             query?: never;
@@ -19522,10 +19612,10 @@ export const sourcePrincipalNotFoundCodeValues: ReadonlyArray<components["schema
 export const mappingUserNotFoundTypeValues: ReadonlyArray<components["schemas"]["MappingUserNotFound"]["type"]> = ["https://lore.dev/problems/mapping-user-not-found"];
 export const mappingUserNotFoundStatusValues: ReadonlyArray<components["schemas"]["MappingUserNotFound"]["status"]> = [422];
 export const mappingUserNotFoundCodeValues: ReadonlyArray<components["schemas"]["MappingUserNotFound"]["code"]> = ["MAPPING_USER_NOT_FOUND"];
-export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushResult"]["outcome"]> = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED"];
 export const indexingUnauthorizedTypeValues: ReadonlyArray<components["schemas"]["IndexingUnauthorized"]["type"]> = ["https://lore.dev/problems/indexing-unauthorized"];
 export const indexingUnauthorizedStatusValues: ReadonlyArray<components["schemas"]["IndexingUnauthorized"]["status"]> = [401];
 export const indexingUnauthorizedCodeValues: ReadonlyArray<components["schemas"]["IndexingUnauthorized"]["code"]> = ["INDEXING_UNAUTHORIZED"];
+export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushResult"]["outcome"]> = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED"];
 export const invalidPushedDocumentTypeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["type"]> = ["https://lore.dev/problems/invalid-pushed-document"];
 export const invalidPushedDocumentStatusValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["status"]> = [422];
 export const invalidPushedDocumentCodeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["code"]> = ["INVALID_PUSHED_DOCUMENT"];

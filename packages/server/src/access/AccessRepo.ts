@@ -3,6 +3,18 @@ import { Effect, Schema } from "effect"
 import { row, rows } from "../db/Rows"
 import { Clearance, GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
 
+/** One step of the shortest way a user reaches a source-ACL key: their mapped principal, then group after group. */
+export const SourcePathStep = Schema.Struct({
+  principalId: Schema.String,
+  kind: Schema.String,
+  nativePrincipalId: Schema.String,
+  displayName: Schema.NullOr(Schema.String),
+  sourceSystem: Schema.String,
+  connectionKey: Schema.String,
+  method: Schema.String
+})
+export type SourcePathStep = typeof SourcePathStep.Type
+
 export const SpaceRow = Schema.Struct({
   id: Schema.String,
   key: Schema.String,
@@ -106,6 +118,37 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
         )
         SELECT DISTINCT 'SRC:' || connection_id::text || ':' || (CASE kind WHEN 'SOURCE_GROUP' THEN 'G' ELSE 'U' END) || ':' || native_principal_id AS key
         FROM reached`),
+
+      /**
+       * The shortest chain by which a user reaches one of `aclKeys` (the same walk as sourceKeys, keeping the path):
+       * the mapped principal first, then each enclosing group, in order; empty when none reaches. For explanations.
+       */
+      sourcePath: rows("access.sourcePath", SourcePathStep, (userId: string, aclKeys: ReadonlyArray<string>) => sql`
+        WITH RECURSIVE reached AS (
+          SELECT p.id, p.connection_id, p.kind, p.native_principal_id, ARRAY[p.id] AS path, m.method
+          FROM source_principal_mappings m
+          JOIN source_principals p ON p.id = m.principal_id
+          JOIN connector_connections c ON c.id = p.connection_id
+          WHERE m.app_user_id = ${userId} AND m.status = 'ACTIVE' AND c.identity_trust = 'TRUSTED' AND c.deleted_at IS NULL
+          UNION ALL
+          SELECT g.id, g.connection_id, g.kind, g.native_principal_id, r.path || g.id, r.method
+          FROM reached r
+          JOIN source_group_members gm ON gm.member_principal_id = r.id
+          JOIN source_principals g ON g.id = gm.group_principal_id
+          WHERE NOT g.id = ANY(r.path) AND cardinality(r.path) < 32
+        ),
+        best AS (
+          SELECT path, method FROM reached
+          WHERE 'SRC:' || connection_id::text || ':' || (CASE kind WHEN 'SOURCE_GROUP' THEN 'G' ELSE 'U' END) || ':' || native_principal_id
+            = ANY(${aclKeys as Array<string>}::text[])
+          ORDER BY cardinality(path) LIMIT 1
+        )
+        SELECT p.id AS principal_id, p.kind, p.native_principal_id, p.observed_display_name AS display_name,
+          c.source_system, c.connection_key, best.method
+        FROM best CROSS JOIN LATERAL unnest(best.path) WITH ORDINALITY AS step(id, position)
+        JOIN source_principals p ON p.id = step.id
+        JOIN connector_connections c ON c.id = p.connection_id
+        ORDER BY step.position`),
 
       /** Active spaces of the organization with a grant on one of `keys` at one of `relations`. */
       spacesWith: rows("access.spacesWith", SpaceRow, (organizationId: string, keys: ReadonlyArray<string>, relations: ReadonlyArray<string>) => sql`

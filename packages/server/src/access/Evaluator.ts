@@ -181,6 +181,8 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
       spacesWith,
       readScope,
       factsFor,
+      /** How a user reaches an item's source ACL through connector mappings and groups (empty when they do not). */
+      sourcePath: repo.sourcePath,
       admits,
       /** The SQL predicate of the access model for rows with knowledge_space_id, classification_rank and acl_keys under `alias`. */
       visibleTo: repo.visibleTo,

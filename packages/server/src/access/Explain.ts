@@ -34,6 +34,28 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
     const labels = yield* ResourceLabels
     const generation = yield* AuthorizationGeneration
 
+    /**
+     * The SOURCE_ACL branch as path steps: the source principal the user is mapped to (kind: the mapping's method),
+     * each source group it is a member of up to the one the item's ACL allows, and the ACL itself. A user named in
+     * the ACL as a Lore user or a provisioned group needs no mapping: one step says which.
+     */
+    const sourceAclSteps = (userId: string, resource: { readonly type: string; readonly id: string; readonly aclKeys: ReadonlyArray<string> | null }) =>
+      Effect.gen(function* () {
+        const aclStep = { object: `${resource.type.toLowerCase()}:${resource.id}`, objectType: resource.type, relation: "reader", kind: "SOURCE_ACL" }
+        const chain = yield* evaluator.sourcePath(userId, resource.aclKeys ?? [])
+        if (chain.length === 0) return [aclStep]
+        return [
+          ...chain.map((step, index) => ({
+            object: `source_principal:${step.principalId}`,
+            objectType: step.kind,
+            objectLabel: `${step.sourceSystem}/${step.connectionKey}: ${step.displayName ?? step.nativePrincipalId} (${step.nativePrincipalId})`,
+            relation: index === 0 ? "mapped_user" : "member",
+            kind: index === 0 ? `MAPPING_${step.method}` : "SOURCE_GROUP_MEMBERSHIP"
+          })),
+          aclStep
+        ]
+      })
+
     const explain = (actor: Principal, input: ExplainInput) =>
       Effect.gen(function* () {
         const user = yield* repo.subject(actor.organizationId, input.userId)
@@ -43,6 +65,7 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
         const space = yield* spaces.space(actor.organizationId, resource.knowledgeSpaceId)
         const facts = yield* evaluator.factsFor({ ...user, userId: user.id }, resource)
         const decision = decide(facts, input.relation)
+        const sourceSteps = decision.allowed && resource.aclKeys !== null ? yield* sourceAclSteps(user.id, resource) : []
         const relationship = decide({ ...facts, classification: null, sourceAcl: null }, input.relation)
         const contentBlocked = !decision.allowed && (decision.branch === "CLASSIFICATION" || decision.branch === "SOURCE_ACL")
         const current = yield* generation.current(actor.organizationId)
@@ -66,7 +89,7 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
               ...(labelVisible ? { objectLabel: resource.label } : {}),
               relation: "viewer",
               kind: "CONTAINED_IN_SPACE"
-            }])]
+            }]), ...sourceSteps]
             : [],
           blockedBy: decision.allowed ? [] : [{ branch: decision.branch, kind: decision.kind, detail: decision.detail }],
           provenance: { authority: "lore", origin: resource.aclKeys === null ? "space_grants" : "space_grants+source_acl", generation: current, capturedAt: now, expired: false },

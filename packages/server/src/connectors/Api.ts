@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { InvalidCursor } from "../domain/Errors"
 import { Classification } from "../domain/Model"
-import { Body, Timestamp } from "../domain/Schemas"
+import { Body, IntegerParam, Timestamp } from "../domain/Schemas"
 import { isPublic, requires } from "../domain/Security"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import {
@@ -69,7 +70,15 @@ export const ConnectorActivity = Schema.Struct({
     incompleteReason: Schema.NullOr(Schema.String),
     observedAt: Schema.NullOr(Timestamp),
     lastSuccessfulCursor: Schema.NullOr(Schema.String),
-    lastSuccessfulAt: Schema.NullOr(Timestamp)
+    lastSuccessfulAt: Schema.NullOr(Timestamp),
+    /** Added: the crawl in flight (captureStatus IN_PROGRESS), for progress bars; null when none runs. */
+    progress: Schema.optional(Schema.NullOr(Schema.Struct({
+      startedAt: Timestamp,
+      /** Documents and deletions applied so far in this crawl. */
+      objectsProcessed: Schema.Int,
+      /** What the kind expects still to come, when it knows. */
+      objectsRemaining: Schema.NullOr(Schema.Int)
+    })))
   })),
   recentAttempts: Schema.Array(Schema.Struct({
     outcome: Schema.String,
@@ -305,6 +314,21 @@ export const PushResult = Schema.Struct({
   sourceId: Schema.NullOr(Schema.UUID)
 }).annotations({ identifier: "PushResult" })
 
+export const PushedDocumentRef = Schema.Struct({
+  externalId: Schema.String,
+  knowledgeAssetId: Schema.UUID,
+  url: Schema.NullOr(Schema.String),
+  updatedAt: Timestamp
+}).annotations({ identifier: "PushedDocumentRef" })
+export const PushedDocumentPage = Schema.Struct({
+  items: Schema.Array(PushedDocumentRef),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PushedDocumentPage", description: "Live documents of the connection by external id (retired ones left out), in external-id order" })
+const PushedDocumentQuery = Schema.Struct({
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  limit: Schema.optionalWith(IntegerParam(1, 1000), { default: () => 500 })
+})
+
 const IndexingHeaders = Schema.Struct({ authorization: Schema.optional(Schema.String) })
 const DocumentPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String, externalId: Schema.String })
 const GroupPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String, externalGroupId: Schema.String })
@@ -314,6 +338,14 @@ const GroupPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Sc
  * `Authorization: Bearer` and puts documents and group memberships, idempotently by external id.
  */
 export class IndexingApi extends HttpApiGroup.make("indexing")
+  .add(HttpApiEndpoint.get("listPushedDocuments", "/indexing/:sourceSystem/:connectionKey/documents")
+    .setPath(ConnectionPath)
+    .setHeaders(IndexingHeaders)
+    .setUrlParams(PushedDocumentQuery)
+    .addSuccess(PushedDocumentPage)
+    .addError(IndexingUnauthorized)
+    .addError(InvalidCursor)
+    .pipe(isPublic))
   .add(HttpApiEndpoint.put("pushDocument", "/indexing/:sourceSystem/:connectionKey/documents/:externalId")
     .setPath(DocumentPath)
     .setHeaders(IndexingHeaders)

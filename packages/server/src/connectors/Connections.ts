@@ -12,7 +12,7 @@ import { ConnectorDocuments } from "./Documents"
 import {
   ConnectionNotFound, ConnectorKindNotFound, CrawlRunning, InvalidConnectorConfig, InvalidConnectorCredential, ReservedConnectionKey
 } from "./Errors"
-import { CrawlConnection } from "./Jobs"
+import { CrawlConnection, crawlDedupeKey } from "./Jobs"
 import type { ConnectorKindModule } from "./Kind"
 import { connectorKinds, kindOf } from "./Kinds"
 import { type ConnectionRow, ConnectorsRepo } from "./Repo"
@@ -188,7 +188,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const crawl = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const enqueued = yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: `crawl:${row.id}`, maxAttempts: 5 })
+        const enqueued = yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: crawlDedupeKey(row.id), maxAttempts: 5 })
         if (enqueued.deduplicated) return yield* new CrawlRunning({ detail: `A crawl of ${sourceSystem}/${connectionKey} is already queued or running` })
         yield* audit.record(actor, { action: "connector.crawl", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey, jobId: enqueued.job.id } })
       })
@@ -203,8 +203,12 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
       Effect.gen(function* () {
         const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
         const [counts, attempts] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id)])
-        const checkpoint = row.checkpoint === null ? null : JSON.stringify(row.checkpoint)
-        const lastSuccess = attempts.find((a) => a.outcome === "SUCCEEDED")
+        const cursor = (value: unknown) => (value === null ? null : JSON.stringify(value))
+        const progress = row.crawlProgress
+        // IN_PROGRESS while a crawl is queued or running; INCOMPLETE when one stopped part-way (it failed, or the
+        // process died) and the next resumes from the checkpoint; COMPLETE when the last crawl went to the end.
+        const captureStatus = row.crawlQueued ? "IN_PROGRESS" : progress !== null ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
+        const lastAttempt = attempts[0]
         return {
           sourceSystem,
           sourceConnectionKey: connectionKey,
@@ -215,12 +219,19 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
           lastCrawlAt: row.lastCrawlAt,
           componentCheckpoints: [{
             component: "content",
-            observedCursor: checkpoint,
-            captureStatus: checkpoint === null ? "NOT_STARTED" : "COMPLETE",
-            incompleteReason: null,
+            observedCursor: cursor(row.checkpoint),
+            captureStatus,
+            incompleteReason: captureStatus !== "INCOMPLETE"
+              ? null
+              : lastAttempt?.outcome === "FAILED"
+                ? `the crawl failed (${lastAttempt.errorCode ?? "CRAWL_FAILED"}); the next crawl resumes from the checkpoint`
+                : "the crawl stopped part-way; the next crawl resumes from the checkpoint",
             observedAt: row.lastCrawlAt,
-            lastSuccessfulCursor: lastSuccess ? checkpoint : null,
-            lastSuccessfulAt: lastSuccess?.attemptedAt ?? null
+            lastSuccessfulCursor: cursor(row.successfulCheckpoint),
+            lastSuccessfulAt: row.successfulAt,
+            progress: progress === null
+              ? null
+              : { startedAt: new Date(progress.startedAt), objectsProcessed: progress.processed, objectsRemaining: progress.remaining }
           }],
           recentAttempts: attempts
         }

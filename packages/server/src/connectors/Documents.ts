@@ -49,9 +49,10 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
           const found = yield* repo.observePrincipal(connection.id, { kind: "SOURCE_GROUP", nativePrincipalId: group.id, displayName: group.displayName })
           if (found) ids.groups.push(found.id)
         }
-        if (connection.identityTrust === "TRUSTED" && acl.users.some((user) => user.email)) {
+        if (connection.identityTrust === "TRUSTED" && acl.users.length > 0) {
+          const revoked = yield* repo.revokeStaleJoins(connection.id, ids.users)
           const joined = yield* repo.joinByEmail(connection.id)
-          if (joined.length > 0) yield* generation.bump(connection.organizationId)
+          if (revoked.length + joined.length > 0) yield* generation.bump(connection.organizationId)
         }
         return ids
       })

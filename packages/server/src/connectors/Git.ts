@@ -38,16 +38,17 @@ const isCheckpoint = (value: unknown): value is GitCheckpoint => {
 
 const fresh: GitCheckpoint = { component: "git", commit: null, target: null, stamp: "", filter: "", blobs: {} }
 
+/** Only an unreachable repository may come back by itself; the rest needs a person (settings, credential, branch). */
 const failure = (error: RepositoryRefused | RepositoryFetchFailed) => {
-  if (error._tag === "RepositoryRefused") return new CrawlFailed({ code: "REPOSITORY_NOT_ALLOWED", message: error.detail })
+  if (error._tag === "RepositoryRefused") return new CrawlFailed({ code: "REPOSITORY_NOT_ALLOWED", message: error.detail, retryable: false })
   const kind = failureKind(error.detail)
-  return new CrawlFailed({ code: kind === "REVISION_NOT_FOUND" ? "BRANCH_NOT_FOUND" : kind, message: error.detail })
+  return new CrawlFailed({ code: kind === "REVISION_NOT_FOUND" ? "BRANCH_NOT_FOUND" : kind, message: error.detail, retryable: kind === "REPOSITORY_UNREACHABLE" })
 }
 
 const settingsOf = (context: KindContext) => {
   const errors = validateGitConfig(context.sourceConfig)
   if (errors.length > 0) {
-    return Effect.fail(new CrawlFailed({ code: "INVALID_CONNECTOR_CONFIG", message: errors.map((e) => `${e.path} ${e.message}`).join("; ") }))
+    return Effect.fail(new CrawlFailed({ code: "INVALID_CONNECTOR_CONFIG", message: errors.map((e) => `${e.path} ${e.message}`).join("; "), retryable: false }))
   }
   const config = parseGitConfig(context.sourceConfig)
   const maxFileBytes = Math.min(config.maxFileBytes ?? Number.MAX_SAFE_INTEGER, context.settings.maxUploadBytes)
@@ -71,7 +72,7 @@ const crawl = (context: KindContext, checkpoint: unknown) =>
     // Between crawls, a branch that did not move under unchanged settings costs one ls-remote.
     if (previous.target === null && previous.commit !== null && previous.stamp === stamp && previous.filter === filter) {
       const head = yield* resolveRef(repositories, { repository: config.repository, ref, credential }).pipe(Effect.mapError(failure))
-      if (head === null) return yield* new CrawlFailed({ code: "BRANCH_NOT_FOUND", message: `The repository has no branch ${config.branch}` })
+      if (head === null) return yield* new CrawlFailed({ code: "BRANCH_NOT_FOUND", message: `The repository has no branch ${config.branch}`, retryable: false })
       if (head === previous.commit) return { documents: [], groups: [], deleted: [], checkpoint: previous, done: true }
     }
 
@@ -112,7 +113,8 @@ const crawl = (context: KindContext, checkpoint: unknown) =>
 
         for (const path of deleted) delete blobs[path]
         for (const file of taken) blobs[file.path] = file.oid
-        const done = gone.length === deleted.length && changed.length === taken.length
+        const remaining = gone.length - deleted.length + changed.length - taken.length
+        const done = remaining === 0
         const next: GitCheckpoint = {
           component: "git",
           commit: done ? tree.commit : previous.commit,
@@ -122,7 +124,7 @@ const crawl = (context: KindContext, checkpoint: unknown) =>
           blobs
         }
         // Group memberships go with the first page under new settings (and again if that page is redone).
-        return { documents, groups: restamp ? config.groups : [], deleted, checkpoint: next, done }
+        return { documents, groups: restamp ? config.groups : [], deleted, checkpoint: next, done, remaining }
       })
     ).pipe(Effect.catchTags({ RepositoryRefused: (e) => Effect.fail(failure(e)), RepositoryFetchFailed: (e) => Effect.fail(failure(e)) }))
   })

@@ -41,6 +41,8 @@ export const IndexingHttp = HttpApiBuilder.group(LoreApi, "indexing", (handlers)
   Effect.gen(function* () {
     const indexing = yield* Indexing
     return handlers
+      .handle("listPushedDocuments", ({ path, headers, urlParams }) =>
+        indexing.listDocuments(headers.authorization, path.sourceSystem, path.connectionKey, urlParams))
       .handle("pushDocument", ({ path, headers, payload }) =>
         indexing.putDocument(headers.authorization, path.sourceSystem, path.connectionKey, path.externalId, payload))
       .handle("deletePushedDocument", ({ path, headers }) =>

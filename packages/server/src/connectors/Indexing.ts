@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { SecretBox } from "../platform/SecretBox"
+import { InvalidCursor } from "../domain/Errors"
 import type { Classification } from "../domain/Model"
 import { credentialVerifier } from "./Connections"
 import { ConnectorDocuments } from "./Documents"
@@ -122,7 +123,23 @@ export class Indexing extends Effect.Service<Indexing>()("lore/Indexing", {
         return { results, failed }
       })
 
-    return { putDocument, deleteDocument, putGroup, bulk, authenticate, toDocument }
+    /**
+     * The connection's live documents by external id, a page at a time (the cursor is the last external id,
+     * base64url): what a pusher compares with its own list to delete what it no longer has.
+     */
+    const listDocuments = (authorization: string | undefined, sourceSystem: string, connectionKey: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
+      Effect.gen(function* () {
+        const connection = yield* authenticate(authorization, sourceSystem, connectionKey)
+        const after = query.cursor === undefined ? null : Buffer.from(query.cursor, "base64url").toString("utf8")
+        if (after !== null && (after.length === 0 || Buffer.from(after, "utf8").toString("base64url") !== query.cursor)) {
+          return yield* new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" })
+        }
+        const found = yield* repo.documentPage(connection.id, after, query.limit + 1)
+        const items = found.slice(0, query.limit)
+        return { items, nextCursor: found.length > query.limit ? Buffer.from(items[items.length - 1]!.externalId, "utf8").toString("base64url") : null }
+      })
+
+    return { putDocument, deleteDocument, putGroup, bulk, listDocuments, authenticate, toDocument }
   }),
   dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, SourceIdentity.Default, SecretBox.Default]
 }) {}

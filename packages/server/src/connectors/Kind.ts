@@ -36,6 +36,8 @@ export interface CrawlPage {
   readonly checkpoint: unknown
   /** False when more pages follow from `checkpoint`. */
   readonly done: boolean
+  /** Documents and deletions the kind still expects to yield in this crawl, when it knows (drives progress bars). */
+  readonly remaining?: number | undefined
 }
 
 export interface KindContext {
@@ -49,9 +51,10 @@ export interface KindContext {
 /**
  * A crawl step that could not run (the source unreachable, the credential refused): the crawl stops, its
  * attempt is recorded FAILED with this code and message (never holding a credential), and the checkpoint
- * stays where the last finished page left it, so the next crawl resumes there.
+ * stays where the last finished page left it. `retryable` failures are retried by the job queue (with
+ * backoff, from the checkpoint); the others wait for the next crawl someone or the schedule starts.
  */
-export class CrawlFailed extends Data.TaggedError("CrawlFailed")<{ readonly code: string; readonly message: string }> {}
+export class CrawlFailed extends Data.TaggedError("CrawlFailed")<{ readonly code: string; readonly message: string; readonly retryable: boolean }> {}
 
 export interface ConnectionTestResult {
   readonly authenticated: boolean

@@ -3,6 +3,14 @@ import { Effect, Schema } from "effect"
 import { exec, row, rows, Timestamp } from "../db/Rows"
 import { IdentityTrust, MappingMethod, MappingStatus, SourcePrincipalKind } from "./Api"
 
+/** How far the crawl in flight has come: objects applied so far, and what the kind expects still to yield. */
+export const CrawlProgress = Schema.Struct({
+  startedAt: Schema.String,
+  processed: Schema.Number,
+  remaining: Schema.NullOr(Schema.Number)
+})
+export type CrawlProgress = typeof CrawlProgress.Type
+
 export const ConnectionRow = Schema.Struct({
   id: Schema.String,
   organizationId: Schema.String,
@@ -22,9 +30,16 @@ export const ConnectionRow = Schema.Struct({
   credentialSetBy: Schema.NullOr(Schema.String),
   credentialSetAt: Schema.NullOr(Timestamp),
   checkpoint: Schema.NullOr(Schema.Unknown),
-  lastCrawlAt: Schema.NullOr(Timestamp)
+  lastCrawlAt: Schema.NullOr(Timestamp),
+  crawlProgress: Schema.NullOr(CrawlProgress),
+  crawlFinishedAt: Schema.NullOr(Timestamp),
+  successfulCheckpoint: Schema.NullOr(Schema.Unknown),
+  successfulAt: Schema.NullOr(Timestamp),
+  /** A crawl job of the connection is queued or running. */
+  crawlQueued: Schema.Boolean
 })
 export type ConnectionRow = typeof ConnectionRow.Type
+
 
 export const PrincipalRow = Schema.Struct({
   id: Schema.String,
@@ -101,6 +116,7 @@ export const AttemptRow = Schema.Struct({
 })
 const ObjectCounts = Schema.Struct({ total: Schema.Number, active: Schema.Number, lastObjectAt: Schema.NullOr(Timestamp) })
 const Id = Schema.Struct({ id: Schema.String })
+const DocumentRef = Schema.Struct({ externalId: Schema.String, knowledgeAssetId: Schema.String, url: Schema.NullOr(Schema.String), updatedAt: Timestamp })
 const Sealed = Schema.Struct({ credentialSealed: Schema.NullOr(Schema.String) })
 const UserRef = Schema.Struct({ id: Schema.String })
 
@@ -137,7 +153,10 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
     const selectConnection = sql`
       SELECT id, organization_id, source_system, connection_key, knowledge_space_id, source_config, crawl_interval_seconds,
         crawl_enabled, identity_trust, trust_decided_by, trust_decided_at, actor_user_id, configured_by, configured_at,
-        credential_sealed IS NOT NULL AS credential_set, credential_set_by, credential_set_at, checkpoint, last_crawl_at
+        credential_sealed IS NOT NULL AS credential_set, credential_set_by, credential_set_at, checkpoint, last_crawl_at,
+        crawl_progress, crawl_finished_at, successful_checkpoint, successful_at,
+        EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'connectors.crawl' AND j.dedupe_key = 'crawl:' || connector_connections.id::text
+          AND j.status IN ('QUEUED', 'RUNNING')) AS crawl_queued
       FROM connector_connections`
     const selectPrincipal = sql`
       SELECT p.id, p.connection_id, c.organization_id, c.source_system, c.connection_key, c.identity_trust, p.kind,
@@ -179,8 +198,31 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         sql`SELECT credential_sealed FROM connector_connections WHERE id = ${id}`),
       setTrust: exec((id: string, trust: string, actorId: string) => sql`
         UPDATE connector_connections SET identity_trust = ${trust}, trust_decided_by = ${actorId}, trust_decided_at = now() WHERE id = ${id}`),
-      setCheckpoint: exec((id: string, checkpoint: unknown) =>
-        sql`UPDATE connector_connections SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb, last_crawl_at = now() WHERE id = ${id}`),
+      /** A crawl begins, or resumes after a restart (its progress so far is kept). */
+      beginCrawl: exec((id: string) => sql`
+        UPDATE connector_connections
+        SET crawl_progress = coalesce(crawl_progress, jsonb_build_object('startedAt', now(), 'processed', 0, 'remaining', NULL))
+        WHERE id = ${id}`),
+      /** A page is applied: its checkpoint and the crawl's progress are stored together. */
+      setCheckpoint: exec((id: string, checkpoint: unknown, progress: CrawlProgress | null) => sql`
+        UPDATE connector_connections SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb, last_crawl_at = now(),
+          crawl_progress = ${progress === null ? null : JSON.stringify(progress)}::jsonb
+        WHERE id = ${id}`),
+      /** A crawl ended; a clean one's checkpoint becomes the last successful cursor. */
+      endCrawl: exec((id: string, succeeded: boolean) => sql`
+        UPDATE connector_connections SET crawl_progress = NULL, crawl_finished_at = now(),
+          successful_checkpoint = CASE WHEN ${succeeded} THEN checkpoint ELSE successful_checkpoint END,
+          successful_at = CASE WHEN ${succeeded} THEN now() ELSE successful_at END
+        WHERE id = ${id}`),
+      /**
+       * Connections whose scheduled crawl is due: crawling enabled with an interval, and the last crawl ended at
+       * least that long ago (or none ever ran). The caller enqueues with the per-connection dedupe key.
+       */
+      dueForCrawl: rows("connectors.dueForCrawl", Id, () => sql`
+        SELECT id FROM connector_connections
+        WHERE crawl_enabled AND crawl_interval_seconds > 0 AND deleted_at IS NULL
+          AND coalesce(crawl_finished_at, '-infinity'::timestamptz) <= now() - crawl_interval_seconds * interval '1 second'
+        ORDER BY crawl_finished_at NULLS FIRST LIMIT 100`),
       activeSpace: row("connectors.activeSpace", Id, (organizationId: string, knowledgeSpaceId: string) =>
         sql`SELECT id FROM knowledge_spaces WHERE id = ${knowledgeSpaceId} AND organization_id = ${organizationId} AND active`),
 
@@ -204,9 +246,27 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         JOIN connector_connections c ON c.id = p.connection_id
         JOIN users u ON u.organization_id = c.organization_id AND lower(u.email) = lower(p.observed_email) AND u.active
         WHERE p.connection_id = ${connectionId} AND p.kind = 'SOURCE_USER' AND c.identity_trust = 'TRUSTED'
-          AND NOT EXISTS (SELECT 1 FROM source_principal_mappings m WHERE m.principal_id = p.id)
-        ON CONFLICT (principal_id) DO NOTHING
+          AND NOT EXISTS (
+            SELECT 1 FROM source_principal_mappings m
+            WHERE m.principal_id = p.id AND NOT (m.method = 'IDP_JOIN' AND m.status = 'REVOKED')
+          )
+        ON CONFLICT (principal_id) DO UPDATE SET app_user_id = EXCLUDED.app_user_id, status = 'ACTIVE', evidence = EXCLUDED.evidence, verified_at = now()
+          WHERE source_principal_mappings.method = 'IDP_JOIN' AND source_principal_mappings.status = 'REVOKED'
         RETURNING id`),
+      /**
+       * An IDP_JOIN mapping holds only while its evidence does: when the source now reports another email for the
+       * principal (or none), or the Lore user's email no longer matches, the mapping is REVOKED (kept, for the
+       * record, but granting nothing). A MANUAL mapping is an administrator's decision and is left alone.
+       */
+      revokeStaleJoins: rows("connectors.revokeStaleJoins", Id, (connectionId: string, principalIds: ReadonlyArray<string>) => sql`
+        UPDATE source_principal_mappings m
+        SET status = 'REVOKED', verified_at = now(),
+          evidence = 'revoked: the observed email ' || coalesce(p.observed_email, '(none)') || ' no longer matches the Lore user''s email'
+        FROM source_principals p, users u
+        WHERE m.principal_id = p.id AND u.id = m.app_user_id AND p.connection_id = ${connectionId}
+          AND p.id = ANY(${principalIds as Array<string>}::uuid[]) AND m.method = 'IDP_JOIN' AND m.status = 'ACTIVE'
+          AND (p.observed_email IS NULL OR lower(p.observed_email) <> lower(u.email))
+        RETURNING m.id`),
       principals: rows("connectors.principals", PrincipalRow, (organizationId: string) =>
         sql`${selectPrincipal} WHERE c.organization_id = ${organizationId} ORDER BY c.source_system, c.connection_key, p.kind DESC, p.native_principal_id`),
       principal: row("connectors.principal", PrincipalRow, (organizationId: string, principalId: string) =>
@@ -265,6 +325,11 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
       document: row("connectors.document", DocumentRow, (connectionId: string, externalId: string) => sql`
         SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
         WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
+      /** A page of live documents in external-id order, after `after` (keyset). */
+      documentPage: rows("connectors.documentPage", DocumentRef, (connectionId: string, after: string | null, limit: number) => sql`
+        SELECT external_id, knowledge_asset_id, url, updated_at FROM connector_documents
+        WHERE connection_id = ${connectionId} AND retired_at IS NULL AND (${after}::text IS NULL OR external_id COLLATE "C" > ${after}::text COLLATE "C")
+        ORDER BY external_id COLLATE "C" LIMIT ${limit}`),
       liveDocuments: rows("connectors.liveDocuments", DocumentRow, (connectionId: string) => sql`
         SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
         WHERE connection_id = ${connectionId} AND retired_at IS NULL`),

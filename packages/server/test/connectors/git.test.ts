@@ -297,6 +297,8 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
     expect(counts(failed)).toMatchObject({ outcome: "FAILED", materialized: 0 })
     expect(failed.errorCode).toBe("AUTHENTICATION_FAILED")
     expect(JSON.stringify(failed)).not.toContain("zqWrongTokenValue123")
+    const incomplete = (await call("GET", "/api/admin/connectors/GIT/docs/activity")).body.componentCheckpoints[0]
+    expect(incomplete).toMatchObject({ captureStatus: "INCOMPLETE", incompleteReason: expect.stringContaining("AUTHENTICATION_FAILED") })
     expect(await finds(users.alice!, "zqguide")).toBe(true)
     expect((await call("PUT", "/api/admin/connectors/GIT/docs/credential", { credential: { username: USER, token: TOKEN } })).status).toBe(204)
     expect(counts(await crawled("docs"))).toEqual({ outcome: "SUCCEEDED", materialized: 1, rotated: 0, rematerialized: 0, retired: 0, failed: 0 })
@@ -339,7 +341,9 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
     hold()
     expect((await call("POST", "/api/admin/connectors/GIT/big/crawl")).status).toBe(202)
     await holding
-    const midway = JSON.parse((await call("GET", "/api/admin/connectors/GIT/big/activity")).body.componentCheckpoints[0].observedCursor)
+    const midActivity = (await call("GET", "/api/admin/connectors/GIT/big/activity")).body.componentCheckpoints[0]
+    expect(midActivity).toMatchObject({ captureStatus: "IN_PROGRESS", progress: { objectsProcessed: 25, objectsRemaining: 35 } })
+    const midway = JSON.parse(midActivity.observedCursor)
     expect(midway.commit).toBeNull()
     expect(midway.target).toEqual(expect.any(String))
     expect(Object.keys(midway.blobs)).toHaveLength(25)

@@ -144,8 +144,20 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     const denied = await explain(users.dave!.id, source!.id)
     expect(denied.body.state).toBe("DENIED")
     expect(denied.body.blockedBy[0]).toMatchObject({ branch: "SOURCE_ACL" })
+    expect(allowed.body.path.slice(2)).toMatchObject([
+      { objectType: "SOURCE_USER", relation: "mapped_user", kind: "MAPPING_IDP_JOIN", objectLabel: expect.stringContaining("u-alice") },
+      { object: `source:${source!.id}`, relation: "reader", kind: "SOURCE_ACL" }
+    ])
+    // Through nested groups, the whole chain: bob's principal, the inner group, the outer group the ACL allows.
     const groupSource = (await listAll(users.bob!)).items.find((s) => s.title === "Document zqgrouprecord")!
-    expect((await explain(users.bob!.id, groupSource.id)).body.state).toBe("ALLOWED")
+    const throughGroups = await explain(users.bob!.id, groupSource.id)
+    expect(throughGroups.body.state).toBe("ALLOWED")
+    expect(throughGroups.body.path.slice(2).map((step: any) => [step.objectType, step.kind, step.objectLabel])).toEqual([
+      ["SOURCE_USER", "MAPPING_IDP_JOIN", "PUSH/crm: u-bob (u-bob)"],
+      ["SOURCE_GROUP", "SOURCE_GROUP_MEMBERSHIP", "PUSH/crm: Inner (g-inner)"],
+      ["SOURCE_GROUP", "SOURCE_GROUP_MEMBERSHIP", "PUSH/crm: Outer (g-outer)"],
+      ["SOURCE", "SOURCE_ACL", undefined]
+    ])
   })
 
   it("a manual mapping grants at once; unmapping takes it back", async () => {
@@ -255,6 +267,30 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(activity.body.recentAttempts.some((a: any) => a.objectsRematerialized === 1)).toBe(true)
     expect(activity.body.recentAttempts.some((a: any) => a.objectsRetired === 1)).toBe(true)
     expect(activity.body.recentAttempts.some((a: any) => a.outcome === "PARTIAL" && a.objectsMaterialized === 2 && a.objectsFailed === 1)).toBe(true)
+    const [content] = activity.body.componentCheckpoints
+    expect(content).toMatchObject({ component: "content", captureStatus: "COMPLETE", incompleteReason: null, progress: null })
+    expect(content.lastSuccessfulAt).not.toBeNull()
+  })
+
+  it("lists the connection's live documents a page at a time, for pushers that mirror a folder", async () => {
+    const ids: Array<string> = []
+    let cursor: string | undefined
+    for (let page = 0; page < 10; page++) {
+      const reply = await pusher("GET", `/api/indexing/PUSH/crm/documents?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+      expect(reply.body.items.length).toBeLessThanOrEqual(2)
+      ids.push(...reply.body.items.map((item: any) => item.externalId))
+      cursor = reply.body.nextCursor ?? undefined
+      if (!cursor) break
+    }
+    // Retired documents are left out; the order is the external ids' byte order.
+    expect(ids).toEqual([...ids].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1)))
+    expect(ids).not.toContain("doc-alice")
+    const activity = (await admin.call("GET", "/api/admin/connectors/PUSH/crm/activity")).body
+    expect(ids.length).toBe(activity.objectsActive)
+    expect((await pusher("GET", "/api/indexing/PUSH/crm/documents?cursor=!!bogus")).body.code).toBe("INVALID_CURSOR")
+    expect((await pusher("GET", "/api/indexing/PUSH/crm/documents?limit=0")).status).toBe(400)
+    expect((await http(server.url, OTHER_SECRET)("GET", "/api/indexing/PUSH/crm/documents")).status).toBe(401)
   })
 
   it("deleting a connection retires its documents", async () => {

@@ -20,7 +20,7 @@ export default defineCommand({
     const lore = runtime.client({ requireToken: true })
     await present(runtime, {
       progress: `Crawling ${kind} connection ${key}`,
-      run: async (): Promise<ConnectorActivity> => {
+      run: async (progress): Promise<ConnectorActivity> => {
         const before = await lore.admin.connectors.activity(kind, key)
         const attemptsBefore = before.recentAttempts.length
         const lastBefore = before.recentAttempts[0]?.attemptedAt
@@ -30,7 +30,15 @@ export default defineCommand({
         for (;;) {
           const now = await lore.admin.connectors.activity(kind, key)
           const latest = now.recentAttempts[0]
-          if (latest && (now.recentAttempts.length !== attemptsBefore || latest.attemptedAt !== lastBefore)) return now
+          if (latest && (now.recentAttempts.length !== attemptsBefore || latest.attemptedAt !== lastBefore) && latest.outcome !== "FAILED") return now
+          if (latest?.outcome === "FAILED" && latest.attemptedAt !== lastBefore && now.componentCheckpoints[0]?.captureStatus !== "IN_PROGRESS") {
+            throw new CliError(ExitCode.unexpected, latest.errorCode ?? "CRAWL_FAILED", `the crawl of ${key} failed: ${latest.errorMessage ?? "no detail"}`)
+          }
+          const running = now.componentCheckpoints[0]?.progress
+          if (running) {
+            const remaining = running.objectsRemaining
+            progress({ done: running.objectsProcessed, total: remaining === null ? null : running.objectsProcessed + remaining, unit: "document" })
+          }
           if (Date.now() > deadline) throw new CliError(ExitCode.unexpected, "CRAWL_TIMEOUT", `the crawl of ${key} did not end within ${timeout}s; see lore connectors activity ${key}`)
           await sleep(1000)
         }
