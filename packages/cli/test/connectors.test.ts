@@ -68,6 +68,14 @@ describe("lore connectors, principals, connections and push", () => {
     expect((await ok(admin(["connectors", "scopes", "crm", "--json"]))).json()).toEqual([expect.objectContaining({ key: "documents", reachable: true })])
     expect((await ok(admin(["connectors", "edit", "crm", "--description", "CRM notes", "--json"]))).json())
       .toMatchObject({ identityTrust: "TRUSTED", credentialSet: true, sourceConfig: { description: "CRM notes" } })
+    // Settings and the schedule: --set (JSON when it parses), --every (a duration); a field the kind refuses is 422 (exit 6).
+    expect((await ok(admin(["connectors", "edit", "crm", "--set", "description=Quarterly CRM notes", "--every", "6h", "--json"]))).json())
+      .toMatchObject({ sourceConfig: { description: "Quarterly CRM notes" }, contentCrawlIntervalSeconds: 21600, crawlEnabled: true })
+    const refusedSetting = await admin(["connectors", "edit", "crm", "--set", "baseUrl=https://x.example", "--json"])
+    expect(refusedSetting.code).toBe(6)
+    expect(refusedSetting.stdout).toContain("sourceConfig.baseUrl")
+    expect((await admin(["connectors", "edit", "crm", "--every", "soon"])).code).toBe(2)
+    expect((await ok(admin(["connectors", "edit", "crm", "--every", "0", "--json"]))).json()).toMatchObject({ contentCrawlIntervalSeconds: 0, crawlEnabled: false })
 
     const folder = mkdtempSync(join(tmpdir(), "lore-push-"))
     mkdirSync(join(folder, "accounts"))
