@@ -68,6 +68,14 @@ describe("lore connectors, principals, connections and push", () => {
     expect((await ok(admin(["connectors", "scopes", "crm", "--json"]))).json()).toEqual([expect.objectContaining({ key: "documents", reachable: true })])
     expect((await ok(admin(["connectors", "edit", "crm", "--description", "CRM notes", "--json"]))).json())
       .toMatchObject({ identityTrust: "TRUSTED", credentialSet: true, sourceConfig: { description: "CRM notes" } })
+    // Settings and the schedule: --set (JSON when it parses), --every (a duration); a field the kind refuses is 422 (exit 6).
+    expect((await ok(admin(["connectors", "edit", "crm", "--set", "description=Quarterly CRM notes", "--every", "6h", "--json"]))).json())
+      .toMatchObject({ sourceConfig: { description: "Quarterly CRM notes" }, contentCrawlIntervalSeconds: 21600, crawlEnabled: true })
+    const refusedSetting = await admin(["connectors", "edit", "crm", "--set", "baseUrl=https://x.example", "--json"])
+    expect(refusedSetting.code).toBe(6)
+    expect(refusedSetting.stdout).toContain("sourceConfig.baseUrl")
+    expect((await admin(["connectors", "edit", "crm", "--every", "soon"])).code).toBe(2)
+    expect((await ok(admin(["connectors", "edit", "crm", "--every", "0", "--json"]))).json()).toMatchObject({ contentCrawlIntervalSeconds: 0, crawlEnabled: false })
 
     const folder = mkdtempSync(join(tmpdir(), "lore-push-"))
     mkdirSync(join(folder, "accounts"))
@@ -122,21 +130,15 @@ describe("lore connectors, principals, connections and push", () => {
     expect((await ok(admin(["connectors", "list", "--json"]))).json()).toEqual([])
   })
 
-  it("adds a GIT connection with its settings from a JSON file or stdin", { timeout: 120_000 }, async () => {
-    const folder = mkdtempSync(join(tmpdir(), "lore-git-config-"))
+  it("adds a GIT connection with its settings as JSON; its credential may be { username, token }", { timeout: 120_000 }, async () => {
     const settings = { repository: "https://git.example.com/team/handbook.git", branch: "main", paths: ["docs"], readers: { users: [{ id: "u-ann", email: "ann@example.com" }] } }
-    writeFileSync(join(folder, "handbook.json"), JSON.stringify(settings))
-    writeFileSync(join(folder, "broken.json"), "{ not json")
-    const added = (await ok(admin(["connectors", "add", "--kind", "GIT", "--key", "handbook", "--space", "crm", "--trust", "--config", join(folder, "handbook.json"), "--json"]))).json()
+    const added = (await ok(admin(["connectors", "add", "--kind", "GIT", "--key", "handbook", "--space", "crm", "--trust", "--config", JSON.stringify(settings), "--json"]))).json()
     expect(added).toMatchObject({ sourceSystem: "GIT", sourceConnectionKey: "handbook", identityTrust: "TRUSTED", sourceConfig: settings })
-    const broken = await admin(["connectors", "add", "--kind", "GIT", "--key", "x", "--space", "crm", "--config", join(folder, "broken.json")])
-    expect(broken.code).toBe(2)
-    expect(broken.stderr).toContain("not JSON")
-    const invalid = await admin(["connectors", "add", "--kind", "GIT", "--key", "x", "--space", "crm", "--config", "-", "--json"], JSON.stringify({ repository: "ftp://example.com/x" }))
+    const invalid = await admin(["connectors", "add", "--kind", "GIT", "--key", "x", "--space", "crm", "--config", JSON.stringify({ repository: "ftp://example.com/x" }), "--json"])
     expect(invalid.code).toBe(6)
     expect(invalid.stdout + invalid.stderr).toContain("sourceConfig.repository")
-    const edited = (await ok(admin(["connectors", "edit", "handbook", "--kind", "GIT", "--config", "-", "--json"], JSON.stringify({ ...settings, paths: ["docs", "guides"] })))).json()
-    expect(edited).toMatchObject({ identityTrust: "TRUSTED", sourceConfig: { paths: ["docs", "guides"] } })
+    const edited = (await ok(admin(["connectors", "edit", "handbook", "--kind", "GIT", "--set", "paths=[\"docs\",\"guides\"]", "--json"]))).json()
+    expect(edited).toMatchObject({ identityTrust: "TRUSTED", sourceConfig: { ...settings, paths: ["docs", "guides"] } })
     await ok(admin(["connectors", "credential", "handbook", "--kind", "GIT", "--credential-stdin"], JSON.stringify({ username: "oauth2", token: "git-token-value-0123" })))
     const listed = await ok(admin(["connectors", "list", "--kind", "GIT", "--json"]))
     expect(listed.json()).toEqual([expect.objectContaining({ sourceConnectionKey: "handbook", credentialSet: true })])

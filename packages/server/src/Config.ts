@@ -30,6 +30,18 @@ export const defaultAssistantFiles: AssistantFileSettings = {
   purgeIntervalMs: 15 * 60 * 1000
 }
 
+/** The job workers of each process: how many run at once, and how long a claimed job's lease lasts. */
+export interface JobSettings {
+  readonly workers: number
+  readonly leaseMs: number
+}
+
+/**
+ * Four workers: a crawl holds its worker for the whole crawl while the documents it yields are ingested by
+ * other jobs, so two crawls on two workers would starve ingestion.
+ */
+export const defaultJobs: JobSettings = { workers: 4, leaseMs: 30_000 }
+
 /** Connectors: how often each process looks for connections whose scheduled crawl is due. */
 export interface ConnectorSettings {
   readonly scheduleCheckMs: number
@@ -110,6 +122,8 @@ export interface LoreSettings {
   readonly skillLimits: SkillLimits
   /** LORE_REPO_ALLOWED_HOSTS (comma-separated host[:port], `*` for any), LORE_REPO_ALLOW_FILE=1, LORE_REPO_FETCH_TIMEOUT ("2 minutes") */
   readonly repositories: RepositorySettings
+  /** LORE_JOB_WORKERS (4), LORE_JOB_LEASE ("30 seconds": a killed worker's job is taken over after this) */
+  readonly jobs: JobSettings
   /** LORE_CONNECTOR_SCHEDULE_CHECK ("30 seconds"): how often scheduled crawls are looked for */
   readonly connectors: ConnectorSettings
   /** LORE_SSO_ALLOW_HTTP_ISSUER: accept an http:// OpenID issuer (tests and local development only). */
@@ -160,6 +174,10 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           allowFile: (yield* Config.string("LORE_REPO_ALLOW_FILE").pipe(Config.withDefault("0"))) === "1",
           fetchTimeoutMs: yield* millis("LORE_REPO_FETCH_TIMEOUT", defaultRepositories.fetchTimeoutMs)
         },
+        jobs: {
+          workers: yield* Config.integer("LORE_JOB_WORKERS").pipe(Config.withDefault(defaultJobs.workers)),
+          leaseMs: yield* millis("LORE_JOB_LEASE", defaultJobs.leaseMs)
+        },
         connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
         ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false))
       } satisfies LoreSettings
@@ -186,6 +204,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     skillLimits: defaultSkillLimits,
     repositories: defaultRepositories,
     connectors: defaultConnectors,
+    jobs: defaultJobs,
     ssoAllowHttpIssuer: false,
     ...overrides
   })

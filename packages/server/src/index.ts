@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, defaultAssistantFiles, defaultConnectors, type ConnectorSettings, defaultRateLimits, defaultRepositories, defaultSkillLimits, type LoreSettings, type RateLimitSettings,
+  type AssistantFileSettings, defaultAssistantFiles, defaultConnectors, type ConnectorSettings, defaultJobs, type JobSettings, defaultRateLimits, defaultRepositories, defaultSkillLimits, type LoreSettings, type RateLimitSettings,
   type RepositorySettings, Settings, type SkillLimits
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
@@ -38,6 +38,8 @@ export interface StartOptions {
   readonly skillLimits?: Partial<SkillLimits>
   /** Which repositories skill imports may fetch (default: Config.ts defaultRepositories: public code hosts, no file://). */
   readonly repositories?: Partial<RepositorySettings>
+  /** Job workers per process and their lease (default: Config.ts defaultJobs). */
+  readonly jobs?: Partial<JobSettings>
   /** Connectors: how often scheduled crawls are looked for (default: Config.ts defaultConnectors). */
   readonly connectors?: Partial<ConnectorSettings>
   /** Accept an http:// OpenID Connect issuer (tests against a provider on loopback). */
@@ -71,6 +73,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
     repositories: { ...defaultRepositories, ...options.repositories },
     connectors: { ...defaultConnectors, ...options.connectors },
+    jobs: { ...defaultJobs, ...options.jobs },
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 

@@ -31,25 +31,63 @@ export const readCredential = (runtime: Runtime, command: Command): string => {
   throw usageError("missing credential: pipe it with --credential-stdin or set LORE_CONNECTOR_CREDENTIAL")
 }
 
-/** `--config <file>`: a connection's settings (its kind's sourceConfig) as a JSON object, from a file or stdin (`-`). */
+/** `--config`, `--set` and `--every`: a kind's sourceConfig and the crawl schedule, for add and edit. */
 export const withSourceConfig = (command: Command) =>
-  command.option("--config <file>", "the connection's settings (the kind's sourceConfig) as a JSON file; - reads stdin")
+  command
+    .option("--config <json>", "the kind's whole sourceConfig as a JSON object, e.g. '{\"baseUrl\":\"https://docs.example.com/\"}'")
+    .option("--set <key=value>", "one sourceConfig setting (repeatable); the value is read as JSON when it parses (true, 42, [\"a\"]), else as text",
+      (value: string, previous: Array<string> = []) => [...previous, value])
+    .option("--every <interval>", "crawl on a schedule, this long after the last crawl ended: seconds, or 30m, 6h, 1d (0 turns it off)")
 
-export const readSourceConfig = (path: string): Record<string, unknown> => {
-  let text: string
-  try {
-    text = readFileSync(path === "-" ? 0 : path, "utf8")
-  } catch {
-    throw usageError(`--config: cannot read ${path === "-" ? "stdin" : path}`)
+export interface SourceConfigFlags {
+  readonly config?: string
+  readonly set?: Array<string>
+  readonly every?: string
+  readonly description?: string
+}
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
+
+/** 21600 -> "6h"; the largest unit that divides it. */
+const describeInterval = (seconds: number) => {
+  for (const unit of ["d", "h", "m"] as const) if (seconds % UNITS[unit]! === 0) return `${seconds / UNITS[unit]!}${unit}`
+  return `${seconds}s`
+}
+
+/** Seconds from `--every` (exit 2 when it is not a duration). */
+export const intervalSeconds = (every: string): number => {
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(every.trim())
+  if (!match) throw usageError(`--every ${every}: pass seconds or a duration like 30m, 6h, 1d`)
+  return Number(match[1]) * UNITS[(match[2] || "s").toLowerCase()]!
+}
+
+/** The sourceConfig `base` with `--config` (replacing it), then `--set` and `--description` applied; exit 2 on bad JSON. */
+export const sourceConfigFrom = (flags: SourceConfigFlags, base: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+  let config: Record<string, unknown> = { ...base }
+  if (flags.config !== undefined) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(flags.config)
+    } catch {
+      throw usageError("--config must be a JSON object, e.g. '{\"baseUrl\":\"https://docs.example.com/\"}'")
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw usageError("--config must be a JSON object")
+    config = parsed as Record<string, unknown>
   }
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    throw usageError(`--config: ${path === "-" ? "stdin" : path} is not JSON`)
+  for (const pair of flags.set ?? []) {
+    const at = pair.indexOf("=")
+    if (at <= 0) throw usageError(`--set ${pair}: pass key=value`)
+    const raw = pair.slice(at + 1)
+    let value: unknown = raw
+    try {
+      value = JSON.parse(raw)
+    } catch {
+      value = raw
+    }
+    config[pair.slice(0, at)] = value
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw usageError("--config: expected a JSON object (the connection's sourceConfig)")
-  return parsed as Record<string, unknown>
+  if (flags.description !== undefined) config.description = flags.description
+  return config
 }
 
 /** A connection's config by kind and key; exit 5 when there is none. */
@@ -96,6 +134,7 @@ export const connectorView = (c: ConnectorConfig, title: string): View => [
       ["Key", styled(c.sourceConnectionKey, "accent")],
       ["Identity trust", trustCell(c.identityTrust)],
       ["Credential", c.credentialSet ? `set (write-only)${c.credentialSetAt ? `, ${formatTime(c.credentialSetAt)}` : ""}` : styled("missing", "warning")],
+      ["Crawl", c.crawlEnabled && c.contentCrawlIntervalSeconds > 0 ? `every ${describeInterval(c.contentCrawlIntervalSeconds)} after the last crawl` : "on demand"],
       ["Space", c.knowledgeSpaceId]
     ]
   }

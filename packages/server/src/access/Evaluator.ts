@@ -122,13 +122,17 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
     const readScope = (principal: Principal) =>
       Effect.gen(function* () {
         const keys = yield* keysFor(principal)
-        const spaces = yield* repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer"))
+        // The spaces and the connector keys do not depend on each other: on PostgreSQL they go out together.
+        const [spaces, connector] = yield* Effect.all(
+          [repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer")), connectorKeys(principal.userId)],
+          { concurrency: 2 }
+        )
         return {
           userId: principal.userId,
           organizationId: principal.organizationId,
           spaceIds: spaces.map((space) => space.id),
           maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...(yield* connectorKeys(principal.userId))]
+          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector]
         } satisfies ReadScope
       })
 

@@ -1,6 +1,7 @@
 import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Queue, Ref } from "effect"
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
+import { Settings } from "../Config"
 import { JobHandlers, type JobContext } from "./JobHandlers"
 import { JobQueue } from "./JobQueue"
 import { JobSignal } from "./JobSignal"
@@ -189,7 +190,11 @@ const make = (options: JobWorkersOptions) =>
  */
 export class JobWorkers extends Context.Tag("lore/JobWorkers")<JobWorkers, JobWorkersInfo>() {
   static readonly layer = (options: JobWorkersOptions = {}) => Layer.scoped(JobWorkers, make(options))
-  static readonly Default = JobWorkers.layer()
+  /** As many workers and as long a lease as the settings say (LORE_JOB_WORKERS, LORE_JOB_LEASE). */
+  static readonly Default = Layer.scoped(
+    JobWorkers,
+    Effect.flatMap(Settings, (settings) => make({ concurrency: settings.jobs.workers, lease: Duration.millis(settings.jobs.leaseMs) }))
+  )
 }
 
 /** The queue, the handler registry and the wake-up signal, over SqlClient + Database (SqlLive). Workers come separately. */

@@ -2,15 +2,16 @@ import { Directory } from "../../arguments"
 import { defineCommand } from "../../command"
 import { usageError } from "../../errors"
 import { present } from "../../output/present"
-import { connectorView, kindOf, readSourceConfig, withKind, withSourceConfig } from "../../views/connectors"
+import { connectorView, intervalSeconds, kindOf, type SourceConfigFlags, sourceConfigFrom, withKind, withSourceConfig } from "../../views/connectors"
 
 export default defineCommand({
   description: "add (or replace) a connection: its kind, key and the knowledge space its documents go to",
   examples: [
     "lore connectors add --kind PUSH --key crm --space sales --trust",
-    "lore connectors add --kind GIT --key handbook --space docs --trust --config handbook.json",
-    "lore connectors add --key wiki --space docs --json"
+    "lore connectors add --kind WEB --key handbook --space docs --set baseUrl=https://handbook.example.com/ --every 6h",
+    "lore connectors add --kind GIT --key runbooks --space ops --config '{\"repository\":\"https://git.example.com/ops/runbooks.git\",\"branch\":\"main\"}'"
   ],
+  notes: "The settings of each kind's sourceConfig are in docs/connectors.md; an invalid one is 422 (exit 6) naming the field.",
   configure: (command) =>
     withSourceConfig(withKind(command))
       .option("--key <key>", "the connection's key (lowercase, unique per kind)")
@@ -18,11 +19,12 @@ export default defineCommand({
       .option("--trust", "trust the connection's identities: mapped principals grant access (default: untrusted)")
       .option("--description <text>", "a description kept in the connection's config"),
   run: async (runtime, command) => {
-    const flags = command.opts<{ key?: string; space?: string; trust?: boolean; description?: string; config?: string }>()
+    const flags = command.opts<{ key?: string; space?: string; trust?: boolean } & SourceConfigFlags>()
     if (!flags.key) throw usageError("missing --key: pass --key <connection-key>")
     if (!flags.space) throw usageError("missing --space: pass --space <space key or id>")
     const kind = kindOf(command)
-    const sourceConfig = { ...(flags.config ? readSourceConfig(flags.config) : {}), ...(flags.description ? { description: flags.description } : {}) }
+    const sourceConfig = sourceConfigFrom(flags, {})
+    const interval = flags.every === undefined ? 0 : intervalSeconds(flags.every)
     const directory = new Directory(runtime.client({ requireToken: true }))
     await present(runtime, {
       progress: `Adding ${kind} connection ${flags.key}`,
@@ -31,6 +33,8 @@ export default defineCommand({
         return directory.lore.admin.connectors.put(kind, flags.key!, {
           knowledgeSpaceId: space.id,
           sourceConfig,
+          contentCrawlIntervalSeconds: interval,
+          crawlEnabled: interval > 0,
           identityTrust: flags.trust ? "TRUSTED" : "UNTRUSTED"
         })
       },

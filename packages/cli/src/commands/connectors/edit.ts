@@ -2,11 +2,11 @@ import { Directory } from "../../arguments"
 import { defineCommand } from "../../command"
 import { usageError } from "../../errors"
 import { present } from "../../output/present"
-import { connectorView, findConnector, kindOf, readSourceConfig, withKind, withSourceConfig } from "../../views/connectors"
+import { connectorView, findConnector, intervalSeconds, kindOf, type SourceConfigFlags, sourceConfigFrom, withKind, withSourceConfig } from "../../views/connectors"
 
 export default defineCommand({
-  description: "change a connection's space, trust, settings or description; what is not given keeps its value",
-  examples: ["lore connectors edit crm --space sales", "lore connectors edit crm --untrust --json"],
+  description: "change a connection's space, trust, settings or schedule; what is not given keeps its value",
+  examples: ["lore connectors edit crm --space sales", "lore connectors edit crm --untrust --json", "lore connectors edit handbook --kind WEB --set maxPages=500 --every 1d"],
   configure: (command) =>
     withSourceConfig(withKind(command.argument("<key>", "the connection's key")))
       .option("--space <space>", "the knowledge space (key or id) its documents go to")
@@ -15,13 +15,14 @@ export default defineCommand({
       .option("--description <text>", "a description kept in the connection's config"),
   run: async (runtime, command) => {
     const [key] = command.processedArgs as [string]
-    const flags = command.opts<{ space?: string; trust?: boolean; untrust?: boolean; description?: string; config?: string }>()
+    const flags = command.opts<{ space?: string; trust?: boolean; untrust?: boolean } & SourceConfigFlags>()
     if (flags.trust && flags.untrust) throw usageError("pass --trust or --untrust, not both")
-    if (!flags.space && !flags.trust && !flags.untrust && flags.description === undefined && flags.config === undefined) {
-      throw usageError("nothing to change: pass --space, --trust, --untrust, --config or --description")
+    const changesConfig = flags.description !== undefined || flags.config !== undefined || (flags.set ?? []).length > 0
+    if (!flags.space && !flags.trust && !flags.untrust && !changesConfig && flags.every === undefined) {
+      throw usageError("nothing to change: pass --space, --trust, --untrust, --config, --set, --every or --description")
     }
+    const interval = flags.every === undefined ? undefined : intervalSeconds(flags.every)
     const kind = kindOf(command)
-    const replaced = flags.config === undefined ? undefined : readSourceConfig(flags.config)
     const directory = new Directory(runtime.client({ requireToken: true }))
     await present(runtime, {
       progress: `Saving ${kind} connection ${key}`,
@@ -30,9 +31,9 @@ export default defineCommand({
         const knowledgeSpaceId = flags.space ? (await directory.space(flags.space)).id : current.knowledgeSpaceId
         return directory.lore.admin.connectors.put(kind, key, {
           knowledgeSpaceId,
-          sourceConfig: { ...(replaced ?? current.sourceConfig), ...(flags.description === undefined ? {} : { description: flags.description }) },
-          contentCrawlIntervalSeconds: current.contentCrawlIntervalSeconds,
-          crawlEnabled: current.crawlEnabled,
+          sourceConfig: sourceConfigFrom(flags, current.sourceConfig),
+          contentCrawlIntervalSeconds: interval ?? current.contentCrawlIntervalSeconds,
+          crawlEnabled: interval === undefined ? current.crawlEnabled : interval > 0,
           identityTrust: flags.trust ? "TRUSTED" : flags.untrust ? "UNTRUSTED" : current.identityTrust
         })
       },
