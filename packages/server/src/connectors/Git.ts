@@ -33,7 +33,9 @@ interface GitCheckpoint {
 const isCheckpoint = (value: unknown): value is GitCheckpoint => {
   if (typeof value !== "object" || value === null) return false
   const c = value as Record<string, unknown>
-  return c.component === "git" && typeof c.blobs === "object" && c.blobs !== null && typeof c.stamp === "string" && typeof c.filter === "string"
+  return c.component === "git" && typeof c.stamp === "string" && typeof c.filter === "string" &&
+    (c.commit === null || typeof c.commit === "string") && (c.target === null || typeof c.target === "string") &&
+    typeof c.blobs === "object" && c.blobs !== null && Object.values(c.blobs).every((oid) => typeof oid === "string")
 }
 
 const fresh: GitCheckpoint = { component: "git", commit: null, target: null, stamp: "", filter: "", blobs: {} }
