@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, defaultAssistantFiles, defaultRateLimits, defaultRepositories, defaultSkillLimits, type LoreSettings, type RateLimitSettings,
-  type RepositorySettings, Settings, type SkillLimits
+  type AssistantFileSettings, defaultAssistantFiles, defaultRateLimits, defaultRepositories, defaultSkillLimits, defaultWebCrawl, type LoreSettings,
+  type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits, type WebCrawlSettings
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
@@ -40,6 +40,8 @@ export interface StartOptions {
   readonly repositories?: Partial<RepositorySettings>
   /** Accept an http:// OpenID Connect issuer (tests against a provider on loopback). */
   readonly ssoAllowHttpIssuer?: boolean
+  /** What WEB connections may fetch (default: Config.ts defaultWebCrawl: public addresses only). */
+  readonly webCrawl?: Partial<WebCrawlSettings>
 }
 
 export interface RunningServer {
@@ -68,6 +70,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
     repositories: { ...defaultRepositories, ...options.repositories },
+    webCrawl: { ...defaultWebCrawl, ...options.webCrawl },
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { LoreSettings } from "../Config"
 import type { FieldError } from "../domain/Errors"
 import type { Classification } from "../domain/Model"
 
@@ -16,7 +17,11 @@ export interface SourceDocument {
   readonly mediaType: string
   readonly url: string | null
   readonly classification: Classification
-  readonly acl: NativeAcl
+  /**
+   * Who the source lets read it; null when the source has no ACL of its own (a public web site): then everyone
+   * with a grant on the knowledge space (and the clearance) reads it, as with an upload. An empty ACL admits nobody.
+   */
+  readonly acl: NativeAcl | null
 }
 
 /** A source group's whole membership (member groups nest). */
@@ -35,12 +40,19 @@ export interface CrawlPage {
   readonly checkpoint: unknown
   /** False when more pages follow from `checkpoint`. */
   readonly done: boolean
+  /**
+   * What the source could not give this step (a page unreachable, refused): each counts as failed in the crawl's
+   * attempt; `fatal` when nothing could be crawled at all (the attempt is FAILED rather than PARTIAL).
+   */
+  readonly failures?: ReadonlyArray<{ readonly code: string; readonly message: string; readonly fatal?: boolean }>
 }
 
 export interface KindContext {
   readonly sourceConfig: Readonly<Record<string, unknown>>
   /** The decrypted credential, or null when none is set. */
   readonly credential: string | null
+  /** The server's settings (e.g. which addresses a crawler may reach). */
+  readonly settings: LoreSettings
 }
 
 export interface ConnectionTestResult {
@@ -68,7 +80,7 @@ export interface ConnectorKindModule {
   readonly sourceSystem: string
   readonly displayName: string
   /** Field errors of a sourceConfig (paths like `sourceConfig.baseUrl`); empty when valid. */
-  readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>) => ReadonlyArray<FieldError>
+  readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>, settings: LoreSettings) => ReadonlyArray<FieldError>
   /** The credential as stored (a string; objects are kept as JSON), or a message that never repeats the value. */
   readonly readCredential: (credential: unknown) => { readonly ok: true; readonly secret: string } | { readonly ok: false; readonly message: string }
   readonly testCredentials: (context: KindContext) => Effect.Effect<ConnectionTestResult>
