@@ -10,9 +10,9 @@ const AUTHORIZATION = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*[ ]+[\x21-\x7e][\x20-
 const failedTest = (errorCode: string, identityName: string | null = null): ConnectionTestResult =>
   ({ authenticated: false, accountName: null, identityName, canReadContent: false, errorCode })
 
-const contextOf = (context: KindContext): WebContext | null => {
+const contextOf = (context: KindContext, signal?: AbortSignal): WebContext | null => {
   const read = readWebConfig(context.sourceConfig, context.settings.webCrawl)
-  return read.ok ? { config: read.config, credential: context.credential, settings: context.settings } : null
+  return read.ok ? { config: read.config, credential: context.credential, settings: context.settings, ...(signal ? { signal } : {}) } : null
 }
 
 /** Whether a URL answers within the prefixes: the error code when not (no credential or body ever in it). */
@@ -79,8 +79,8 @@ export const WebKind: ConnectorKindModule = {
       return scopes
     }),
   crawl: (context, checkpoint) =>
-    Effect.promise(async () => {
-      const web = contextOf(context)
+    Effect.promise(async (signal) => {
+      const web = contextOf(context, signal)
       if (!web) {
         return {
           documents: [], groups: [], deleted: [], checkpoint, done: true,

@@ -81,6 +81,8 @@ export interface WebContext {
   readonly config: WebConfig
   readonly credential: string | null
   readonly settings: LoreSettings
+  /** Set when the crawl is interrupted (shutdown): requests in flight are abandoned. */
+  readonly signal?: AbortSignal
 }
 
 /** Request options shared by every fetch of a crawl: the SSRF guard, bounds, the user agent and the credential. */
@@ -94,7 +96,8 @@ export const fetchOptions = (context: WebContext, followsTo: (url: URL) => boole
   timeoutMs: context.settings.webCrawl.fetchTimeoutMs,
   maxBytes: context.settings.maxUploadBytes,
   allowPrivateAddresses: context.settings.webCrawl.allowPrivateAddresses,
-  followsTo
+  followsTo,
+  signal: context.signal
 })
 
 const sameOrigin = (origin: string) => (url: URL) => url.origin === origin
@@ -272,7 +275,8 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
     const conditional: Record<string, string> = {}
     if (before?.e) conditional["if-none-match"] = before.e
     if (before?.m) conditional["if-modified-since"] = before.m
-    const reply = await fetchUrl(target, fetchOptions(context, admitted, conditional))
+    // Redirects are not followed here: their target joins the frontier, so each URL is fetched once per crawl.
+    const reply = await fetchUrl(target, { ...fetchOptions(context, admitted, conditional), followRedirects: false })
     visited.add(next)
 
     /** The page stays as it was (304, or a passing failure): keep it and follow the links it had. */
@@ -300,6 +304,15 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
       run.stats.gone++
       continue
     }
+    const location = header(reply.headers, "location")
+    if (reply.status >= 300 && reply.status < 400 && location !== undefined) {
+      run.stats.skipped++
+      try {
+        const moved = new URL(location, target)
+        if (moved.protocol === "http:" || moved.protocol === "https:") enqueue(moved.href)
+      } catch { /* an invalid Location: nothing to follow */ }
+      continue
+    }
     if (reply.status !== 200) {
       if (isRetryable(reply.status)) {
         run.stats.failed++
@@ -309,13 +322,7 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
       continue
     }
 
-    // 200: the page (under its final URL, when a redirect within the prefixes moved it).
-    const url = canonicalUrl(reply.url)
-    if (url !== next) {
-      if (visited.has(url)) continue
-      visited.add(url)
-      seen.add(url)
-    }
+    const url = next
     run.stats.ok++
     const mediaType = mediaTypeOf(reply)
     const validators = { ...(header(reply.headers, "etag") ? { e: header(reply.headers, "etag")! } : {}), ...(header(reply.headers, "last-modified") ? { m: header(reply.headers, "last-modified")! } : {}) }

@@ -15,6 +15,10 @@ export interface FetchOptions {
   /** Whether a redirect may go to this URL (WEB: only within the configured prefixes). */
   readonly followsTo: (url: URL) => boolean
   readonly maxRedirects?: number
+  /** False: a redirect is answered as it is (status and Location), for the caller to queue its target. */
+  readonly followRedirects?: boolean
+  /** Aborts the request (the crawl was interrupted). */
+  readonly signal?: AbortSignal | undefined
 }
 
 export interface Fetched {
@@ -117,12 +121,14 @@ export const fetchUrl = async (target: URL, options: FetchOptions): Promise<Fetc
     timedOut = true
     controller.abort()
   }, options.timeoutMs)
+  const stop = () => controller.abort()
+  options.signal?.addEventListener("abort", stop)
   try {
     let url = target
     for (let hop = 0; ; hop++) {
       const reply = await once(url, "GET", options, controller.signal)
       const location = reply.headers.location
-      if ([301, 302, 303, 307, 308].includes(reply.status) && typeof location === "string") {
+      if ([301, 302, 303, 307, 308].includes(reply.status) && typeof location === "string" && options.followRedirects !== false) {
         if (hop >= (options.maxRedirects ?? 5)) return { _tag: "Failure", code: "TOO_MANY_REDIRECTS", message: `${target.href}: more than ${options.maxRedirects ?? 5} redirects` }
         let next: URL
         try {
@@ -146,6 +152,7 @@ export const fetchUrl = async (target: URL, options: FetchOptions): Promise<Fetc
     return { _tag: "Failure", code: "UNREACHABLE", message: `${target.href}: ${(error as Error).message ?? String(error)}` }
   } finally {
     clearTimeout(timer)
+    options.signal?.removeEventListener("abort", stop)
   }
 }
 
