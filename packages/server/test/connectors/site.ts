@@ -18,13 +18,15 @@ export interface Site {
   readonly url: string
   readonly pages: Map<string, SitePage>
   /** Every request: path, status answered, and the Authorization header it carried. */
-  readonly log: Array<{ path: string; status: number; authorization: string | undefined; conditional: boolean }>
+  readonly log: Array<{ path: string; status: number; authorization: string | undefined; conditional: boolean; at: number }>
   /** When set, every request must carry exactly this Authorization header (else 401). */
   requiredAuthorization: string | null
   /** Milliseconds each answer waits. */
   delayMs: number
   /** While true, requests are held (not answered) until it turns false. */
   stalled: boolean
+  /** While true, every request is answered 503 (the site is down). */
+  down: boolean
   served: (path: string, status?: number) => number
   close: () => Promise<void>
 }
@@ -35,20 +37,22 @@ export const startSite = async (): Promise<Site> => {
   const pages = new Map<string, SitePage>()
   const log: Site["log"] = []
   const site = {
-    pages, log, requiredAuthorization: null as string | null, delayMs: 0, stalled: false,
+    pages, log, requiredAuthorization: null as string | null, delayMs: 0, stalled: false, down: false,
     served: (path: string, status?: number) => log.filter((entry) => entry.path === path && (status === undefined || entry.status === status)).length
   }
   const answer = async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? "/", "http://site").pathname
     const authorization = request.headers.authorization
     const conditional = request.headers["if-none-match"] !== undefined || request.headers["if-modified-since"] !== undefined
+    const at = Date.now()
     if (site.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, site.delayMs))
     while (site.stalled) await new Promise((resolve) => setTimeout(resolve, 50))
     const send = (status: number, headers: Record<string, string> = {}, body: string | Uint8Array = "") => {
-      log.push({ path, status, authorization, conditional })
+      log.push({ path, status, authorization, conditional, at })
       response.writeHead(status, headers)
       response.end(body)
     }
+    if (site.down) return send(503, { "retry-after": "60" }, "down for maintenance")
     if (site.requiredAuthorization !== null && authorization !== site.requiredAuthorization) return send(401, { "www-authenticate": "Bearer" }, "unauthorized")
     const redirect = path === "/docs/moved.html" ? "/docs/a.html" : path === "/docs/away.html" ? "/blog/outside.html" : null
     if (redirect) return send(301, { location: redirect })

@@ -17,7 +17,7 @@ const TOKEN = "Bearer zq-site-token-0123456789"
 const words = (topic: string) => `The ${topic} page explains ${topic} in enough plain words to be indexed and then found by search.`
 
 const seedDocs = (site: Site) => {
-  site.pages.set("/robots.txt", { body: `User-agent: *\nDisallow: /docs/private/\nSitemap: ${site.url}/sitemap.xml\n`, type: "text/plain", validators: "none" })
+  site.pages.set("/robots.txt", { body: `User-agent: *\nDisallow: /docs/private/\nCrawl-delay: 30\nSitemap: ${site.url}/sitemap.xml\n`, type: "text/plain", validators: "none" })
   site.pages.set("/sitemap.xml", {
     type: "application/xml",
     validators: "none",
@@ -55,7 +55,8 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     site = await startSite()
     seedDocs(site)
     site.requiredAuthorization = TOKEN
-    server = await backend.start({ webCrawl: { allowPrivateAddresses: true, fetchTimeoutMs: 20_000 } })
+    // robots.txt asks for 30 s between requests; the server caps Crawl-delay at 150 ms.
+    server = await backend.start({ webCrawl: { allowPrivateAddresses: true, fetchTimeoutMs: 20_000, maxCrawlDelayMs: 150 } })
     admin = client(server.url, server.adminToken)
     const docs = (await admin.call("POST", "/api/admin/departments", { name: "Docs" })).body.id
     const other = (await admin.call("POST", "/api/admin/departments", { name: "Other" })).body.id
@@ -186,9 +187,29 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     expect(await finds(users.alice!, "zqdelta")).toBe(true)
     expect(await activity("docs")).toMatchObject({ objectsTotal: 6, objectsActive: 5, objectsArchived: 1 })
 
-    // Nothing changed: a third crawl fetches conditionally and yields nothing.
+    // Nothing changed: a third crawl fetches conditionally and yields nothing, paced by the (capped) Crawl-delay.
+    const third = site.log.length
     expect((await admin.call("POST", "/api/admin/connectors/WEB/docs/crawl")).status).toBe(202)
     expect(await crawled("docs", 3)).toMatchObject({ outcome: "SUCCEEDED", objectsMaterialized: 0, objectsRotated: 0, objectsRetired: 0 })
+    const times = site.log.slice(third).filter((entry) => entry.path !== "/robots.txt").map((entry) => entry.at)
+    expect(times.length).toBeGreaterThan(5)
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(140)
+  })
+
+  it("a site that is down fails the crawl and deletes nothing", async () => {
+    site.down = true
+    expect((await admin.call("POST", "/api/admin/connectors/WEB/docs/crawl")).status).toBe(202)
+    const attempt = await crawled("docs", 4)
+    site.down = false
+    expect(attempt).toMatchObject({ outcome: "FAILED", errorCode: "SITE_UNREACHABLE", objectsRetired: 0, objectsMaterialized: 0 })
+    expect(attempt.errorMessage).not.toContain("zq-site-token")
+    expect(await activity("docs")).toMatchObject({ objectsActive: 5 })
+    expect(await finds(users.alice!, "zqecho")).toBe(true)
+    // Back up: the next crawl is conditional again (its validators were kept) and finds nothing changed.
+    const before = site.log.length
+    expect((await admin.call("POST", "/api/admin/connectors/WEB/docs/crawl")).status).toBe(202)
+    expect(await crawled("docs", 5)).toMatchObject({ outcome: "SUCCEEDED", objectsMaterialized: 0, objectsRotated: 0, objectsRetired: 0 })
+    expect(site.log.slice(before).filter((entry) => entry.path === "/docs/e.html").map((entry) => entry.status)).toEqual([304])
   })
 
   it("a crawl stopped mid-way resumes from its checkpoint with nothing duplicated", async () => {
@@ -199,7 +220,7 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     const saved = await admin.call("PUT", "/api/admin/connectors/WEB/many", { knowledgeSpaceId: spaceId, sourceConfig: { baseUrl: `${site.url}/many/index.html`, sitemap: false } })
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
     expect((await admin.call("PUT", "/api/admin/connectors/WEB/many/credential", { credential: TOKEN })).status).toBe(204)
-    site.delayMs = 120
+    // Paced by the capped Crawl-delay (150 ms a request): a step of 20 fetches takes 3 s.
     expect((await admin.call("POST", "/api/admin/connectors/WEB/many/crawl")).status).toBe(202)
     // One step stored (20 fetches), the crawl still running: stop the server.
     await eventually(async () => JSON.parse((await activity("many")).componentCheckpoints[0].observedCursor ?? "null"), (c) => c?.run?.fetches >= 20, "a first step is stored", 60_000)
@@ -213,7 +234,6 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     site.stalled = false
 
     const attempt = await crawled("many", 1)
-    site.delayMs = 0
     expect(attempt, JSON.stringify(attempt)).toMatchObject({ outcome: "SUCCEEDED", objectsFailed: 0 })
     expect(await activity("many")).toMatchObject({ objectsTotal: PAGES + 1, objectsActive: PAGES + 1 })
     // Resumed, not started over: the pages of the stored step were not fetched again; at most the unfinished
