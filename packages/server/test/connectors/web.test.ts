@@ -175,6 +175,8 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     expect(status("/docs/")).toEqual([304])
     expect(status("/docs/c.txt")).toEqual([304])
     expect(status("/docs/d.html")).toEqual([304])
+    // A type Lore does not index is not indexed, but its validators are kept too.
+    expect(status("/docs/logo.png")).toEqual([304])
     expect(status("/docs/a.html")).toEqual([200])
     expect(status("/docs/e.html")).toEqual([200])
     expect(requests.find((entry) => entry.path === "/docs/a.html")!.conditional).toBe(true)

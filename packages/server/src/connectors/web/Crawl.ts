@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto"
+import type { IncomingHttpHeaders } from "node:http"
+import { gunzipSync } from "node:zlib"
 import robotsParser from "robots-parser"
 import type { LoreSettings } from "../../Config"
 import type { CrawlPage, SourceDocument } from "../Kind"
@@ -73,6 +75,13 @@ const decode = (checkpoint: unknown): WebCheckpoint =>
   checkpoint !== null && typeof checkpoint === "object" && (checkpoint as { v?: unknown }).v === 1 ? structuredClone(checkpoint as WebCheckpoint) : emptyCheckpoint()
 
 const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex")
+/** A page's media type is wanted when Lore indexes it (HTML, or a type ingestion parses); none declared: look. */
+const wantedType = (headers: IncomingHttpHeaders) => {
+  const type = (header(headers, "content-type") ?? "").split(";")[0]!.trim().toLowerCase()
+  return type === "" || HTML_TYPES.has(type) || RAW_TYPES[type] !== undefined
+}
+/** Sitemaps may come gzipped as files (sitemap.xml.gz), not only with Content-Encoding. */
+const sitemapText = (body: Uint8Array) => Buffer.from(body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body, { maxOutputLength: 50 * 1024 * 1024 }) : body).toString("utf8")
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const mediaTypeOf = (fetched: Fetched) => (header(fetched.headers, "content-type") ?? "").split(";")[0]!.trim().toLowerCase()
 const isRetryable = (status: number) => status === 401 || status === 403 || status === 408 || status === 429 || status >= 500
@@ -245,7 +254,10 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
       await politely(robots)
       const reply = await fetchUrl(new URL(sitemap), fetchOptions(context, sameOrigin(origin), { accept: "application/xml,text/xml;q=0.9,*/*;q=0.1" }))
       if (reply._tag === "Response" && reply.status === 200) {
-        const entries = sitemapEntries(Buffer.from(reply.body).toString("utf8"))
+        let entries: ReturnType<typeof sitemapEntries> = { pages: [], sitemaps: [] }
+        try {
+          entries = sitemapEntries(sitemapText(reply.body))
+        } catch { /* a damaged gzip: no entries */ }
         for (const page of entries.pages) enqueue(page)
         for (const child of entries.sitemaps) {
           try {
@@ -276,7 +288,7 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
     if (before?.e) conditional["if-none-match"] = before.e
     if (before?.m) conditional["if-modified-since"] = before.m
     // Redirects are not followed here: their target joins the frontier, so each URL is fetched once per crawl.
-    const reply = await fetchUrl(target, { ...fetchOptions(context, admitted, conditional), followRedirects: false })
+    const reply = await fetchUrl(target, { ...fetchOptions(context, admitted, conditional), followRedirects: false, wants: wantedType })
     visited.add(next)
 
     /** The page stays as it was (304, or a passing failure): keep it and follow the links it had. */
@@ -348,7 +360,10 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
         fileName: fileNameOf(reply.url, RAW_TYPES[mediaType]!), mediaType, url, classification: config.classification, acl: null
       }
     } else {
+      // A type Lore does not index (its body was not even downloaded): remember its validators, so the next crawl
+      // asks conditionally, and nothing else.
       run.stats.skipped++
+      state.known[url] = { ...validators, h: "", x: false, l: [] }
       continue
     }
     for (const link of links) enqueue(link)

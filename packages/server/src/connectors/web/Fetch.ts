@@ -15,6 +15,8 @@ export interface FetchOptions {
   /** Whether a redirect may go to this URL (WEB: only within the configured prefixes). */
   readonly followsTo: (url: URL) => boolean
   readonly maxRedirects?: number
+  /** Whether the body of a 2xx answer with these headers is wanted; when not, it is not downloaded (`unwanted`). */
+  readonly wants?: (headers: IncomingHttpHeaders) => boolean
   /** False: a redirect is answered as it is (status and Location), for the caller to queue its target. */
   readonly followRedirects?: boolean
   /** Aborts the request (the crawl was interrupted). */
@@ -28,6 +30,8 @@ export interface Fetched {
   readonly url: URL
   readonly headers: IncomingHttpHeaders
   readonly body: Uint8Array
+  /** The answer was a 2xx whose body `wants` declined: it was not read. */
+  readonly unwanted: boolean
 }
 
 export type FetchErrorCode = "ADDRESS_NOT_ALLOWED" | "TIMEOUT" | "TOO_LARGE" | "UNREACHABLE" | "REDIRECT_NOT_FOLLOWED" | "TOO_MANY_REDIRECTS"
@@ -69,7 +73,7 @@ const decoded = (response: IncomingMessage) => {
 
 /** One request, no redirects followed: the status, headers and the body (read only for 2xx answers). */
 const once = (url: URL, method: "GET", options: FetchOptions, signal: AbortSignal) =>
-  new Promise<{ status: number; headers: IncomingHttpHeaders; body: Uint8Array }>((resolve, reject) => {
+  new Promise<{ status: number; headers: IncomingHttpHeaders; body: Uint8Array; unwanted: boolean }>((resolve, reject) => {
     const literal = ipLiteral(url.hostname)
     if (literal !== null && !options.allowPrivateAddresses && !isPublicAddress(literal)) {
       return reject(new Refused("ADDRESS_NOT_ALLOWED", `${url.hostname} is a loopback or private address`))
@@ -84,7 +88,11 @@ const once = (url: URL, method: "GET", options: FetchOptions, signal: AbortSigna
       const status = response.statusCode ?? 0
       if (status < 200 || status >= 300) {
         response.resume()
-        return resolve({ status, headers: response.headers, body: new Uint8Array() })
+        return resolve({ status, headers: response.headers, body: new Uint8Array(), unwanted: false })
+      }
+      if (options.wants && !options.wants(response.headers)) {
+        response.destroy()
+        return resolve({ status, headers: response.headers, body: new Uint8Array(), unwanted: true })
       }
       const declared = Number(response.headers["content-length"])
       if (Number.isFinite(declared) && declared > options.maxBytes) {
@@ -102,7 +110,7 @@ const once = (url: URL, method: "GET", options: FetchOptions, signal: AbortSigna
           reject(new Refused("TOO_LARGE", `the response is over the ${options.maxBytes}-byte limit`))
         } else parts.push(chunk)
       })
-      body.on("end", () => resolve({ status, headers: response.headers, body: new Uint8Array(Buffer.concat(parts)) }))
+      body.on("end", () => resolve({ status, headers: response.headers, body: new Uint8Array(Buffer.concat(parts)), unwanted: false }))
       body.on("error", reject)
       response.on("error", reject)
     })
@@ -142,7 +150,7 @@ export const fetchUrl = async (target: URL, options: FetchOptions): Promise<Fetc
         url = next
         continue
       }
-      return { _tag: "Response", status: reply.status, url, headers: reply.headers, body: reply.body }
+      return { _tag: "Response", status: reply.status, url, headers: reply.headers, body: reply.body, unwanted: reply.unwanted }
     }
   } catch (error) {
     if (error instanceof Refused) return { _tag: "Failure", code: error.code, message: `${target.href}: ${error.message}` }
