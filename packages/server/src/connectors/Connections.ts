@@ -201,9 +201,10 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
 
     const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
-        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
         const [counts, attempts] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id)])
-        const checkpoint = row.checkpoint === null ? null : JSON.stringify(row.checkpoint)
+        const described = row.checkpoint === null ? null : kind.describeCheckpoint?.(row.checkpoint) ?? { cursor: row.checkpoint, inProgress: false }
+        const checkpoint = described === null ? null : JSON.stringify(described.cursor)
         const lastSuccess = attempts.find((a) => a.outcome === "SUCCEEDED")
         return {
           sourceSystem,
@@ -216,7 +217,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
           componentCheckpoints: [{
             component: "content",
             observedCursor: checkpoint,
-            captureStatus: checkpoint === null ? "NOT_STARTED" : "COMPLETE",
+            captureStatus: described === null ? "NOT_STARTED" : described.inProgress ? "IN_PROGRESS" : "COMPLETE",
             incompleteReason: null,
             observedAt: row.lastCrawlAt,
             lastSuccessfulCursor: lastSuccess ? checkpoint : null,

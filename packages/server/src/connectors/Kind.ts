@@ -85,6 +85,11 @@ export interface ConnectorKindModule {
   readonly readCredential: (credential: unknown) => { readonly ok: true; readonly secret: string } | { readonly ok: false; readonly message: string }
   readonly testCredentials: (context: KindContext) => Effect.Effect<ConnectionTestResult>
   readonly listScopes: (context: KindContext) => Effect.Effect<ReadonlyArray<Scope>>
+  /**
+   * What activity shows of a checkpoint (default: all of it), and whether a crawl stopped mid-way (its capture
+   * is then IN_PROGRESS). For kinds whose checkpoint is large (WEB keeps validators per URL).
+   */
+  readonly describeCheckpoint?: (checkpoint: unknown) => { readonly cursor: unknown; readonly inProgress: boolean }
   /** One crawl step from `checkpoint` (null on the first crawl). */
   readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage>
 }

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { ConnectionTestResult, ConnectorKindModule, KindContext, Scope } from "./Kind"
-import { crawlStep, fetchOptions, fetchRobots, robotsOf, type WebContext } from "./web/Crawl"
+import { crawlStep, describeWebCheckpoint, fetchOptions, fetchRobots, robotsOf, type WebContext } from "./web/Crawl"
 import { fetchUrl } from "./web/Fetch"
 import { readWebConfig, robotsToken, withinPrefixes } from "./web/WebConfig"
 
@@ -78,6 +78,7 @@ export const WebKind: ConnectorKindModule = {
       }
       return scopes
     }),
+  describeCheckpoint: describeWebCheckpoint,
   crawl: (context, checkpoint) =>
     Effect.promise(async (signal) => {
       const web = contextOf(context, signal)

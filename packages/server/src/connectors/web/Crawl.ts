@@ -398,3 +398,19 @@ const fileNameOf = (url: URL, extension: string) => {
   const base = last === "" ? "index" : last
   return base.toLowerCase().endsWith(`.${extension}`) ? base : `${base}.${extension}`
 }
+
+/** What activity shows of a WEB checkpoint: counts, not the validators of every URL. */
+export const describeWebCheckpoint = (checkpoint: unknown) => {
+  const state = decode(checkpoint)
+  return {
+    inProgress: state.run !== null,
+    cursor: {
+      pagesKnown: Object.keys(state.known).length,
+      pagesIndexed: Object.values(state.known).filter((page) => page.x).length,
+      crawl: state.run === null ? null : {
+        startedAt: state.run.startedAt, fetches: state.run.fetches, queued: state.run.queue.length, visited: state.run.visited.length, ...state.run.stats
+      },
+      lastCrawl: state.last ?? null
+    }
+  }
+}
