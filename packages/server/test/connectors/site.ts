@@ -27,6 +27,8 @@ export interface Site {
   stalled: boolean
   /** While true, every request is answered 503 (the site is down). */
   down: boolean
+  /** Turns `stalled` on by itself when the `count`-th request under `prefix` arrives (a crash at a known point). */
+  stallAt: { prefix: string; count: number } | null
   served: (path: string, status?: number) => number
   close: () => Promise<void>
 }
@@ -37,14 +39,19 @@ export const startSite = async (): Promise<Site> => {
   const pages = new Map<string, SitePage>()
   const log: Site["log"] = []
   const site = {
-    pages, log, requiredAuthorization: null as string | null, delayMs: 0, stalled: false, down: false,
+    pages, log, requiredAuthorization: null as string | null, delayMs: 0, stalled: false, down: false, stallAt: null as { prefix: string; count: number } | null,
     served: (path: string, status?: number) => log.filter((entry) => entry.path === path && (status === undefined || entry.status === status)).length
   }
+  const arrivals: Record<string, number> = new Proxy({}, { get: (target: Record<string, number>, key: string) => target[key] ?? 0 })
   const answer = async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? "/", "http://site").pathname
     const authorization = request.headers.authorization
     const conditional = request.headers["if-none-match"] !== undefined || request.headers["if-modified-since"] !== undefined
     const at = Date.now()
+    if (site.stallAt && path.startsWith(site.stallAt.prefix) && ++arrivals[site.stallAt.prefix] >= site.stallAt.count) {
+      site.stalled = true
+      site.stallAt = null
+    }
     if (site.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, site.delayMs))
     while (site.stalled) await new Promise((resolve) => setTimeout(resolve, 50))
     const send = (status: number, headers: Record<string, string> = {}, body: string | Uint8Array = "") => {
