@@ -216,7 +216,7 @@ export const crawlStep = async (context: WebContext, checkpoint: unknown): Promi
     return { documents, groups: [], deleted: [], checkpoint: { ...state, run: null }, done: true, failures }
   }
 
-  /** robots.txt of an origin, fetched once per crawl; null when the crawl must stop. */
+  /** robots.txt of an origin, fetched once per crawl; a failure (unreachable, 5xx) stops the crawl. */
   const robotsFor = async (origin: string) => {
     if (run.robots[origin] === undefined) {
       const fetched = await fetchRobots(context, origin)
