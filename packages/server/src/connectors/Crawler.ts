@@ -22,6 +22,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const repo = yield* ConnectorsRepo
     const documents = yield* ConnectorDocuments
     const connections = yield* ConnectorConnections
+    const settings = yield* Settings
     const connection = yield* repo.connectionById(connectionId)
     if (!connection) return
     const kind = kindOf(connection.sourceSystem)
@@ -29,6 +30,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const credential = yield* connections.credentialOf(connection)
     const counts = { materialized: 0, rotated: 0, rematerialized: 0, retired: 0, failed: 0 }
     let error: { code: string; message: string } | null = null
+    let fatal = false
     const record = (outcome: string) =>
       repo.recordAttempt(connection.id, { outcome, ...counts, errorCode: error?.code ?? null, errorMessage: error?.message ?? null })
 
@@ -39,7 +41,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const pages = Effect.gen(function* () {
       for (let page = 0; page < MAX_PAGES; page++) {
         yield* context.fence
-        const step = yield* kind.crawl({ sourceConfig: connection.sourceConfig, credential }, checkpoint)
+        const step = yield* kind.crawl({ sourceConfig: connection.sourceConfig, credential, settings }, checkpoint)
         for (const group of step.groups) yield* documents.putGroup(connection, group)
         for (const document of step.documents) {
           const outcome = yield* Effect.either(documents.put(connection, document))
@@ -49,6 +51,11 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
           } else if (outcome.right.outcome === "MATERIALIZED") counts.materialized++
           else if (outcome.right.outcome === "ROTATED") counts.rotated++
           else if (outcome.right.outcome === "REMATERIALIZED") counts.rematerialized++
+        }
+        for (const failure of step.failures ?? []) {
+          counts.failed++
+          error = { code: failure.code, message: failure.message }
+          if (failure.fatal) fatal = true
         }
         for (const externalId of step.deleted) if (yield* documents.retire(connection, externalId)) counts.retired++
         checkpoint = step.checkpoint
@@ -71,7 +78,8 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
       })
     )
     yield* repo.endCrawl(connection.id, counts.failed === 0)
-    yield* record(counts.failed > 0 ? "PARTIAL" : "SUCCEEDED")
+    // FAILED: the source could not be crawled at all (unreachable, refused); PARTIAL: some objects failed.
+    yield* record(fatal ? "FAILED" : counts.failed > 0 ? "PARTIAL" : "SUCCEEDED")
   })
 
 /** Registers the crawl job with the workers. */
