@@ -84,6 +84,22 @@ export const defaultRepositories: RepositorySettings = {
   fetchTimeoutMs: 120_000
 }
 
+/** What WEB connections may fetch, and how patiently. */
+export interface WebCrawlSettings {
+  /** Whether crawls may reach loopback, private, link-local and other non-public addresses (off: the SSRF guard). */
+  readonly allowPrivateAddresses: boolean
+  /** One request (connect to last byte) that takes longer is abandoned. */
+  readonly fetchTimeoutMs: number
+  /** The longest robots.txt Crawl-delay honoured between two requests; a longer one is capped to this. */
+  readonly maxCrawlDelayMs: number
+}
+
+export const defaultWebCrawl: WebCrawlSettings = {
+  allowPrivateAddresses: false,
+  fetchTimeoutMs: 30_000,
+  maxCrawlDelayMs: 10_000
+}
+
 const rateLimitFromEnv = (name: string, fallback: RateLimitSetting) =>
   Config.all({
     perMinute: Config.number(`LORE_RATE_LIMIT_${name}_PER_MINUTE`).pipe(Config.withDefault(fallback.perMinute)),
@@ -128,6 +144,8 @@ export interface LoreSettings {
   readonly connectors: ConnectorSettings
   /** LORE_SSO_ALLOW_HTTP_ISSUER: accept an http:// OpenID issuer (tests and local development only). */
   readonly ssoAllowHttpIssuer: boolean
+  /** LORE_WEB_ALLOW_PRIVATE_ADDRESSES=1, LORE_WEB_FETCH_TIMEOUT ("30 seconds"), LORE_WEB_MAX_CRAWL_DELAY ("10 seconds") */
+  readonly webCrawl: WebCrawlSettings
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
@@ -179,7 +197,12 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           leaseMs: yield* millis("LORE_JOB_LEASE", defaultJobs.leaseMs)
         },
         connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
-        ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false))
+        ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false)),
+        webCrawl: {
+          allowPrivateAddresses: (yield* Config.string("LORE_WEB_ALLOW_PRIVATE_ADDRESSES").pipe(Config.withDefault("0"))) === "1",
+          fetchTimeoutMs: yield* millis("LORE_WEB_FETCH_TIMEOUT", defaultWebCrawl.fetchTimeoutMs),
+          maxCrawlDelayMs: yield* millis("LORE_WEB_MAX_CRAWL_DELAY", defaultWebCrawl.maxCrawlDelayMs)
+        }
       } satisfies LoreSettings
     })
 
@@ -206,6 +229,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     connectors: defaultConnectors,
     jobs: defaultJobs,
     ssoAllowHttpIssuer: false,
+    webCrawl: defaultWebCrawl,
     ...overrides
   })
 }

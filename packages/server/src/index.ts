@@ -4,8 +4,9 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, defaultAssistantFiles, defaultConnectors, type ConnectorSettings, defaultJobs, type JobSettings, defaultRateLimits, defaultRepositories, defaultSkillLimits, type LoreSettings, type RateLimitSettings,
-  type RepositorySettings, Settings, type SkillLimits
+  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultRateLimits, defaultRepositories,
+  defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
+  type WebCrawlSettings
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
@@ -44,6 +45,8 @@ export interface StartOptions {
   readonly connectors?: Partial<ConnectorSettings>
   /** Accept an http:// OpenID Connect issuer (tests against a provider on loopback). */
   readonly ssoAllowHttpIssuer?: boolean
+  /** What WEB connections may fetch (default: Config.ts defaultWebCrawl: public addresses only). */
+  readonly webCrawl?: Partial<WebCrawlSettings>
 }
 
 export interface RunningServer {
@@ -74,6 +77,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     repositories: { ...defaultRepositories, ...options.repositories },
     connectors: { ...defaultConnectors, ...options.connectors },
     jobs: { ...defaultJobs, ...options.jobs },
+    webCrawl: { ...defaultWebCrawl, ...options.webCrawl },
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 

@@ -34,7 +34,7 @@ export const readCredential = (runtime: Runtime, command: Command): string => {
 /** `--config`, `--set` and `--every`: a kind's sourceConfig and the crawl schedule, for add and edit. */
 export const withSourceConfig = (command: Command) =>
   command
-    .option("--config <json>", "the kind's whole sourceConfig as a JSON object, e.g. '{\"baseUrl\":\"https://docs.example.com/\"}'")
+    .option("--config <json>", "sourceConfig settings as a JSON object, e.g. '{\"baseUrl\":\"https://docs.example.com/\"}'")
     .option("--set <key=value>", "one sourceConfig setting (repeatable); the value is read as JSON when it parses (true, 42, [\"a\"]), else as text",
       (value: string, previous: Array<string> = []) => [...previous, value])
     .option("--every <interval>", "crawl on a schedule, this long after the last crawl ended: seconds, or 30m, 6h, 1d (0 turns it off)")
@@ -61,7 +61,7 @@ export const intervalSeconds = (every: string): number => {
   return Number(match[1]) * UNITS[(match[2] || "s").toLowerCase()]!
 }
 
-/** The sourceConfig `base` with `--config` (replacing it), then `--set` and `--description` applied; exit 2 on bad JSON. */
+/** The sourceConfig `base` with `--config`'s settings, then `--set` and `--description`, applied over it; exit 2 on bad JSON. */
 export const sourceConfigFrom = (flags: SourceConfigFlags, base: Readonly<Record<string, unknown>>): Record<string, unknown> => {
   let config: Record<string, unknown> = { ...base }
   if (flags.config !== undefined) {
@@ -72,7 +72,7 @@ export const sourceConfigFrom = (flags: SourceConfigFlags, base: Readonly<Record
       throw usageError("--config must be a JSON object, e.g. '{\"baseUrl\":\"https://docs.example.com/\"}'")
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw usageError("--config must be a JSON object")
-    config = parsed as Record<string, unknown>
+    config = { ...config, ...(parsed as Record<string, unknown>) }
   }
   for (const pair of flags.set ?? []) {
     const at = pair.indexOf("=")

@@ -74,7 +74,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
 
     const validate = (actor: Principal, kind: ConnectorKindModule, input: ConfigInput) =>
       Effect.gen(function* () {
-        const errors = kind.validateConfig(input.sourceConfig)
+        const errors = kind.validateConfig(input.sourceConfig, settings)
         if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
         if (!(yield* repo.activeSpace(actor.organizationId, input.knowledgeSpaceId))) {
           return yield* new KnowledgeSpaceNotFound({ detail: "No active knowledge space with this id in your organization" })
@@ -177,7 +177,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const testUnsaved = (actor: Principal, sourceSystem: string, input: ConfigInput & { readonly credential?: unknown }) =>
       Effect.gen(function* () {
         const kind = yield* requireKind(sourceSystem)
-        const errors = kind.validateConfig(input.sourceConfig)
+        const errors = kind.validateConfig(input.sourceConfig, settings)
         if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
         const read = input.credential === undefined ? null : kind.readCredential(input.credential)
         if (read && !read.ok) return { connectionKey: null, authenticated: false, accountName: null, identityName: null, canReadContent: false, errorCode: "CREDENTIAL_INVALID" }
@@ -201,9 +201,10 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
 
     const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
-        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
         const [counts, attempts] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id)])
-        const cursor = (value: unknown) => (value === null ? null : JSON.stringify(value))
+        // A kind may summarize its checkpoint (a WEB frontier is large): the cursor shown is that summary.
+        const cursor = (value: unknown) => (value === null ? null : JSON.stringify(kind.describeCheckpoint?.(value).cursor ?? value))
         const progress = row.crawlProgress
         // IN_PROGRESS while a crawl is queued or running; INCOMPLETE when one stopped part-way (it failed, or the
         // process died) and the next resumes from the checkpoint; COMPLETE when the last crawl went to the end.

@@ -6,7 +6,6 @@ import { JobFailure } from "../jobs/Model"
 import { ConnectorConnections } from "./Connections"
 import { ConnectorDocuments } from "./Documents"
 import { CrawlConnection, crawlDedupeKey } from "./Jobs"
-import { CrawlFailed } from "./Kind"
 import { kindOf } from "./Kinds"
 import { ConnectorsRepo, type CrawlProgress } from "./Repo"
 
@@ -31,6 +30,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const credential = yield* connections.credentialOf(connection)
     const counts = { materialized: 0, rotated: 0, rematerialized: 0, retired: 0, failed: 0 }
     let error: { code: string; message: string } | null = null
+    let fatal = false
     const record = (outcome: string) =>
       repo.recordAttempt(connection.id, { outcome, ...counts, errorCode: error?.code ?? null, errorMessage: error?.message ?? null })
 
@@ -52,6 +52,11 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
           else if (outcome.right.outcome === "ROTATED") counts.rotated++
           else if (outcome.right.outcome === "REMATERIALIZED") counts.rematerialized++
         }
+        for (const failure of step.failures ?? []) {
+          counts.failed++
+          error = { code: failure.code, message: failure.message }
+          if (failure.fatal) fatal = true
+        }
         for (const externalId of step.deleted) if (yield* documents.retire(connection, externalId)) counts.retired++
         checkpoint = step.checkpoint
         progress = { ...progress, processed: progress.processed + step.documents.length + step.deleted.length, remaining: step.remaining ?? null }
@@ -70,13 +75,11 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
           onSome: (e) => ({ code: (e as { code?: string }).code ?? "CRAWL_FAILED", message: String((e as { message?: string; detail?: string }).detail ?? (e as { message?: string }).message ?? e).slice(0, 500) })
         })
         return record("FAILED").pipe(Effect.catchAllCause(() => Effect.void))
-      }),
-      // A kind's own failure: retried from the checkpoint when it may pass (an unreachable source), not when
-      // only a person can fix it (a refused credential, a missing branch).
-      Effect.mapError((e) => (e instanceof CrawlFailed ? (e.retryable ? JobFailure.retryable(e.code, e.message) : JobFailure.permanent(e.code, e.message)) : e))
+      })
     )
     yield* repo.endCrawl(connection.id, counts.failed === 0)
-    yield* record(counts.failed > 0 ? "PARTIAL" : "SUCCEEDED")
+    // FAILED: the source could not be crawled at all (unreachable, refused); PARTIAL: some objects failed.
+    yield* record(fatal ? "FAILED" : counts.failed > 0 ? "PARTIAL" : "SUCCEEDED")
   })
 
 /** Registers the crawl job with the workers. */

@@ -13,14 +13,18 @@ import { type ConnectionRow, ConnectorsRepo } from "./Repo"
 
 export type DocumentOutcome = "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED"
 
-/** The ACL keys a document's chunks carry: one per allowed native principal, scoped to the connection. */
-export const aclKeysOf = (connectionId: string, acl: NativeAcl) =>
-  [...new Set([
+/**
+ * The ACL keys a document's chunks carry: one per allowed native principal, scoped to the connection; null
+ * (no source ACL: the space's grants alone decide) for a document without one.
+ */
+export const aclKeysOf = (connectionId: string, acl: NativeAcl | null): ReadonlyArray<string> | null =>
+  acl === null ? null : [...new Set([
     ...acl.users.map((user) => sourceAclKey(connectionId, "SOURCE_USER", user.id)),
     ...acl.groups.map((group) => sourceAclKey(connectionId, "SOURCE_GROUP", group.id))
   ])].sort()
 
-const sameKeys = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((key, i) => key === b[i])
+const sameKeys = (a: ReadonlyArray<string> | null, b: ReadonlyArray<string> | null) =>
+  a === null || b === null ? a === b : a.length === b.length && a.every((key, i) => key === b[i])
 
 /**
  * Materializing what connectors yield: documents become sources (versions of one knowledge asset per external
@@ -38,9 +42,10 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
     const settings = yield* Settings
 
     /** Records the principals of an ACL; on a TRUSTED connection, joins new ones by email (raising the generation). */
-    const observe = (connection: ConnectionRow, acl: NativeAcl) =>
+    const observe = (connection: ConnectionRow, acl: NativeAcl | null) =>
       Effect.gen(function* () {
         const ids = { users: [] as Array<string>, groups: [] as Array<string> }
+        if (acl === null) return ids
         for (const user of acl.users) {
           const found = yield* repo.observePrincipal(connection.id, { kind: "SOURCE_USER", nativePrincipalId: user.id, email: user.email, displayName: user.displayName })
           if (found) ids.users.push(found.id)

@@ -1,8 +1,8 @@
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import { posix } from "node:path"
 import type { RepositoryFetchFailed, RepositoryRefused } from "../git/Errors"
 import { failureKind, resolveRef, type TreeEntry, withRepository } from "../git/Repository"
-import { CrawlFailed, type ConnectionTestResult, type ConnectorKindModule, type KindContext, type Scope, type SourceDocument } from "./Kind"
+import type { ConnectionTestResult, ConnectorKindModule, CrawlPage, KindContext, Scope, SourceDocument } from "./Kind"
 import { documentStamp, filterStamp, type GitConfig, gitCredential, parseGitConfig, readGitCredential, validateGitConfig } from "./GitConfig"
 import { browseUrlOf, mediaTypeOf, titleOf, underPaths } from "./GitDocuments"
 
@@ -40,17 +40,19 @@ const isCheckpoint = (value: unknown): value is GitCheckpoint => {
 
 const fresh: GitCheckpoint = { component: "git", commit: null, target: null, stamp: "", filter: "", blobs: {} }
 
-/** Only an unreachable repository may come back by itself; the rest needs a person (settings, credential, branch). */
+/** Why the repository could not be read; a crawl reports it as a fatal failure (never holding a credential). */
+class GitFailure extends Data.TaggedError("GitFailure")<{ readonly code: string; readonly message: string }> {}
+
 const failure = (error: RepositoryRefused | RepositoryFetchFailed) => {
-  if (error._tag === "RepositoryRefused") return new CrawlFailed({ code: "REPOSITORY_NOT_ALLOWED", message: error.detail, retryable: false })
+  if (error._tag === "RepositoryRefused") return new GitFailure({ code: "REPOSITORY_NOT_ALLOWED", message: error.detail })
   const kind = failureKind(error.detail)
-  return new CrawlFailed({ code: kind === "REVISION_NOT_FOUND" ? "BRANCH_NOT_FOUND" : kind, message: error.detail, retryable: kind === "REPOSITORY_UNREACHABLE" })
+  return new GitFailure({ code: kind === "REVISION_NOT_FOUND" ? "BRANCH_NOT_FOUND" : kind, message: error.detail })
 }
 
 const settingsOf = (context: KindContext) => {
   const errors = validateGitConfig(context.sourceConfig)
   if (errors.length > 0) {
-    return Effect.fail(new CrawlFailed({ code: "INVALID_CONNECTOR_CONFIG", message: errors.map((e) => `${e.path} ${e.message}`).join("; "), retryable: false }))
+    return Effect.fail(new GitFailure({ code: "INVALID_CONNECTOR_CONFIG", message: errors.map((e) => `${e.path} ${e.message}`).join("; ") }))
   }
   const config = parseGitConfig(context.sourceConfig)
   const maxFileBytes = Math.min(config.maxFileBytes ?? Number.MAX_SAFE_INTEGER, context.settings.maxUploadBytes)
@@ -63,7 +65,7 @@ const admitted = (config: GitConfig, maxFileBytes: number, entries: ReadonlyArra
     REGULAR_FILES.has(entry.mode) && entry.path.length <= MAX_PATH && mediaTypeOf(entry.path) !== undefined &&
     underPaths(config.paths, entry.path) && entry.size > 0 && entry.size <= maxFileBytes)
 
-const crawl = (context: KindContext, checkpoint: unknown) =>
+const step = (context: KindContext, checkpoint: unknown) =>
   Effect.gen(function* () {
     const { config, maxFileBytes, credential, ref } = yield* settingsOf(context)
     const previous = isCheckpoint(checkpoint) ? checkpoint : fresh
@@ -74,8 +76,8 @@ const crawl = (context: KindContext, checkpoint: unknown) =>
     // Between crawls, a branch that did not move under unchanged settings costs one ls-remote.
     if (previous.target === null && previous.commit !== null && previous.stamp === stamp && previous.filter === filter) {
       const head = yield* resolveRef(repositories, { repository: config.repository, ref, credential }).pipe(Effect.mapError(failure))
-      if (head === null) return yield* new CrawlFailed({ code: "BRANCH_NOT_FOUND", message: `The repository has no branch ${config.branch}`, retryable: false })
-      if (head === previous.commit) return { documents: [], groups: [], deleted: [], checkpoint: previous, done: true }
+      if (head === null) return yield* new GitFailure({ code: "BRANCH_NOT_FOUND", message: `The repository has no branch ${config.branch}` })
+      if (head === previous.commit) return { documents: [], groups: [], deleted: [], checkpoint: previous, done: true } satisfies CrawlPage
     }
 
     return yield* withRepository(repositories, { repository: config.repository, revision: ref, credential }, (tree) =>
@@ -126,10 +128,31 @@ const crawl = (context: KindContext, checkpoint: unknown) =>
           blobs
         }
         // Group memberships go with the first page under new settings (and again if that page is redone).
-        return { documents, groups: restamp ? config.groups : [], deleted, checkpoint: next, done, remaining }
+        return { documents, groups: restamp ? config.groups : [], deleted, checkpoint: next, done, remaining } satisfies CrawlPage
       })
     ).pipe(Effect.catchTags({ RepositoryRefused: (e) => Effect.fail(failure(e)), RepositoryFetchFailed: (e) => Effect.fail(failure(e)) }))
   })
+
+/**
+ * A repository that cannot be read (unreachable, refused credential, branch gone) ends the crawl with a fatal
+ * failure: the attempt is FAILED with that code, nothing is retired, and the checkpoint stays as it was, so the
+ * next crawl (by hand or on the schedule) goes on from there.
+ */
+const crawl = (context: KindContext, checkpoint: unknown): Effect.Effect<CrawlPage> =>
+  step(context, checkpoint).pipe(
+    Effect.catchTag("GitFailure", (error) =>
+      Effect.succeed({ documents: [], groups: [], deleted: [], checkpoint, done: true, failures: [{ code: error.code, message: error.message, fatal: true }] }))
+  )
+
+/** What activity shows: the commits and how many files are indexed, not every path's blob id. */
+const describeCheckpoint = (checkpoint: unknown) => {
+  if (!isCheckpoint(checkpoint)) return { cursor: checkpoint, inProgress: false }
+  const values = Object.values(checkpoint.blobs)
+  return {
+    cursor: { component: "git", commit: checkpoint.commit, target: checkpoint.target, files: values.length, pending: values.filter((oid) => oid.startsWith("~")).length },
+    inProgress: checkpoint.target !== null
+  }
+}
 
 const testCredentials = (context: KindContext): Effect.Effect<ConnectionTestResult> =>
   Effect.gen(function* () {
@@ -192,5 +215,6 @@ export const GitKind: ConnectorKindModule = {
   readCredential: readGitCredential,
   testCredentials,
   listScopes,
+  describeCheckpoint,
   crawl
 }

@@ -1,4 +1,4 @@
-import { Data, Effect } from "effect"
+import { Effect } from "effect"
 import type { LoreSettings } from "../Config"
 import type { FieldError } from "../domain/Errors"
 import type { Classification } from "../domain/Model"
@@ -17,7 +17,11 @@ export interface SourceDocument {
   readonly mediaType: string
   readonly url: string | null
   readonly classification: Classification
-  readonly acl: NativeAcl
+  /**
+   * Who the source lets read it; null when the source has no ACL of its own (a public web site): then everyone
+   * with a grant on the knowledge space (and the clearance) reads it, as with an upload. An empty ACL admits nobody.
+   */
+  readonly acl: NativeAcl | null
 }
 
 /** A source group's whole membership (member groups nest). */
@@ -38,23 +42,20 @@ export interface CrawlPage {
   readonly done: boolean
   /** Documents and deletions the kind still expects to yield in this crawl, when it knows (drives progress bars). */
   readonly remaining?: number | undefined
+  /**
+   * What the source could not give this step (a page unreachable, refused): each counts as failed in the crawl's
+   * attempt; `fatal` when nothing could be crawled at all (the attempt is FAILED rather than PARTIAL).
+   */
+  readonly failures?: ReadonlyArray<{ readonly code: string; readonly message: string; readonly fatal?: boolean }>
 }
 
 export interface KindContext {
   readonly sourceConfig: Readonly<Record<string, unknown>>
   /** The decrypted credential, or null when none is set. */
   readonly credential: string | null
-  /** The server's settings (which repositories or hosts may be reached, size limits). */
+  /** The server's settings (e.g. which addresses a crawler may reach). */
   readonly settings: LoreSettings
 }
-
-/**
- * A crawl step that could not run (the source unreachable, the credential refused): the crawl stops, its
- * attempt is recorded FAILED with this code and message (never holding a credential), and the checkpoint
- * stays where the last finished page left it. `retryable` failures are retried by the job queue (with
- * backoff, from the checkpoint); the others wait for the next crawl someone or the schedule starts.
- */
-export class CrawlFailed extends Data.TaggedError("CrawlFailed")<{ readonly code: string; readonly message: string; readonly retryable: boolean }> {}
 
 export interface ConnectionTestResult {
   readonly authenticated: boolean
@@ -81,11 +82,16 @@ export interface ConnectorKindModule {
   readonly sourceSystem: string
   readonly displayName: string
   /** Field errors of a sourceConfig (paths like `sourceConfig.baseUrl`); empty when valid. */
-  readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>) => ReadonlyArray<FieldError>
+  readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>, settings: LoreSettings) => ReadonlyArray<FieldError>
   /** The credential as stored (a string; objects are kept as JSON), or a message that never repeats the value. */
   readonly readCredential: (credential: unknown) => { readonly ok: true; readonly secret: string } | { readonly ok: false; readonly message: string }
   readonly testCredentials: (context: KindContext) => Effect.Effect<ConnectionTestResult>
   readonly listScopes: (context: KindContext) => Effect.Effect<ReadonlyArray<Scope>>
+  /**
+   * What activity shows of a checkpoint (default: all of it), and whether a crawl stopped mid-way (its capture
+   * is then IN_PROGRESS). For kinds whose checkpoint is large (WEB keeps validators per URL).
+   */
+  readonly describeCheckpoint?: (checkpoint: unknown) => { readonly cursor: unknown; readonly inProgress: boolean }
   /** One crawl step from `checkpoint` (null on the first crawl). */
-  readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage, CrawlFailed>
+  readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage>
 }

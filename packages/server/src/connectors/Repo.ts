@@ -99,7 +99,7 @@ export const SourceConnectionRow = Schema.Struct({
 export const DocumentRow = Schema.Struct({
   externalId: Schema.String,
   knowledgeAssetId: Schema.String,
-  aclKeys: Schema.Array(Schema.String),
+  aclKeys: Schema.NullOr(Schema.Array(Schema.String)),
   retiredAt: Schema.NullOr(Timestamp)
 })
 export type DocumentRow = typeof DocumentRow.Type
@@ -333,9 +333,9 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
       liveDocuments: rows("connectors.liveDocuments", DocumentRow, (connectionId: string) => sql`
         SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
         WHERE connection_id = ${connectionId} AND retired_at IS NULL`),
-      putDocument: exec((connectionId: string, externalId: string, knowledgeAssetId: string, url: string | null, acl: unknown, aclKeys: ReadonlyArray<string>) => sql`
+      putDocument: exec((connectionId: string, externalId: string, knowledgeAssetId: string, url: string | null, acl: unknown, aclKeys: ReadonlyArray<string> | null) => sql`
         INSERT INTO connector_documents (connection_id, external_id, knowledge_asset_id, url, acl, acl_keys)
-        VALUES (${connectionId}, ${externalId}, ${knowledgeAssetId}, ${url}, ${JSON.stringify(acl)}::jsonb, ${aclKeys as Array<string>}::text[])
+        VALUES (${connectionId}, ${externalId}, ${knowledgeAssetId}, ${url}, ${JSON.stringify(acl)}::jsonb, ${aclKeys as Array<string> | null}::text[])
         ON CONFLICT (connection_id, external_id) DO UPDATE SET knowledge_asset_id = EXCLUDED.knowledge_asset_id, url = EXCLUDED.url,
           acl = EXCLUDED.acl, acl_keys = EXCLUDED.acl_keys, updated_at = now(), retired_at = NULL`),
       retireDocument: exec((connectionId: string, externalId: string) => sql`

@@ -22,6 +22,7 @@ import assetReleaseSignals from "./migrations/0018_asset_release_signals"
 import graph from "./migrations/0019_graph"
 import connectors from "./migrations/0020_connectors"
 import connectorCrawls from "./migrations/0021_connector_crawls"
+import connectorDocumentsWithoutAcl from "./migrations/0022_connector_documents_without_acl"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -45,7 +46,8 @@ export const migrations = {
   "0018_asset_release_signals": assetReleaseSignals,
   "0019_graph": graph,
   "0020_connectors": connectors,
-  "0021_connector_crawls": connectorCrawls
+  "0021_connector_crawls": connectorCrawls,
+  "0022_connector_documents_without_acl": connectorDocumentsWithoutAcl
 }
 
 const run = Migrator.make({})

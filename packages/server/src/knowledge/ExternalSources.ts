@@ -19,12 +19,14 @@ export interface ExternalVersion {
   readonly contentDigest: string
   readonly uploadedBy: string | null
   readonly sourceSystem: string
-  readonly aclKeys: ReadonlyArray<string>
+  /** Null: the source has no ACL of its own (a public site); the space's grants alone decide, as for uploads. */
+  readonly aclKeys: ReadonlyArray<string> | null
 }
 
 /**
  * Sources that come from outside (connectors): the same assets, versions, blobs and ingestion job as uploads,
- * with the source system, aclAuthority SOURCE and the ACL's keys on the version and its chunks. Callers run
+ * with the source system, aclAuthority SOURCE and the ACL's keys on the version and its chunks (LORE and no keys
+ * for a source without an ACL of its own). Callers run
  * these inside their own transaction, under `lockAsset`.
  */
 export class ExternalSources extends Effect.Service<ExternalSources>()("lore/ExternalSources", {
@@ -52,7 +54,7 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
           contentDigest: version.contentDigest,
           uploadedBy: version.uploadedBy,
           sourceSystem: version.sourceSystem,
-          aclAuthority: "SOURCE",
+          aclAuthority: version.aclKeys === null ? "LORE" : "SOURCE",
           aclKeys: version.aclKeys
         })
         yield* repo.refreshCurrentVersion(version.knowledgeAssetId)
@@ -61,11 +63,12 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
       })
 
     /** Rewrites only the ACL keys of an asset's live versions and their chunks: nothing is parsed or embedded again. */
-    const setAcl = (knowledgeAssetId: string, aclKeys: ReadonlyArray<string>) =>
+    const setAcl = (knowledgeAssetId: string, aclKeys: ReadonlyArray<string> | null) =>
       Effect.gen(function* () {
-        yield* sql`UPDATE sources SET acl_keys = ${aclKeys as Array<string>}::text[], updated_at = clock_timestamp()
-          WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`
-        yield* sql`UPDATE chunks SET acl_keys = ${aclKeys as Array<string>}::text[] WHERE knowledge_asset_id = ${knowledgeAssetId}`
+        const keys = aclKeys as Array<string> | null
+        yield* sql`UPDATE sources SET acl_keys = ${keys}::text[], acl_authority = ${aclKeys === null ? "LORE" : "SOURCE"},
+          updated_at = clock_timestamp() WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`
+        yield* sql`UPDATE chunks SET acl_keys = ${keys}::text[] WHERE knowledge_asset_id = ${knowledgeAssetId}`
       }).pipe(Effect.orDie)
 
     /** Deletes every live version (hidden from every read path at once, purged by a job) and retires the asset. */
