@@ -224,9 +224,13 @@ export default async () => {
       const services = await loreSql(postgresTarget(databaseUrl))
       const owner = { organizationId: me.organizationId, knowledgeSpaceId: spaceId, userId: me.userId }
       const started = performance.now()
-      let made = 0
+      // The database's own count decides when to stop (re-read every 20 documents).
+      let documentsSinceCount = 0
       await Promise.all(Array.from({ length: 2 }, async () => {
-        while (chunks + made < settings.chunks) made += (await services.ingestDirect(owner, corpus.next().value as SyntheticDocument)).chunks
+        while (chunks < settings.chunks) {
+          await services.ingestDirect(owner, corpus.next().value as SyntheticDocument)
+          if (++documentsSinceCount % 20 === 0) chunks = await chunkCount()
+        }
       }))
       await services.close()
       chunks = await chunkCount()
