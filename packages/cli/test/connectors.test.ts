@@ -129,4 +129,20 @@ describe("lore connectors, principals, connections and push", () => {
     await ok(admin(["connectors", "rm", "crm", "--yes"]))
     expect((await ok(admin(["connectors", "list", "--json"]))).json()).toEqual([])
   })
+
+  it("adds a GIT connection with its settings as JSON; its credential may be { username, token }", { timeout: 120_000 }, async () => {
+    const settings = { repository: "https://git.example.com/team/handbook.git", branch: "main", paths: ["docs"], readers: { users: [{ id: "u-ann", email: "ann@example.com" }] } }
+    const added = (await ok(admin(["connectors", "add", "--kind", "GIT", "--key", "handbook", "--space", "crm", "--trust", "--config", JSON.stringify(settings), "--json"]))).json()
+    expect(added).toMatchObject({ sourceSystem: "GIT", sourceConnectionKey: "handbook", identityTrust: "TRUSTED", sourceConfig: settings })
+    const invalid = await admin(["connectors", "add", "--kind", "GIT", "--key", "x", "--space", "crm", "--config", JSON.stringify({ repository: "ftp://example.com/x" }), "--json"])
+    expect(invalid.code).toBe(6)
+    expect(invalid.stdout + invalid.stderr).toContain("sourceConfig.repository")
+    const edited = (await ok(admin(["connectors", "edit", "handbook", "--kind", "GIT", "--set", "paths=[\"docs\",\"guides\"]", "--json"]))).json()
+    expect(edited).toMatchObject({ identityTrust: "TRUSTED", sourceConfig: { ...settings, paths: ["docs", "guides"] } })
+    await ok(admin(["connectors", "credential", "handbook", "--kind", "GIT", "--credential-stdin"], JSON.stringify({ username: "oauth2", token: "git-token-value-0123" })))
+    const listed = await ok(admin(["connectors", "list", "--kind", "GIT", "--json"]))
+    expect(listed.json()).toEqual([expect.objectContaining({ sourceConnectionKey: "handbook", credentialSet: true })])
+    expect(listed.stdout).not.toContain("git-token-value-0123")
+    await ok(admin(["connectors", "rm", "handbook", "--kind", "GIT", "--yes"]))
+  })
 })

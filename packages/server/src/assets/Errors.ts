@@ -112,10 +112,5 @@ export class InvalidSkillPackage extends ProblemError<InvalidSkillPackage>()("In
   status: 422, code: "INVALID_SKILL_PACKAGE", description: "The package is not a valid Agent Skill or is refused (paths, symlinks, limits, zip bombs); errors[] holds one entry per broken rule, each with its own code"
 }) {}
 
-export class RepositoryRefused extends ProblemError<RepositoryRefused>()("RepositoryRefused", {
-  status: 422, code: "REPOSITORY_NOT_ALLOWED", description: "The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), or its address holds credentials"
-}) {}
-
-export class RepositoryFetchFailed extends ProblemError<RepositoryFetchFailed>()("RepositoryFetchFailed", {
-  status: 502, code: "REPOSITORY_FETCH_FAILED", description: "The repository could not be fetched at that revision (unreachable, not found, refused credentials, a redirect, a timeout)"
-}) {}
+// The git fetcher's errors live with it (src/git); skill imports answer them.
+export { RepositoryFetchFailed, RepositoryRefused } from "../git/Errors"

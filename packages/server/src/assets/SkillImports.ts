@@ -12,7 +12,7 @@ import { Assets } from "./Assets"
 import { mayEdit } from "./Policy"
 import { declaredProblems, type PackageFile, type SkillProblem } from "./SkillArchive"
 import { checkSkill, type ValidSkill } from "./SkillFormat"
-import { type FetchedTree, type RepositoryCredential, type TreeEntry, withRepository } from "./SkillRepository"
+import { type FetchedTree, type RepositoryCredential, type TreeEntry, withRepository } from "../git/Repository"
 import { skillPayload, Skills } from "./Skills"
 import { SkillsRepo } from "./SkillsRepo"
 

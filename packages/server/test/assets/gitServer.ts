@@ -7,7 +7,8 @@ import { dirname, join } from "node:path"
 /**
  * A real git server for tests: `git http-backend` (the smart HTTP protocol, v2 included) behind a small node
  * server on loopback. Paths under /private/ need Basic credentials; paths under /redirect/ answer 302 to
- * `redirectTo`. Every Authorization header seen is recorded.
+ * `redirectTo`. Every Authorization header seen is recorded. `onRequest` may hold a request (until its promise
+ * settles) to stop a client mid-way.
  */
 export interface GitServer {
   readonly url: string
@@ -16,11 +17,13 @@ export interface GitServer {
   readonly close: () => Promise<void>
 }
 
-export const startGitServer = async (projectRoot: string, options: { credential?: { username: string; token: string }; redirectTo?: string } = {}): Promise<GitServer> => {
+export const startGitServer = async (projectRoot: string, options: { credential?: { username: string; token: string }; redirectTo?: string; onRequest?: (url: URL) => Promise<void> | void } = {}): Promise<GitServer> => {
   const authorizations: Array<string> = []
   const expected = options.credential ? `Basic ${Buffer.from(`${options.credential.username}:${options.credential.token}`).toString("base64")}` : null
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    if (options.onRequest) await options.onRequest(url)
+    if (req.destroyed || res.destroyed) return
     if (req.headers.authorization) authorizations.push(req.headers.authorization)
     if (url.pathname.startsWith("/redirect/")) {
       res.writeHead(302, { location: `${options.redirectTo ?? "http://localhost:1"}${url.pathname.slice("/redirect".length)}${url.search}` })

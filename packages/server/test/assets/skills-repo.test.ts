@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { defaultRepositories } from "../../src/Config"
-import { checkRepository } from "../../src/assets/SkillRepository"
+import { checkRepository } from "../../src/git/Repository"
 import { type GitServer, publish, startGitServer, writeRepository } from "./gitServer"
 import { ok, type Person, problem, startWorld, type World } from "./support"
 

@@ -1,0 +1,9 @@
+import { ProblemError } from "../domain/Errors"
+
+export class RepositoryRefused extends ProblemError<RepositoryRefused>()("RepositoryRefused", {
+  status: 422, code: "REPOSITORY_NOT_ALLOWED", description: "The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), or its address holds credentials"
+}) {}
+
+export class RepositoryFetchFailed extends ProblemError<RepositoryFetchFailed>()("RepositoryFetchFailed", {
+  status: 502, code: "REPOSITORY_FETCH_FAILED", description: "The repository could not be fetched at that revision (unreachable, not found, refused credentials, a redirect, a timeout)"
+}) {}
