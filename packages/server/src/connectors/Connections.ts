@@ -206,10 +206,11 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
         // A kind may summarize its checkpoint (a WEB frontier is large): the cursor shown is that summary.
         const cursor = (value: unknown) => (value === null ? null : JSON.stringify(kind.describeCheckpoint?.(value).cursor ?? value))
         const progress = row.crawlProgress
-        // IN_PROGRESS while a crawl is queued or running; INCOMPLETE when one stopped part-way (it failed, or the
-        // process died) and the next resumes from the checkpoint; COMPLETE when the last crawl went to the end.
-        const captureStatus = row.crawlQueued ? "IN_PROGRESS" : progress !== null ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
+        // IN_PROGRESS while a crawl is queued or running; INCOMPLETE when the last one stopped part-way (it failed, the
+        // source was unreachable, or the process died) and the next resumes from the checkpoint; COMPLETE when it went to the end.
         const lastAttempt = attempts[0]
+        const stopped = progress !== null || lastAttempt?.outcome === "FAILED"
+        const captureStatus = row.crawlQueued ? "IN_PROGRESS" : stopped ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
         return {
           sourceSystem,
           sourceConnectionKey: connectionKey,

@@ -308,6 +308,7 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
     const kept = (await call("GET", "/api/admin/connectors/GIT/docs/activity")).body
     expect(kept).toMatchObject({ objectsActive: 5 })
     expect(JSON.parse(kept.componentCheckpoints[0].observedCursor)).toMatchObject({ target: null, files: 5 })
+    expect(kept.componentCheckpoints[0]).toMatchObject({ captureStatus: "INCOMPLETE", incompleteReason: expect.stringContaining("AUTHENTICATION_FAILED") })
     expect(await finds(users.alice!, "zqguide")).toBe(true)
     expect((await call("PUT", "/api/admin/connectors/GIT/docs/credential", { credential: { username: USER, token: TOKEN } })).status).toBe(204)
     expect(counts(await crawled("docs"))).toEqual({ outcome: "SUCCEEDED", materialized: 1, rotated: 0, rematerialized: 0, retired: 0, failed: 0 })
