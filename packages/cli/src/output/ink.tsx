@@ -187,7 +187,7 @@ function Task<T>(props: {
 }
 
 /** A bar when the total is known, else a spinner with the count so far. */
-const ProgressLine = ({ label, progress }: { readonly label: string; readonly progress: Progress }) => {
+export const ProgressLine = ({ label, progress }: { readonly label: string; readonly progress: Progress }) => {
   if (progress.total === null || progress.total <= 0) return <Spinner label={`${label}: ${plural(progress.done, progress.unit)}`} />
   const value = Math.min(100, Math.round((progress.done / progress.total) * 100))
   return (
