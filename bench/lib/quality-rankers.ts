@@ -38,41 +38,101 @@ export const analyze = (text: string) => words(text).filter((w) => !STOPWORDS.ha
 export const K1 = 1.2
 export const B = 0.75
 
+/** Words with their positions (stopwords keep their place, as PostgreSQL counts positions), stopwords dropped, Porter-stemmed. */
+const positioned = (text: string, offset: number) =>
+  words(text).flatMap((w, i) => (STOPWORDS.has(w) ? [] : [{ term: stemmer(w), position: offset + i }]))
+
+/**
+ * Published improvements measured on top of the textbook BM25 (each kept in Lore only if it helps):
+ *  - proximity: BM25TP (Rasolofo & Savoy, ECIR 2003): pairs of different query terms at most `window` words
+ *    apart add 1/distance^2 to both terms' accumulators, which are saturated like term frequencies and added
+ *    to the BM25 score with `weight` (1 in the paper), over the BM25 top `depth`.
+ *  - rm3: RM3 pseudo-relevance feedback (Lavrenko & Croft's relevance model, interpolated as in Anserini):
+ *    the top `documents` give P(w|R) = sum of P(w|D) P(D|Q) (scores normalised), its `terms` best terms are
+ *    mixed with the query's own term distribution by `originalWeight`, and BM25 runs again.
+ */
+export interface Bm25Options {
+  readonly proximity?: { readonly window: number; readonly weight: number; readonly depth: number }
+  readonly rm3?: { readonly documents: number; readonly terms: number; readonly originalWeight: number }
+}
+
 /** Textbook Okapi BM25 over whole documents, in memory. */
-export const textbookBm25 = (documents: ReadonlyArray<CorpusDocument>) => {
+export const textbookBm25 = (documents: ReadonlyArray<CorpusDocument>, options: Bm25Options = {}) => {
   const postings = new Map<string, Array<{ doc: number; tf: number }>>()
   const lengths: number[] = []
+  const positions: Array<Map<string, number[]>> = []
   documents.forEach((document, doc) => {
-    const terms = analyze(`${document.title}\n${document.text}`)
+    // The title is one more line of the document, its positions ahead of the text's.
+    const terms = [...positioned(document.title, 0), ...positioned(document.text, 100)]
     lengths.push(terms.length)
-    const counts = new Map<string, number>()
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1)
-    for (const [term, tf] of counts) {
-      const list = postings.get(term) ?? []
-      list.push({ doc, tf })
-      postings.set(term, list)
+    const at = new Map<string, number[]>()
+    for (const { term, position } of terms) at.set(term, [...(at.get(term) ?? []), position])
+    positions.push(at)
+    for (const [term, list] of at) {
+      const entries = postings.get(term) ?? []
+      entries.push({ doc, tf: list.length })
+      postings.set(term, entries)
     }
   })
   const n = documents.length
   const avgLength = lengths.reduce((a, b) => a + b, 0) / n
-  const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))
-  const rank: Ranker = async (question, limit) => {
-    const queryTerms = new Map<string, number>()
-    for (const term of analyze(question)) queryTerms.set(term, (queryTerms.get(term) ?? 0) + 1)
+  const idf = (term: string) => {
+    const df = postings.get(term)?.length ?? 0
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5))
+  }
+  const norm = (doc: number) => K1 * (1 - B + (B * lengths[doc]!) / avgLength)
+  /** BM25 of every matching document for weighted query terms (the weight is the query term frequency). */
+  const bm25 = (query: ReadonlyMap<string, number>) => {
     const scores = new Map<number, number>()
-    for (const [term, qtf] of queryTerms) {
-      const list = postings.get(term)
-      if (!list) continue
-      const weight = qtf * idf(list.length)
-      for (const { doc, tf } of list) {
-        const norm = tf + K1 * (1 - B + (B * lengths[doc]!) / avgLength)
-        scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (K1 + 1)) / norm)
+    for (const [term, qtf] of query) {
+      const weight = qtf * idf(term)
+      for (const { doc, tf } of postings.get(term) ?? []) scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (K1 + 1)) / (tf + norm(doc)))
+    }
+    return [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])
+  }
+  const proximity = (doc: number, query: ReadonlyMap<string, number>, window: number) => {
+    const occurrences = [...query.keys()].flatMap((term) => (positions[doc]!.get(term) ?? []).map((position) => ({ term, position })))
+    occurrences.sort((a, b) => a.position - b.position)
+    const accumulated = new Map<string, number>()
+    for (let i = 0; i < occurrences.length; i++) {
+      for (let j = i + 1; j < occurrences.length && occurrences[j]!.position - occurrences[i]!.position <= window; j++) {
+        const [a, b] = [occurrences[i]!, occurrences[j]!]
+        if (a.term === b.term) continue
+        const closeness = 1 / (b.position - a.position) ** 2
+        accumulated.set(a.term, (accumulated.get(a.term) ?? 0) + closeness * Math.min(1, idf(b.term)))
+        accumulated.set(b.term, (accumulated.get(b.term) ?? 0) + closeness * Math.min(1, idf(a.term)))
       }
     }
-    return [...scores.entries()]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, limit)
-      .map(([doc]) => documents[doc]!.id)
+    let sum = 0
+    for (const [term, acc] of accumulated) sum += (Math.min(1, idf(term)) * acc * (K1 + 1)) / (acc + norm(doc))
+    return sum
+  }
+  const rm3 = (query: ReadonlyMap<string, number>, first: ReadonlyArray<[number, number]>, settings: NonNullable<Bm25Options["rm3"]>) => {
+    const feedback = first.slice(0, settings.documents)
+    const total = feedback.reduce((sum, [, s]) => sum + s, 0)
+    const model = new Map<string, number>()
+    for (const [doc, s] of feedback) {
+      for (const [term, list] of positions[doc]!) model.set(term, (model.get(term) ?? 0) + (list.length / lengths[doc]!) * (s / total))
+    }
+    const best = [...model.entries()].sort((a, b) => b[1] - a[1]).slice(0, settings.terms)
+    const modelTotal = best.reduce((sum, [, p]) => sum + p, 0)
+    const queryTotal = [...query.values()].reduce((a, b) => a + b, 0)
+    const expanded = new Map<string, number>()
+    for (const [term, qtf] of query) expanded.set(term, (settings.originalWeight * qtf) / queryTotal)
+    for (const [term, p] of best) expanded.set(term, (expanded.get(term) ?? 0) + ((1 - settings.originalWeight) * p) / modelTotal)
+    return bm25(expanded)
+  }
+  const rank: Ranker = async (question, limit) => {
+    const query = new Map<string, number>()
+    for (const term of analyze(question)) query.set(term, (query.get(term) ?? 0) + 1)
+    let ranked = bm25(query)
+    if (options.rm3) ranked = rm3(query, ranked, options.rm3)
+    const near = options.proximity
+    if (near) {
+      const head = ranked.slice(0, near.depth).map(([doc, s]): [number, number] => [doc, s + near.weight * proximity(doc, query, near.window)])
+      ranked = [...head.sort((a, b) => b[1] - a[1] || a[0] - b[0]), ...ranked.slice(near.depth)]
+    }
+    return ranked.slice(0, limit).map(([doc]) => documents[doc]!.id)
   }
   return rank
 }
