@@ -10,6 +10,7 @@
  */
 import Database from "better-sqlite3"
 import { stemmer } from "stemmer"
+import { chunkDocument, parseDocument } from "../../packages/server/src/knowledge/parsing/index"
 
 export interface CorpusDocument {
   readonly id: string
@@ -52,29 +53,43 @@ const positioned = (text: string, offset: number) =>
  *    mixed with the query's own term distribution by `originalWeight`, and BM25 runs again.
  */
 export interface Bm25Options {
+  /**
+   * Score passages as Lore does instead of whole documents: each document cut by Lore's own chunker, every
+   * chunk indexed with the title (its terms counted `titleWeight` times; 1 for whole documents), and a
+   * document ranked at its best chunk.
+   */
+  readonly chunks?: { readonly titleWeight: number }
   readonly proximity?: { readonly window: number; readonly weight: number; readonly depth: number }
   readonly rm3?: { readonly documents: number; readonly terms: number; readonly originalWeight: number }
 }
 
 /** Textbook Okapi BM25 over whole documents, in memory. */
-export const textbookBm25 = (documents: ReadonlyArray<CorpusDocument>, options: Bm25Options = {}) => {
+export const textbookBm25 = async (documents: ReadonlyArray<CorpusDocument>, options: Bm25Options = {}): Promise<Ranker> => {
   const postings = new Map<string, Array<{ doc: number; tf: number }>>()
   const lengths: number[] = []
   const positions: Array<Map<string, number[]>> = []
-  documents.forEach((document, doc) => {
-    // The title is one more line of the document, its positions ahead of the text's.
-    const terms = [...positioned(document.title, 0), ...positioned(document.text, 100)]
-    lengths.push(terms.length)
-    const at = new Map<string, number[]>()
-    for (const { term, position } of terms) at.set(term, [...(at.get(term) ?? []), position])
-    positions.push(at)
-    for (const [term, list] of at) {
-      const entries = postings.get(term) ?? []
-      entries.push({ doc, tf: list.length })
-      postings.set(term, entries)
+  /** The document of each scored unit (a document, or a chunk of one). */
+  const owner: number[] = []
+  const titleWeight = options.chunks?.titleWeight ?? 1
+  for (const [index, document] of documents.entries()) {
+    const texts = options.chunks ? await chunksOf(document.text) : [document.text]
+    for (const text of texts) {
+      // The title is one more line of the unit, its positions ahead of the text's.
+      const terms = [...positioned(document.title, 0), ...positioned(text, 100)]
+      lengths.push(terms.length)
+      owner.push(index)
+      const at = new Map<string, number[]>()
+      for (const { term, position } of terms) at.set(term, [...(at.get(term) ?? []), position])
+      positions.push(at)
+      const titled = new Set(positioned(document.title, 0).map((t) => t.term))
+      for (const [term, list] of at) {
+        const entries = postings.get(term) ?? []
+        entries.push({ doc: owner.length - 1, tf: list.length + (titled.has(term) ? titleWeight - 1 : 0) })
+        postings.set(term, entries)
+      }
     }
-  })
-  const n = documents.length
+  }
+  const n = lengths.length
   const avgLength = lengths.reduce((a, b) => a + b, 0) / n
   const idf = (term: string) => {
     const df = postings.get(term)?.length ?? 0
@@ -132,9 +147,17 @@ export const textbookBm25 = (documents: ReadonlyArray<CorpusDocument>, options: 
       const head = ranked.slice(0, near.depth).map(([doc, s]): [number, number] => [doc, s + near.weight * proximity(doc, query, near.window)])
       ranked = [...head.sort((a, b) => b[1] - a[1] || a[0] - b[0]), ...ranked.slice(near.depth)]
     }
-    return ranked.slice(0, limit).map(([doc]) => documents[doc]!.id)
+    // A document at its best unit's rank.
+    return [...new Set(ranked.map(([unit]) => documents[owner[unit]!]!.id))].slice(0, limit)
   }
   return rank
+}
+
+/** A document's passages as Lore's chunker cuts them (plain text). */
+const chunksOf = async (text: string) => {
+  const parsed = await parseDocument(new TextEncoder().encode(text), "text/plain")
+  if (!parsed.ok) throw new Error(parsed.error.message)
+  return chunkDocument(parsed.document, { sourceRevisionId: "00000000-0000-4000-8000-000000000000" }).map((c) => c.text)
 }
 
 /** SQLite FTS5 in memory, bm25() with the default column weights (1, 1). */
