@@ -21,6 +21,7 @@ import provisioning from "./migrations/0017_provisioning"
 import assetReleaseSignals from "./migrations/0018_asset_release_signals"
 import graph from "./migrations/0019_graph"
 import connectors from "./migrations/0020_connectors"
+import searchQueryConfiguration from "./migrations/0021_search_query_configuration"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -43,7 +44,8 @@ export const migrations = {
   "0017_provisioning": provisioning,
   "0018_asset_release_signals": assetReleaseSignals,
   "0019_graph": graph,
-  "0020_connectors": connectors
+  "0020_connectors": connectors,
+  "0021_search_query_configuration": searchQueryConfiguration
 }
 
 const run = Migrator.make({})
