@@ -193,6 +193,20 @@ export default async function run(): Promise<void> {
       results.map((r) => [r.system, f3(r.scores.ndcg), f3(r.scores.recall), f3(r.scores.rr), ms(r.latency.p50Ms), ms(r.latency.p95Ms)])
     )
   )
+  // How many questions each system ranks better or worse than the textbook: a 0.01 difference in the mean can be one question.
+  const textbook = results.find((r) => r.system.startsWith("textbook"))
+  if (textbook) {
+    console.log("\nquestions with a higher / lower nDCG@10 than the textbook BM25\n")
+    console.log(
+      table(
+        ["system", "better", "worse"],
+        results.filter((r) => r !== textbook).map((r) => {
+          const delta = r.perQuestion.map((s, i) => s.ndcg - textbook.perQuestion[i]!.ndcg)
+          return [r.system, String(delta.filter((d) => d > 1e-9).length), String(delta.filter((d) => d < -1e-9).length)]
+        })
+      )
+    )
+  }
   const longIds = new Set(questions.filter((q) => q.question.split(/\s+/).length >= 30).map((q) => q.id))
   console.log(`\nnDCG@10 on the ${long} long questions (30 words or more) and the ${questions.length - long} others\n`)
   console.log(
