@@ -37,6 +37,7 @@ import { httpGetter, type Latency, measureLatency } from "./lib/latency"
 import { table } from "./lib/load"
 import { type CapturedSearch, loreSql, openEmbedded, postgresTarget, type Target } from "./lib/lore-sql"
 import { investigate } from "./lib/search-plans"
+import { measurePeers, type PeerLatency } from "./lib/search-peers"
 
 export const description = "knowledge search at 10k/100k chunks: ingestion pages/s, search p50/p95 vs its bare BM25 SQL, embedded and PostgreSQL"
 
@@ -83,6 +84,8 @@ interface SizeResult {
   readonly statementsPerSearch: number
   readonly meanCandidates: number
   readonly meanHits: number
+  /** ts_rank (OR-ed lexemes) on the same database and SQLite FTS5 in process, same passages and questions. */
+  readonly peers: PeerLatency
 }
 
 interface DatabaseResult {
@@ -254,6 +257,8 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
       const captured = await captureAll(target, token)
       const pool = await openPool(target, target.kind === "embedded" ? 1 : settings.concurrency)
       const bare = await measureBare(pool, captured)
+      log("measuring the peers: ts_rank on the same database, SQLite FTS5 in process ...")
+      const peers = await measurePeers(pool, QUESTIONS, { rounds: settings.rounds, maxSeconds: settings.maxSeconds })
       let plans: string | undefined
       const isLargest = size === targets[targets.length - 1]
       await pool.end()
@@ -269,6 +274,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         lore: searched.sequential,
         loreConcurrent: searched.concurrent,
         ...bare,
+        peers,
         statementsPerSearch: captured.reduce((n, c) => n + c.all.length, 0) / captured.length,
         meanHits: captured.reduce((n, c) => n + c.hits, 0) / captured.length
       }
@@ -316,11 +322,13 @@ const report = (result: DatabaseResult) => {
       ms(s.bare.p50Ms),
       ms(s.bare.p95Ms),
       `${(s.lore.p50Ms / s.bare.p50Ms).toFixed(2)}x / ${(s.lore.p95Ms / s.bare.p95Ms).toFixed(2)}x`,
-      `${s.lore.count} / ${s.bare.count}`
+      `${s.lore.count} / ${s.bare.count}`,
+      `${ms(s.peers.tsRank.p50Ms)} / ${ms(s.peers.tsRank.p95Ms)}`,
+      `${ms(s.peers.fts5.p50Ms)} / ${ms(s.peers.fts5.p95Ms)}`
     ]
   })
   console.log(`\n${result.database}: sequential requests (${QUESTIONS.length} questions, up to ${settings.rounds} passes after a warm-up pass, each run capped at ${settings.maxSeconds} s)\n`)
-  console.log(table(["corpus", "ingest pages/s", "search p50 ms", "p95 ms", "bare p50 ms", "p95 ms", "ratio p50 / p95", "n search / bare"], main))
+  console.log(table(["corpus", "ingest pages/s", "search p50 ms", "p95 ms", "bare p50 ms", "p95 ms", "ratio p50 / p95", "n search / bare", "ts_rank p50 / p95 ms", "FTS5 p50 / p95 ms"], main))
   const detail = result.sizes.map((s) => [
     thousands(s.target),
     `${ms(s.loreConcurrent.p50Ms)} / ${ms(s.loreConcurrent.p95Ms)}`,
@@ -392,6 +400,8 @@ export default async function run(): Promise<void> {
       "Lore's own services and replayed with pg on the same database; 'bare all SQL' replays every statement of the request in order",
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
       "4 at a time, 2 job workers; direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",
+      "ts_rank = PostgreSQL ts_rank over Lore's chunks with the question's lexemes OR-ed (GIN index, no access filter), pg on the same",
+      "database; FTS5 = SQLite FTS5 bm25() in process (better-sqlite3, porter) loaded with the same chunks; both top 10, sequential.",
       "Corpus: synthetic English-like text (Zipf over ~3,500 words, 40 topics), 4-24 pages a document, ~1.5 chunks a page.",
       settings.vacuum === "manual"
         ? "PostgreSQL gets VACUUM ANALYZE after each load (what autovacuum does shortly after); PGlite has no autovacuum and is measured as Lore leaves it."

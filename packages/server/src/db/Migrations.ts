@@ -23,6 +23,7 @@ import graph from "./migrations/0019_graph"
 import connectors from "./migrations/0020_connectors"
 import connectorCrawls from "./migrations/0021_connector_crawls"
 import connectorDocumentsWithoutAcl from "./migrations/0022_connector_documents_without_acl"
+import searchQueryConfiguration from "./migrations/0023_search_query_configuration"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -47,7 +48,8 @@ export const migrations = {
   "0019_graph": graph,
   "0020_connectors": connectors,
   "0021_connector_crawls": connectorCrawls,
-  "0022_connector_documents_without_acl": connectorDocumentsWithoutAcl
+  "0022_connector_documents_without_acl": connectorDocumentsWithoutAcl,
+  "0023_search_query_configuration": searchQueryConfiguration
 }
 
 const run = Migrator.make({})

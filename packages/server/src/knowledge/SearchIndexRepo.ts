@@ -176,7 +176,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       ) AS r`)
 
     /**
-     * BM25 over the query's lexemes with OR semantics (each weighted by how often the query repeats it, as
+     * BM25 over the query's lexemes (parsed with lore_search_query: 'english' without whole hyphenated words,
+     * migration 0023) with OR semantics (each weighted by how often the query repeats it, as
      * the textbook counts query term frequency; at most MAX_QUERY_TERMS of them, the most informative), summed
      * over the query terms' postings (an index-only scan narrowed by the caller's spaces and clearance); term
      * frequencies carry the title x2 and heading x1.5 weights. Document frequencies, chunk count and average length are summed over the partitions the
@@ -190,7 +191,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) => sql`
         WITH terms AS (
           SELECT v.lexeme AS term, coalesce(array_length(v.positions, 1), 1)::float8 AS qtf
-          FROM unnest(to_tsvector('english', ${query})) AS v
+          FROM unnest(to_tsvector('lore_search_query', ${query})) AS v
         ),
         corpus AS (
           SELECT greatest(sum(sc.chunk_count), 1)::float8 AS n,

@@ -84,4 +84,24 @@ describe("ranking evaluation (lexical BM25)", () => {
     const [top] = await search(admin, "days pension", { knowledgeSpaceId: space })
     expect(top?.knowledgeAssetVersionId).toBe(ids["pension-plan"])
   })
+
+  it("matches a hyphenated word of the question by its parts only, and keeps host names whole", async () => {
+    // Questions are parsed without the whole hyphenated word (migration 0021): "anti-trafficking" is 'anti' and
+    // 'traffick', so a passage writing "anti trafficking" is not outranked by one that only shares the spelling.
+    const other = (await admin.call("POST", "/api/admin/knowledge-spaces", { key: "hyphens", name: "Hyphens" })).body.id
+    const spelled: Record<string, string> = {
+      whole: "Our anti-trafficking office moved to the second floor of the town hall.",
+      spaced: "The anti trafficking plan funds shelters and a hotline for victims.",
+      host: "Nightly builds run on build-server.example.com and publish to the artifact store."
+    }
+    const found: Record<string, string> = {}
+    for (const [index, [name, text]] of Object.entries(spelled).entries()) {
+      found[name] = (await ingested(admin, { spaceId: other, name: `note-${index + 1}.txt`, bytes: text, type: "text/plain" })).id
+    }
+    const [top, second] = await search(admin, "anti-trafficking plan", { knowledgeSpaceId: other })
+    expect(top?.knowledgeAssetVersionId).toBe(found["spaced"])
+    expect(second?.knowledgeAssetVersionId).toBe(found["whole"])
+    const [host] = await search(admin, "build-server.example.com", { knowledgeSpaceId: other })
+    expect(host?.knowledgeAssetVersionId).toBe(found["host"])
+  })
 })
