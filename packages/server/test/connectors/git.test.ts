@@ -340,17 +340,22 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
     expect((await sourcesTitled(users.alice!, "Wiki intro"))[0]).toMatchObject({ sourceSystem: "GIT", status: "READY" })
   })
 
-  it("a force-push in the middle of a crawl: the crawl heads for the new head, by blob ids", async () => {
-    const movingWork = join(root, "moving-work")
-    expect((await call("PUT", "/api/admin/connectors/GIT/moving", {
-      knowledgeSpaceId: spaceId, identityTrust: "TRUSTED", sourceConfig: { repository: `${gitServer.url}/moving.git`, readers: { users: [{ id: "u-alice", email: "alice@example.com" }] } }
+  /** Connects alice's repository `key`.git and starts a crawl whose second page's fetch is held until `release()`. */
+  const crawlHeldAtSecondPage = async (key: string) => {
+    expect((await call("PUT", `/api/admin/connectors/GIT/${key}`, {
+      knowledgeSpaceId: spaceId, identityTrust: "TRUSTED", sourceConfig: { repository: `${gitServer.url}/${key}.git`, readers: { users: [{ id: "u-alice", email: "alice@example.com" }] } }
     })).status).toBe(200)
-    holdRepo = "/moving.git/"
+    holdRepo = `/${key}.git/`
     fetches = 0
     holdAt = 2
     hold()
-    expect((await call("POST", "/api/admin/connectors/GIT/moving/crawl")).status).toBe(202)
+    expect((await call("POST", `/api/admin/connectors/GIT/${key}/crawl`)).status).toBe(202)
     await holding
+  }
+
+  it("a force-push in the middle of a crawl: the crawl heads for the new head, by blob ids", async () => {
+    const movingWork = join(root, "moving-work")
+    await crawlHeldAtSecondPage("moving")
     const target = JSON.parse((await call("GET", "/api/admin/connectors/GIT/moving/activity")).body.componentCheckpoints[0].observedCursor).target
     expect(target).toBe(gitIn(movingWork, "rev-parse", "HEAD"))
     // The commit the crawl was heading for vanishes: an unrelated history where a file already crawled changed,
@@ -383,16 +388,8 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
   })
 
   it("a crawl stopped mid-way resumes from its checkpoint after a restart, nothing duplicated", async () => {
-    expect((await call("PUT", "/api/admin/connectors/GIT/big", {
-      knowledgeSpaceId: spaceId, identityTrust: "TRUSTED", sourceConfig: { repository: `${gitServer.url}/big.git`, readers: { users: [{ id: "u-alice", email: "alice@example.com" }] } }
-    })).status).toBe(200)
-    // The first page's fetch goes through; the second waits until the server has been stopped.
-    holdRepo = "/big.git/"
-    fetches = 0
-    holdAt = 2
-    hold()
-    expect((await call("POST", "/api/admin/connectors/GIT/big/crawl")).status).toBe(202)
-    await holding
+    // The first page's fetch goes through; the second waits (until the server has been stopped).
+    await crawlHeldAtSecondPage("big")
     const midActivity = (await call("GET", "/api/admin/connectors/GIT/big/activity")).body.componentCheckpoints[0]
     expect(midActivity).toMatchObject({ captureStatus: "IN_PROGRESS", progress: { objectsProcessed: 25, objectsRemaining: 35 } })
     const midway = JSON.parse(midActivity.observedCursor)
