@@ -117,7 +117,8 @@ export class FilesRepo extends Effect.Service<FilesRepo>()("lore/assistant/Files
 
     /**
      * Okapi BM25 (k1 1.2, b 0.75) over the current chunks of the given files only, OR semantics over the
-     * query's English lexemes, document frequencies taken within those files (they are the corpus here).
+     * query's English lexemes (parsed as knowledge search parses questions: 'lore_search_query', migration 0023),
+     * document frequencies taken within those files (they are the corpus here).
      */
     const rank = rows("assistantFiles.rank", Scored, (fileIds: ReadonlyArray<string>, query: string, limit: number) => sql`
       WITH candidates AS (
@@ -126,7 +127,7 @@ export class FilesRepo extends Effect.Service<FilesRepo>()("lore/assistant/Files
         WHERE c.file_id = ANY(${[...fileIds]}::uuid[])
       ),
       stats AS (SELECT count(*)::float8 AS n, greatest(avg(word_count), 1)::float8 AS avgdl FROM candidates),
-      terms AS (SELECT DISTINCT v.lexeme AS term FROM unnest(to_tsvector('english', ${query})) AS v),
+      terms AS (SELECT DISTINCT v.lexeme AS term FROM unnest(to_tsvector('lore_search_query', ${query})) AS v),
       hits AS (
         SELECT c.id, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1)::float8 AS tf, c.word_count::float8 AS dl
         FROM candidates c CROSS JOIN LATERAL unnest(c.search_vector) AS t
