@@ -399,7 +399,7 @@ export default async function run(): Promise<void> {
       "bare = the BM25 statement Lore's search sends (SearchIndexRepo.lexical with AccessEvaluator.visibleTo's parameters), recorded from",
       "Lore's own services and replayed with pg on the same database; 'bare all SQL' replays every statement of the request in order",
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
-      "4 at a time, 2 job workers; direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",
+      "4 at a time, 4 job workers (LORE_JOB_WORKERS); direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",
       "ts_rank = PostgreSQL ts_rank over Lore's chunks with the question's lexemes OR-ed (GIN index, no access filter), pg on the same",
       "database; FTS5 = SQLite FTS5 bm25() in process (better-sqlite3, porter) loaded with the same chunks; both top 10, sequential.",
       "Corpus: synthetic English-like text (Zipf over ~3,500 words, 40 topics), 4-24 pages a document, ~1.5 chunks a page.",
