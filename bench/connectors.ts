@@ -31,11 +31,11 @@ import { documents, QUESTIONS, type SyntheticDocument } from "./lib/corpus"
 import { httpGetter, type Latency, measureLatency, percentile } from "./lib/latency"
 import { table } from "./lib/load"
 import { loreSql, postgresTarget } from "./lib/lore-sql"
+import { createThrowawayDatabase } from "./lib/pg"
 import { type Lore, startLore } from "./lib/search-ingest"
 
 export const description = "connectors: PUSH API documents/s, push-to-searchable latency, search p95 with source ACLs on every chunk vs none"
 
-const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
 const SEED = 20261126
 const SECRET = `bench-push-${randomBytes(18).toString("base64url")}`
 const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
@@ -183,13 +183,8 @@ const measureSearch = async (lore: Lore, spaceId: string): Promise<Latency & { m
 }
 
 export default async () => {
-  const adminUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL
-  const name = `lore_bench_connectors_${process.pid}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await admin.query(`CREATE DATABASE ${name}`)
-  const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString()
+  const throwaway = await createThrowawayDatabase("connectors")
+  const databaseUrl = throwaway.url
   const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-connectors-"))
   const token = `lore_pat_bench${randomBytes(24).toString("base64url")}`
   const database = new pg.Client({ connectionString: databaseUrl })
@@ -274,8 +269,7 @@ export default async () => {
   } finally {
     await lore?.child.stop().catch(() => {})
     await database.end().catch(() => {})
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {})
-    await admin.end()
+    await throwaway.drop().catch(() => {})
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -19,8 +19,8 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import pg from "pg"
 import { startLore } from "./lib/search-ingest"
+import { createThrowawayDatabase, type ThrowawayDatabase, withPgClient } from "./lib/pg"
 
 export const description = "knowledge graph: LOCAL extraction chunks/s; explorer p50/p95 at 10k entities / 50k relations, depth 2, vs its bare SQL"
 
@@ -59,16 +59,6 @@ const timed = async (operations: ReadonlyArray<() => Promise<unknown>>, rounds =
   return { p50: percentile(samples, 0.5), p95: percentile(samples, 0.95), count: samples.length }
 }
 
-const withClient = async <A>(url: string, use: (client: pg.Client) => Promise<A>) => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
-
 /** The walk without access predicates or aggregation: what the explorer would cost with nothing to filter. */
 const BARE_WALK = `
   WITH RECURSIVE seeds AS (
@@ -83,17 +73,14 @@ const BARE_WALK = `
   SELECT id, min(depth) FROM walk GROUP BY id ORDER BY min(depth), id LIMIT 51`
 
 export default async () => {
-  const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-  const name = `lore_bench_graph_${process.pid}_${randomBytes(3).toString("hex")}`
+  let database: ThrowawayDatabase
   try {
-    await withClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`))
+    database = await createThrowawayDatabase("graph")
   } catch (error) {
     console.log(`PostgreSQL unreachable (${(error as Error).message}); set DATABASE_URL. Nothing measured.`)
     return
   }
-  const target = new URL(adminUrl)
-  target.pathname = `/${name}`
-  const databaseUrl = target.toString()
+  const databaseUrl = database.url
   const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-graph-"))
   const token = `lore_pat_bench${randomBytes(16).toString("hex")}`
   const lore = await startLore(dataDir, token, databaseUrl)
@@ -133,7 +120,7 @@ export default async () => {
     console.log(`LOCAL extraction: ${settings.docs} documents, ${chunks} chunks in ${seconds.toFixed(1)} s = ${(chunks / seconds).toFixed(1)} chunks/s (HTTP, queue, compromise, projection)`)
 
     // 2. Grow the graph to the target size (synthetic entities and relations, each with one mention on a real chunk).
-    const extracted = await withClient(databaseUrl, async (c) => {
+    const extracted = await withPgClient(databaseUrl, async (c) => {
       const counts = await c.query(`SELECT (SELECT count(*) FROM graph_entities) AS e, (SELECT count(*) FROM graph_relations) AS r`)
       const { e, r } = counts.rows[0]
       await c.query(`
@@ -179,7 +166,7 @@ export default async () => {
       const graph = await call("GET", `/api/knowledge-spaces/${space.id}/graph/explorer?q=${encodeURIComponent(q)}&maxDepth=2&entityLimit=50`)
       sizes.push(graph.entities.length)
     }))
-    const bare = await withClient(databaseUrl, (c) => timed(queries.map((q) => () => c.query(BARE_WALK, [space.id, `%${q}%`]))))
+    const bare = await withPgClient(databaseUrl, (c) => timed(queries.map((q) => () => c.query(BARE_WALK, [space.id, `%${q}%`]))))
     const mean = sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length)
     console.log(`Explorer (depth 2, entityLimit 50, ${lore2.count} requests, mean ${mean.toFixed(1)} entities returned): p50 ${lore2.p50.toFixed(1)} ms, p95 ${lore2.p95.toFixed(1)} ms`)
     console.log(`Bare walk SQL (no access predicates, no aggregation, pg): p50 ${bare.p50.toFixed(1)} ms, p95 ${bare.p95.toFixed(1)} ms`)
@@ -188,6 +175,6 @@ export default async () => {
     await lore.child.stop()
     rmSync(dataDir, { recursive: true, force: true })
     if (process.env.BENCH_GRAPH_KEEP) console.log(`Kept database ${databaseUrl} (BENCH_GRAPH_KEEP)`)
-    else await withClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => undefined)
+    else await database.drop().catch(() => undefined)
   }
 }

@@ -17,7 +17,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
+import { createThrowawayDatabase, type ThrowawayDatabase } from "./lib/pg"
 import { type ChildServer, startChild } from "./lib/child"
 import { type LoadFigures, type Slice, slice, summarize, table } from "./lib/load"
 
@@ -119,30 +119,19 @@ const embedded = async (token: string, notes: string[]) => {
   }
 }
 
-const withAdmin = async <A>(url: string, use: (client: pg.Client) => Promise<A>) => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
-
 /** PostgreSQL: a throwaway database; Lore creates the schema, then both servers use it (pools of 10). */
 const postgres = async (adminUrl: string, token: string, notes: string[]) => {
-  const name = `lore_bench_me_${process.pid}_${randomBytes(4).toString("hex")}`
+  let database: ThrowawayDatabase
   try {
-    await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`))
+    database = await createThrowawayDatabase("me", adminUrl)
   } catch (error) {
     notes.push(`PostgreSQL skipped: ${new URL(adminUrl).host} is unreachable (${(error as Error).message}); set DATABASE_URL.`)
     return undefined
   }
-  const target = new URL(adminUrl)
-  target.pathname = `/${name}`
+  const target = new URL(database.url)
   const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-"))
   try {
-    console.log(`PostgreSQL: throwaway database ${name} on ${target.host}`)
+    console.log(`PostgreSQL: throwaway database ${database.name} on ${target.host}`)
     return await withServers(
       () => startChild(SERVERS, ["lore", dataDir, token, target.toString()]),
       () => startChild(SERVERS, ["bare", dataDir, token, target.toString()]),
@@ -150,7 +139,7 @@ const postgres = async (adminUrl: string, token: string, notes: string[]) => {
     )
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
-    await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    await database.drop()
   }
 }
 

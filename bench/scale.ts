@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
-import pg from "pg"
+import { createThrowawayDatabase, type ThrowawayDatabase } from "./lib/pg"
 import { documents, QUESTIONS } from "./lib/corpus"
 import { type LoadFigures, slice, summarize, table } from "./lib/load"
 import { ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
@@ -28,28 +28,15 @@ const settings = {
   seconds: number("BENCH_SCALE_SECONDS", 6)
 }
 
-const withAdmin = async (url: string, statement: string) => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
 export default async () => {
-  const adminUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-  const name = `lore_bench_scale_${process.pid}_${randomBytes(3).toString("hex")}`
+  let database: ThrowawayDatabase
   try {
-    await withAdmin(adminUrl, `CREATE DATABASE ${name}`)
+    database = await createThrowawayDatabase("scale")
   } catch (error) {
     console.log(`PostgreSQL unreachable (${(error as Error).message}); set DATABASE_URL. Nothing measured (one embedded process is all PGlite allows).`)
     return
   }
-  const target = new URL(adminUrl)
-  target.pathname = `/${name}`
-  const databaseUrl = target.toString()
+  const databaseUrl = database.url
   const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-scale-"))
   const token = `lore_pat_bench${randomBytes(16).toString("hex")}`
   const running: Array<Lore> = []
@@ -84,6 +71,6 @@ export default async () => {
   } finally {
     for (const lore of running.reverse()) await lore.child.stop().catch(() => {})
     rmSync(dataDir, { recursive: true, force: true })
-    await withAdmin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {})
+    await database.drop().catch(() => {})
   }
 }

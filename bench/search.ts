@@ -38,10 +38,10 @@ import { table } from "./lib/load"
 import { type CapturedSearch, loreSql, openEmbedded, postgresTarget, type Target } from "./lib/lore-sql"
 import { investigate } from "./lib/search-plans"
 import { measurePeers, type PeerLatency } from "./lib/search-peers"
+import { createThrowawayDatabase, DEFAULT_DATABASE_URL, withPgClient } from "./lib/pg"
 
 export const description = "knowledge search at 10k/100k chunks: ingestion pages/s, search p50/p95 vs its bare BM25 SQL, embedded and PostgreSQL"
 
-const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
 const SEED = 20240611
 const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 const sizes = (list: string) => list.split(",").map(Number).sort((a, b) => a - b)
@@ -175,16 +175,6 @@ const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch
   return { bare, bareConcurrent, bareAll, meanCandidates: counted.reduce((a, b) => a + b, 0) / counted.length }
 }
 
-const withAdmin = async <A>(url: string, use: (client: pg.Client) => Promise<A>) => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
-
 const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: string | undefined): Promise<DatabaseResult> => {
   const notes: string[] = []
   const label = database === "embedded" ? "embedded PGlite" : "PostgreSQL"
@@ -251,7 +241,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         // What autovacuum does within a minute or so of a bulk load (insert-driven vacuum since PostgreSQL 13
         // sets the visibility map that index-only scans of the postings need); done now so plans and heap
         // fetches do not change mid-run.
-        await withAdmin(databaseUrl!, (c) => c.query("VACUUM ANALYZE"))
+        await withPgClient(databaseUrl!, (c) => c.query("VACUUM ANALYZE"))
       }
       log("recording Lore's SQL for each question, then replaying it with pg ...")
       const captured = await captureAll(target, token)
@@ -371,23 +361,17 @@ export default async function run(): Promise<void> {
   }
   if (settings.databases.includes("postgresql")) {
     const adminUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL
-    const name = `lore_bench_${process.pid}_${randomBytes(4).toString("hex")}`
-    const created = await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`)).then(
-      () => true,
-      (error: Error) => {
-        notes.push(`PostgreSQL skipped: ${new URL(adminUrl).host} is unreachable (${error.message}); set DATABASE_URL.`)
-        return false
-      }
-    )
-    if (created) {
-      const target = new URL(adminUrl)
-      target.pathname = `/${name}`
+    const database = await createThrowawayDatabase("search", adminUrl).catch((error: Error) => {
+      notes.push(`PostgreSQL skipped: ${new URL(adminUrl).host} is unreachable (${error.message}); set DATABASE_URL.`)
+      return undefined
+    })
+    if (database) {
       try {
-        console.log(`PostgreSQL (${target.host}, throwaway database ${name}) ...`)
-        results.push(await benchDatabase("postgresql", target.toString()))
+        console.log(`PostgreSQL (${new URL(database.url).host}, throwaway database ${database.name}) ...`)
+        results.push(await benchDatabase("postgresql", database.url))
         report(results[results.length - 1]!)
       } finally {
-        await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+        await database.drop()
       }
     }
   }

@@ -202,7 +202,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const [counts, attempts] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id)])
+        const [counts, attempts, queued] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id), repo.crawlQueued(row.id)])
         // A kind may summarize its checkpoint (a WEB frontier is large): the cursor shown is that summary.
         const cursor = (value: unknown) => (value === null ? null : JSON.stringify(kind.describeCheckpoint?.(value).cursor ?? value))
         const progress = row.crawlProgress
@@ -210,7 +210,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
         // source was unreachable, or the process died) and the next resumes from the checkpoint; COMPLETE when it went to the end.
         const lastAttempt = attempts[0]
         const stopped = progress !== null || lastAttempt?.outcome === "FAILED"
-        const captureStatus = row.crawlQueued ? "IN_PROGRESS" : stopped ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
+        const captureStatus = queued?.queued ? "IN_PROGRESS" : stopped ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
         return {
           sourceSystem,
           sourceConnectionKey: connectionKey,

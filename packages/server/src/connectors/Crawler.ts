@@ -34,8 +34,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const record = (outcome: string) =>
       repo.recordAttempt(connection.id, { outcome, ...counts, errorCode: error?.code ?? null, errorMessage: error?.message ?? null })
 
-    yield* repo.beginCrawl(connection.id)
-    const begun = yield* repo.connectionById(connectionId)
+    const begun = yield* repo.beginCrawl(connection.id)
     let progress: CrawlProgress = begun?.crawlProgress ?? { startedAt: new Date().toISOString(), processed: 0, remaining: null }
     let checkpoint = connection.checkpoint
     const pages = Effect.gen(function* () {

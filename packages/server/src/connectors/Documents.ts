@@ -54,7 +54,8 @@ export class ConnectorDocuments extends Effect.Service<ConnectorDocuments>()("lo
           const found = yield* repo.observePrincipal(connection.id, { kind: "SOURCE_GROUP", nativePrincipalId: group.id, displayName: group.displayName })
           if (found) ids.groups.push(found.id)
         }
-        if (connection.identityTrust === "TRUSTED" && acl.users.length > 0) {
+        // Only an observed email can make or break an IDP_JOIN (an entry without one keeps the last observed).
+        if (connection.identityTrust === "TRUSTED" && acl.users.some((user) => user.email)) {
           const revoked = yield* repo.revokeStaleJoins(connection.id, ids.users)
           const joined = yield* repo.joinByEmail(connection.id)
           if (revoked.length + joined.length > 0) yield* generation.bump(connection.organizationId)

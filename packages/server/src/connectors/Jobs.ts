@@ -4,5 +4,5 @@ import { defineJob } from "../jobs/Model"
 /** One crawl of a connection from its checkpoint (dedupe key `crawl:<connectionId>`: one at a time per connection). */
 export const CrawlConnection = defineJob("connectors.crawl", Schema.Struct({ connectionId: Schema.UUID }))
 
-/** The dedupe key of a connection's crawl; the connections query checks it to tell whether one is queued or running. */
+/** The dedupe key of a connection's crawl; ConnectorsRepo.crawlQueued checks it to tell whether one is queued or running. */
 export const crawlDedupeKey = (connectionId: string) => `crawl:${connectionId}`

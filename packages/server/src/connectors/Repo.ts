@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { exec, row, rows, Timestamp } from "../db/Rows"
 import { IdentityTrust, MappingMethod, MappingStatus, SourcePrincipalKind } from "./Api"
+import { CrawlConnection, crawlDedupeKey } from "./Jobs"
 
 /** How far the crawl in flight has come: objects applied so far, and what the kind expects still to yield. */
 export const CrawlProgress = Schema.Struct({
@@ -34,9 +35,7 @@ export const ConnectionRow = Schema.Struct({
   crawlProgress: Schema.NullOr(CrawlProgress),
   crawlFinishedAt: Schema.NullOr(Timestamp),
   successfulCheckpoint: Schema.NullOr(Schema.Unknown),
-  successfulAt: Schema.NullOr(Timestamp),
-  /** A crawl job of the connection is queued or running. */
-  crawlQueued: Schema.Boolean
+  successfulAt: Schema.NullOr(Timestamp)
 })
 export type ConnectionRow = typeof ConnectionRow.Type
 
@@ -116,6 +115,8 @@ export const AttemptRow = Schema.Struct({
 })
 const ObjectCounts = Schema.Struct({ total: Schema.Number, active: Schema.Number, lastObjectAt: Schema.NullOr(Timestamp) })
 const Id = Schema.Struct({ id: Schema.String })
+const Progress = Schema.Struct({ crawlProgress: CrawlProgress })
+const Queued = Schema.Struct({ queued: Schema.Boolean })
 const DocumentRef = Schema.Struct({ externalId: Schema.String, knowledgeAssetId: Schema.String, url: Schema.NullOr(Schema.String), updatedAt: Timestamp })
 const Sealed = Schema.Struct({ credentialSealed: Schema.NullOr(Schema.String) })
 const UserRef = Schema.Struct({ id: Schema.String })
@@ -154,9 +155,7 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
       SELECT id, organization_id, source_system, connection_key, knowledge_space_id, source_config, crawl_interval_seconds,
         crawl_enabled, identity_trust, trust_decided_by, trust_decided_at, actor_user_id, configured_by, configured_at,
         credential_sealed IS NOT NULL AS credential_set, credential_set_by, credential_set_at, checkpoint, last_crawl_at,
-        crawl_progress, crawl_finished_at, successful_checkpoint, successful_at,
-        EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'connectors.crawl' AND j.dedupe_key = 'crawl:' || connector_connections.id::text
-          AND j.status IN ('QUEUED', 'RUNNING')) AS crawl_queued
+        crawl_progress, crawl_finished_at, successful_checkpoint, successful_at
       FROM connector_connections`
     const selectPrincipal = sql`
       SELECT p.id, p.connection_id, c.organization_id, c.source_system, c.connection_key, c.identity_trust, p.kind,
@@ -198,11 +197,15 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         sql`SELECT credential_sealed FROM connector_connections WHERE id = ${id}`),
       setTrust: exec((id: string, trust: string, actorId: string) => sql`
         UPDATE connector_connections SET identity_trust = ${trust}, trust_decided_by = ${actorId}, trust_decided_at = now() WHERE id = ${id}`),
-      /** A crawl begins, or resumes after a restart (its progress so far is kept). */
-      beginCrawl: exec((id: string) => sql`
+      /** A crawl begins, or resumes after a restart (its progress so far is kept); answers that progress. */
+      beginCrawl: row("connectors.beginCrawl", Progress, (id: string) => sql`
         UPDATE connector_connections
         SET crawl_progress = coalesce(crawl_progress, jsonb_build_object('startedAt', now(), 'processed', 0, 'remaining', NULL))
-        WHERE id = ${id}`),
+        WHERE id = ${id} RETURNING crawl_progress`),
+      /** Whether a crawl job of the connection is queued or running (by the crawl's dedupe key). */
+      crawlQueued: row("connectors.crawlQueued", Queued, (id: string) => sql`
+        SELECT EXISTS (SELECT 1 FROM jobs WHERE kind = ${CrawlConnection.kind} AND dedupe_key = ${crawlDedupeKey(id)}
+          AND status IN ('QUEUED', 'RUNNING')) AS queued`),
       /** A page is applied: its checkpoint and the crawl's progress are stored together. */
       setCheckpoint: exec((id: string, checkpoint: unknown, progress: CrawlProgress | null) => sql`
         UPDATE connector_connections SET checkpoint = ${JSON.stringify(checkpoint)}::jsonb, last_crawl_at = now(),

@@ -1,0 +1,34 @@
+/** PostgreSQL helpers the benchmarks share: a short-lived client, and a throwaway database per run. */
+import { randomBytes } from "node:crypto"
+import pg from "pg"
+
+export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
+
+/** One client on `url` for `use`, closed afterwards. */
+export const withPgClient = async <A>(url: string, use: (client: pg.Client) => Promise<A>) => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+  await client.connect()
+  try {
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+export interface ThrowawayDatabase {
+  readonly name: string
+  /** The database's own URL (the admin URL with its name). */
+  readonly url: string
+  readonly drop: () => Promise<void>
+}
+
+/**
+ * Creates `lore_bench_<prefix>_<pid>_<random>` through the admin URL (DATABASE_URL, else the local default);
+ * rejects when PostgreSQL cannot be reached, which each bench reports in its own words.
+ */
+export const createThrowawayDatabase = async (prefix: string, adminUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL): Promise<ThrowawayDatabase> => {
+  const name = `lore_bench_${prefix}_${process.pid}_${randomBytes(4).toString("hex")}`
+  await withPgClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`))
+  const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString()
+  return { name, url, drop: () => withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) }
+}
