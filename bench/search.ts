@@ -24,6 +24,7 @@
  * BENCH_SEARCH_EMBEDDED_SIZES=10000 (embedded only; default BENCH_SEARCH_SIZES if set, else 10000)
  * BENCH_SEARCH_VACUUM=manual|lore (manual: VACUUM ANALYZE after each PostgreSQL load; lore: as Lore leaves it)
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
+ * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
  * DATABASE_URL (admin URL for creating the throwaway database; default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -371,7 +372,8 @@ export default async function run(): Promise<void> {
         results.push(await benchDatabase("postgresql", database.url))
         report(results[results.length - 1]!)
       } finally {
-        await database.drop()
+        if (process.env.BENCH_SEARCH_KEEP === "1") console.log(`Kept ${database.url} (BENCH_SEARCH_KEEP=1); drop it when done.`)
+        else await database.drop()
       }
     }
   }
