@@ -24,6 +24,7 @@ import connectors from "./migrations/0020_connectors"
 import connectorCrawls from "./migrations/0021_connector_crawls"
 import connectorDocumentsWithoutAcl from "./migrations/0022_connector_documents_without_acl"
 import searchQueryConfiguration from "./migrations/0023_search_query_configuration"
+import searchImpacts from "./migrations/0024_search_impacts"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -49,7 +50,8 @@ export const migrations = {
   "0020_connectors": connectors,
   "0021_connector_crawls": connectorCrawls,
   "0022_connector_documents_without_acl": connectorDocumentsWithoutAcl,
-  "0023_search_query_configuration": searchQueryConfiguration
+  "0023_search_query_configuration": searchQueryConfiguration,
+  "0024_search_impacts": searchImpacts
 }
 
 const run = Migrator.make({})

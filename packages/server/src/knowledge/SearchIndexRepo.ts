@@ -50,8 +50,11 @@ export interface SearchAccess {
 export const RankedChunk = Schema.Struct({ id: Schema.String, score: Schema.Number })
 export type RankedChunk = typeof RankedChunk.Type
 
-/** The lexical statement's last row: no id, and the number of candidates the cap let through as `score`. */
-const CandidateCount = Schema.Struct({ id: Schema.Null, score: Schema.Number })
+/**
+ * The lexical statements' last row: no id, and as `score` the number of candidates the cap let through
+ * (exhaustive) or the best score a chunk not scored could reach (pruned).
+ */
+const UnrankedRow = Schema.Struct({ id: Schema.Null, score: Schema.Number })
 
 export const ChunkDetail = Schema.Struct({
   id: Schema.String,
@@ -83,6 +86,12 @@ const STATISTICS_MIN_CHUNKS = 100
  * IDF x query term frequency among the terms the caller's partitions contain. Bounds the postings scored.
  */
 export const MAX_QUERY_TERMS = 32
+
+/**
+ * The chunk length (in tokens) postings' stored impacts are computed at (migration 0024): about a full chunk
+ * of the default chunker. Any value keeps search exact; a close one keeps the bounds tight.
+ */
+const IMPACT_REFERENCE_LENGTH = 200
 
 /** Okapi BM25 parameters (textbook values; see DESIGN.md "Search ranking"). */
 const K1 = 1.2
@@ -176,39 +185,53 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       ) AS r`)
 
     /**
-     * BM25 over the query's lexemes (parsed with lore_search_query: 'english' without whole hyphenated words,
-     * migration 0023) with OR semantics (each weighted by how often the query repeats it, as
-     * the textbook counts query term frequency; at most MAX_QUERY_TERMS of them, the most informative), summed
-     * over the query terms' postings (an index-only scan narrowed by the caller's spaces and clearance); term
-     * frequencies carry the title x2 and heading x1.5 weights. Document frequencies, chunk count and average length are summed over the partitions the
-     * caller may read only, so a score says nothing about documents they cannot see. The best `cap` chunks are
-     * then checked against the full access predicate (which adds the source ACL) and the filters; `cap` null
-     * means no cap. One more row, without an id, counts the candidates, so the caller knows whether the cap bit.
+     * The query's terms and BM25 statistics, as the CTEs `corpus` (chunk count n, average length avg_len) and
+     * `weights` (term, IDF x query term frequency). The question is parsed with lore_search_query ('english'
+     * without whole hyphenated words, migration 0023), each lexeme weighted by how often the question repeats
+     * it (the textbook's query term frequency), and reduced to its MAX_QUERY_TERMS most informative terms.
+     * Document frequencies, chunk count and average length are summed over the partitions the caller may read
+     * only, so a score says nothing about documents they cannot see.
      */
-    const lexical = rows(
+    const statisticsOf = (organizationId: string, query: string, access: SearchAccess) => sql`
+      terms AS (
+        SELECT v.lexeme AS term, coalesce(array_length(v.positions, 1), 1)::float8 AS qtf
+        FROM unnest(to_tsvector('lore_search_query', ${query})) AS v
+      ),
+      corpus AS (
+        SELECT greatest(sum(sc.chunk_count), 1)::float8 AS n,
+          greatest(sum(sc.token_total)::float8 / greatest(sum(sc.chunk_count), 1), 1) AS avg_len
+        FROM search_corpus sc WHERE sc.organization_id = ${organizationId} AND ${access.partitions("sc")}
+      ),
+      weights AS (
+        SELECT st.term, terms.qtf * ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS weight
+        FROM terms
+        JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = terms.term AND ${access.partitions("st")}
+        CROSS JOIN corpus
+        GROUP BY st.term, terms.qtf, corpus.n
+        ORDER BY weight DESC, st.term
+        LIMIT ${MAX_QUERY_TERMS}
+      )`
+
+    /** BM25's term-frequency part of a posting (alias with frequency, token_count), at the caller's average length. */
+    const saturation = (alias: string) => {
+      const a = sql(alias)
+      return sql`(${a}.frequency * ${k1Plus1}) / (${a}.frequency + ${k1} * (1::float8 - ${b} + ${b} * ${a}.token_count / corpus.avg_len))`
+    }
+
+    /**
+     * Exhaustive BM25: every posting of the query's terms is scored (an index-only scan narrowed by the
+     * caller's spaces and clearance); term frequencies carry the title x2 and heading x1.5 weights. The best
+     * `cap` chunks are then checked against the full access predicate (which adds the source ACL) and the
+     * filters; `cap` null means no cap. One more row, without an id, counts the candidates, so the caller
+     * knows whether the cap bit.
+     */
+    const exhaustive = rows(
       "search.lexical",
-      Schema.Union(RankedChunk, CandidateCount),
+      Schema.Union(RankedChunk, UnrankedRow),
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) => sql`
-        WITH terms AS (
-          SELECT v.lexeme AS term, coalesce(array_length(v.positions, 1), 1)::float8 AS qtf
-          FROM unnest(to_tsvector('lore_search_query', ${query})) AS v
-        ),
-        corpus AS (
-          SELECT greatest(sum(sc.chunk_count), 1)::float8 AS n,
-            greatest(sum(sc.token_total)::float8 / greatest(sum(sc.chunk_count), 1), 1) AS avg_len
-          FROM search_corpus sc WHERE sc.organization_id = ${organizationId} AND ${access.partitions("sc")}
-        ),
-        weights AS (
-          SELECT st.term, terms.qtf * ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS weight
-          FROM terms
-          JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = terms.term AND ${access.partitions("st")}
-          CROSS JOIN corpus
-          GROUP BY st.term, terms.qtf, corpus.n
-          ORDER BY weight DESC, st.term
-          LIMIT ${MAX_QUERY_TERMS}
-        ),
+        WITH ${statisticsOf(organizationId, query, access)},
         best AS (
-          SELECT p.chunk_id, sum(w.weight * (p.frequency * ${k1Plus1}) / (p.frequency + ${k1} * (1::float8 - ${b} + ${b} * p.token_count / corpus.avg_len))) AS score
+          SELECT p.chunk_id, sum(w.weight * ${saturation("p")}) AS score
           FROM weights w
           JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = w.term AND ${access.partitions("p")} ${filtersOn("p", filters)}
           CROSS JOIN corpus
@@ -224,6 +247,65 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           LIMIT ${limit}
         ) ranked
         UNION ALL SELECT NULL, count(*)::float8 FROM best`
+    )
+
+    /**
+     * BM25 with early termination (MaxScore over impact-ordered postings; docs/decisions.md "Search at scale").
+     * Reads each query term's `depth` highest-impact postings only (index (organization_id, term, impact DESC)).
+     * A posting not read has an impact at most its term's lowest one read, so a chunk's score is bounded by
+     * what was read of it plus, for each term whose list was cut, weight x that impact (scaled by
+     * max(1, avg_len / IMPACT_REFERENCE_LENGTH), since impacts were computed at the reference length; never
+     * above k1 + 1). The `candidates` chunks with the best bounds are scored exactly from all their postings
+     * (index (chunk_id, term)) and checked against the full access predicate and filters.
+     *
+     * The last row, without an id, is the best score anything not scored could reach: the bound of chunks
+     * never read, or of the best chunk read but not scored; -1 when every chunk with a query term was scored.
+     * The ranking is exact when its `limit`-th score beats that bound.
+     */
+    const pruned = rows(
+      "search.lexical",
+      Schema.Union(RankedChunk, UnrankedRow),
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) => sql`
+        WITH ${statisticsOf(organizationId, query, access)},
+        head AS (
+          SELECT h.chunk_id, w.weight * h.impact AS partial,
+            w.weight * least(${k1Plus1}, h.impact * bounds.factor) - CASE WHEN h.read < ${depth} THEN 0::float8
+              ELSE w.weight * least(${k1Plus1}, h.lowest * bounds.factor) END AS excess,
+            CASE WHEN h.read < ${depth} THEN 0::float8 ELSE w.weight * least(${k1Plus1}, h.lowest * bounds.factor) END AS cut,
+            h.first
+          FROM weights w
+          CROSS JOIN (SELECT greatest(1::float8, corpus.avg_len / ${IMPACT_REFERENCE_LENGTH}::float8) AS factor FROM corpus) bounds
+          CROSS JOIN LATERAL (
+            SELECT top.chunk_id, top.impact, min(top.impact) OVER () AS lowest, count(*) OVER () AS read, row_number() OVER () = 1 AS first
+            FROM (
+              SELECT p.chunk_id, p.impact
+              FROM search_postings p
+              WHERE p.organization_id = ${organizationId} AND p.term = w.term AND ${access.partitions("p")} ${filtersOn("p", filters)}
+              ORDER BY p.impact DESC
+              LIMIT ${depth}
+            ) top
+          ) h
+        ),
+        unread AS (SELECT coalesce(sum(cut) FILTER (WHERE first), 0) AS bound FROM head),
+        seen AS (SELECT chunk_id, sum(partial) AS partial, sum(excess) AS excess FROM head GROUP BY chunk_id),
+        best AS (SELECT chunk_id FROM seen ORDER BY partial DESC, chunk_id LIMIT ${candidates}),
+        scored AS (
+          SELECT p.chunk_id, sum(w.weight * ${saturation("p")}) AS score
+          FROM best JOIN search_postings p ON p.chunk_id = best.chunk_id AND p.term IN (SELECT term FROM weights)
+          JOIN weights w ON w.term = p.term CROSS JOIN corpus
+          GROUP BY p.chunk_id
+        )
+        SELECT * FROM (
+          SELECT s.chunk_id AS id, s.score::float8 AS score
+          FROM scored s JOIN chunks c ON c.id = s.chunk_id
+          WHERE c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}
+          ORDER BY s.score DESC, s.chunk_id
+          LIMIT ${limit}
+        ) ranked
+        UNION ALL
+        SELECT NULL, CASE WHEN unread.bound = 0 AND (SELECT count(*) FROM seen) <= ${candidates} THEN -1::float8
+          ELSE unread.bound + greatest(0::float8, (SELECT max(seen.excess) FROM seen WHERE seen.chunk_id NOT IN (SELECT chunk_id FROM best)))::float8 END
+        FROM unread`
     )
 
     const nearest = rows(
@@ -253,6 +335,16 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const statistics = row("search.statistics", StatisticsState, () => sql`
       SELECT (SELECT reltuples FROM pg_class WHERE oid = 'chunks'::regclass)::float8 AS analyzed,
         (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::float8 AS searchable`)
+
+    const split = (found: ReadonlyArray<RankedChunk | typeof UnrankedRow.Type>) => {
+      const ranked: Array<RankedChunk> = []
+      let unranked = 0
+      for (const hit of found) {
+        if (hit.id === null) unranked = hit.score
+        else ranked.push({ id: hit.id, score: hit.score })
+      }
+      return { ranked, unranked }
+    }
 
     return {
       /**
@@ -293,15 +385,24 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           -1
         ),
 
+      /** Exhaustive BM25 (see `exhaustive`): the ranking, and how many candidates the cap let through. */
       lexical: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) =>
-        Effect.map(lexical(organizationId, query, access, filters, limit, cap), (found) => {
-          const ranked: Array<RankedChunk> = []
-          let candidates = 0
-          for (const hit of found) {
-            if (hit.id === null) candidates = hit.score
-            else ranked.push({ id: hit.id, score: hit.score })
-          }
-          return { ranked, candidates }
+        Effect.map(exhaustive(organizationId, query, access, filters, limit, cap), (found) => {
+          const { ranked, unranked } = split(found)
+          return { ranked, candidates: unranked }
+        }),
+
+      /**
+       * BM25 with early termination (see `pruned`): the ranking, and whether it is certainly the exhaustive
+       * one: `limit` chunks whose last beats anything not scored (a relative margin absorbs the float
+       * rounding of sums taken in another order), or every chunk with a query term scored.
+       */
+      lexicalPruned: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) =>
+        Effect.map(pruned(organizationId, query, access, filters, limit, depth, candidates), (found) => {
+          const { ranked, unranked: unscoredBound } = split(found)
+          const last = ranked[limit - 1]
+          const certain = unscoredBound < 0 || (last !== undefined && last.score > unscoredBound + 1e-9 * Math.max(1, unscoredBound))
+          return { ranked, certain, unscoredBound }
         }),
 
       /** Nearest chunks of one embedding generation by cosine similarity (unit vectors: the dot product). */

@@ -20,6 +20,8 @@ export interface InspectableServer {
   readonly adminToken: string
   readonly kind: "embedded" | "postgresql"
   readonly sql: <A>(query: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => Promise<A>
+  /** Runs an effect with the server's own services (a repository called directly, beside HTTP). */
+  readonly run: <A>(effect: Effect.Effect<A, unknown, any>) => Promise<A>
   readonly dispose: () => Promise<void>
 }
 
@@ -47,6 +49,7 @@ export const startInspectableServer = async (
       adminToken,
       kind: database.kind,
       sql: (query) => Effect.runPromise(query(client)),
+      run: (effect) => Effect.runPromise(Effect.provide(effect, context) as Effect.Effect<any, unknown, never>),
       dispose: async () => {
         await Effect.runPromise(Scope.close(scope, Exit.void))
         await database.dispose()

@@ -1,0 +1,149 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { AccessEvaluator } from "../../src/access/Evaluator"
+import { toPrincipal } from "../../src/identity/Authenticator"
+import { IdentityRepo } from "../../src/identity/Repo"
+import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexRepo } from "../../src/knowledge/SearchIndexRepo"
+import { hashSecret } from "../../src/platform/SecretBox"
+import { type InspectableServer, startInspectableServer } from "./inspect"
+import { client, settled, uploaded } from "./support"
+
+/**
+ * Early termination (SearchIndexRepo.lexicalPruned) against exhaustive BM25 (SearchIndexRepo.lexical without
+ * a cap) on the same index: Zipf-distributed text where the commonest words are in nearly every chunk, read
+ * to depths small enough that most posting lists are cut. Whenever the pruned ranking says it is exact, it
+ * is; its scores are always the exhaustive scores of those chunks; and a depth past every list is exact.
+ */
+describe("search early termination", { timeout: 180_000 }, () => {
+  let server: InspectableServer
+  const spaces: Array<string> = []
+
+  // Three-syllable words (none a stopword, stems unchanged), drawn by a seeded generator with Zipf weights.
+  const syllables = ["ka", "lo", "mi", "re", "tu", "no", "vi", "ze"]
+  const vocabulary = syllables.flatMap((a) => syllables.flatMap((b) => syllables.map((c) => `${a}${b}${c}`)))
+  let seed = 20261126
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const harmonic = vocabulary.map((_, i) => 1 / (i + 1))
+  const total = harmonic.reduce((a, b) => a + b, 0)
+  const word = () => {
+    let r = random() * total
+    for (let i = 0; i < vocabulary.length; i++) if ((r -= harmonic[i]!) <= 0) return vocabulary[i]!
+    return vocabulary[vocabulary.length - 1]!
+  }
+  const words = (n: number) => Array.from({ length: n }, word).join(" ")
+  const document = (sections: number) => Array.from({ length: sections }, (_, i) => `# Part ${i + 1}\n\n${words(160)}.\n`).join("\n")
+
+  beforeAll(async () => {
+    server = await startInspectableServer()
+    const admin = client(server.url, server.adminToken)
+    for (const key of ["first", "second"]) spaces.push((await admin.call("POST", "/api/admin/knowledge-spaces", { key, name: key })).body.id)
+    const sources = []
+    for (let i = 0; i < 24; i++) {
+      sources.push(await uploaded(admin, { spaceId: spaces[i % 2]!, name: `doc-${i}.md`, bytes: document(8), type: "text/markdown", classification: i % 3 === 0 ? "CONFIDENTIAL" : "INTERNAL" }))
+    }
+    for (const source of sources) expect((await settled(admin, source.id)).status).toBe("READY")
+  }, 180_000)
+  afterAll(() => server?.dispose())
+
+  /** The admin's access as search builds it, optionally narrowed by a stand-in source ACL admitting ~1 in 3 chunks. */
+  const accessOf = (sourceAcl: boolean) =>
+    Effect.gen(function* () {
+      const identity = yield* IdentityRepo
+      const evaluator = yield* AccessEvaluator
+      const sql = yield* SqlClient.SqlClient
+      const row = yield* identity.principalByTokenHash(hashSecret(server.adminToken))
+      const principal = toPrincipal(row!, "token")
+      const scope = yield* evaluator.readScope(principal)
+      const access: SearchAccess = {
+        partitions: (alias) => evaluator.grantAndClearance(scope, alias),
+        visible: sourceAcl
+          ? (alias) => sql`(${evaluator.visibleTo(scope, alias)} AND get_byte(uuid_send(${sql(alias)}.id), 0) % 3 = 0)`
+          : (alias) => evaluator.visibleTo(scope, alias)
+      }
+      return { organizationId: principal.organizationId, access }
+    })
+
+  interface Comparison {
+    readonly pruned: { readonly ranked: ReadonlyArray<RankedChunk>; readonly certain: boolean }
+    readonly exhaustive: ReadonlyArray<RankedChunk>
+  }
+
+  /** The repositories this test calls directly, on the server's own database connection. */
+  const repositories = Layer.mergeAll(SearchIndexRepo.Default, AccessEvaluator.Default, IdentityRepo.Default)
+
+  const compare = (query: string, options: { depth: number; candidates: number; limit: number; sourceAcl?: boolean; filters?: KnowledgeFilters }) =>
+    server.run(
+      Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId, access } = yield* accessOf(options.sourceAcl ?? false)
+        const filters = options.filters ?? {}
+        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, options.limit, options.depth, options.candidates)
+        const exhaustive = yield* index.lexical(organizationId, query, access, filters, 10_000, null)
+        return { pruned, exhaustive: exhaustive.ranked } satisfies Comparison
+      }).pipe(Effect.provide(repositories))
+    )
+
+  /** The same ranking, where scores differ (float sums taken in another order may swap exact ties). */
+  const expectSameRanking = (actual: ReadonlyArray<RankedChunk>, expected: ReadonlyArray<RankedChunk>) => {
+    expect(actual.map((hit) => hit.score)).toEqual(expected.map((hit) => expect.closeTo(hit.score, 9)))
+    const tied = (i: number) => (expected[i - 1] !== undefined && Math.abs(expected[i - 1]!.score - expected[i]!.score) < 1e-9)
+      || (expected[i + 1] !== undefined && Math.abs(expected[i + 1]!.score - expected[i]!.score) < 1e-9)
+    actual.forEach((hit, i) => {
+      if (!tied(i)) expect(hit.id).toBe(expected[i]!.id)
+    })
+  }
+
+  /** Every returned score is the chunk's exhaustive BM25 score: pruning chooses candidates, never scores. */
+  const expectExactScores = ({ pruned, exhaustive }: Comparison) => {
+    const exact = new Map(exhaustive.map((hit) => [hit.id, hit.score]))
+    for (const hit of pruned.ranked) expect(hit.score).toBeCloseTo(exact.get(hit.id)!, 9)
+  }
+
+  const questions = Array.from({ length: 24 }, (_, i) => words(3 + (i * 7) % 30))
+
+  it("is exact whenever it says so, and reads every list when they are shorter than its depth", async () => {
+    let certain = 0
+    let uncertain = 0
+    for (const [i, q] of questions.entries()) {
+      for (const depth of [4, 16, 64]) {
+        const comparison = await compare(q, { depth, candidates: 12, limit: 5, sourceAcl: i % 2 === 1 })
+        expectExactScores(comparison)
+        if (comparison.pruned.certain) {
+          certain++
+          expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
+        } else uncertain++
+      }
+      const whole = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10, sourceAcl: i % 2 === 1 })
+      expect(whole.pruned.certain).toBe(true)
+      expectSameRanking(whole.pruned.ranked, whole.exhaustive.slice(0, 10))
+    }
+    // Both outcomes happen here, so neither check above is vacuous.
+    expect(certain).toBeGreaterThan(5)
+    expect(uncertain).toBeGreaterThan(5)
+  })
+
+  it("keeps filters and the caller's partitions in the lists it reads", async () => {
+    for (const q of questions.slice(0, 8)) {
+      for (const filters of [{ knowledgeSpaceId: spaces[1]! }, { classificationRank: 2 }]) {
+        const comparison = await compare(q, { depth: 16, candidates: 40, limit: 5, filters })
+        expectExactScores(comparison)
+        const allowed = new Set(comparison.exhaustive.map((hit) => hit.id))
+        for (const hit of comparison.pruned.ranked) expect(allowed.has(hit.id)).toBe(true)
+        if (comparison.pruned.certain) expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
+      }
+    }
+  })
+
+  it("finds most of the exhaustive top 5 even when lists are cut short", async () => {
+    let found = 0
+    let wanted = 0
+    for (const q of questions) {
+      const { pruned, exhaustive } = await compare(q, { depth: 32, candidates: 40, limit: 5 })
+      const best = new Set(exhaustive.slice(0, 5).map((hit) => hit.id))
+      wanted += best.size
+      found += pruned.ranked.filter((hit) => best.has(hit.id)).length
+    }
+    expect(found / wanted).toBeGreaterThan(0.7)
+  })
+})
