@@ -36,7 +36,7 @@ import { documents, QUESTIONS, type SyntheticDocument } from "./lib/corpus"
 import { type Ingested, ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
 import { httpGetter, type Latency, measureLatency } from "./lib/latency"
 import { table } from "./lib/load"
-import { type CapturedSearch, loreSql, openEmbedded, postgresTarget, type Target } from "./lib/lore-sql"
+import { type CapturedSearch, type CapturedStatement, loreSql, openEmbedded, postgresTarget, type Target } from "./lib/lore-sql"
 import { investigate } from "./lib/search-plans"
 import { measurePeers, type PeerLatency } from "./lib/search-peers"
 import { createThrowawayDatabase, DEFAULT_DATABASE_URL, withPgClient } from "./lib/pg"
@@ -82,6 +82,9 @@ interface SizeResult {
   readonly bare: Latency
   readonly bareConcurrent: Latency
   readonly bareAll: Latency
+  /** Exhaustive BM25 (no early termination) replayed the same way, and the share of its top 10 that search returned. */
+  readonly exhaustive: Latency
+  readonly overlap: { readonly mean: number; readonly min: number; readonly whole: number }
   readonly statementsPerSearch: number
   readonly meanCandidates: number
   readonly meanHits: number
@@ -166,6 +169,16 @@ const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch
   const slow = bare.p50Ms >= settings.slowMs
   const bareConcurrent = slow ? skipped : await measureLatency(lexical, { ...options, concurrency: settings.concurrency })
   const bareAll = slow ? skipped : await measureLatency(all, { ...options, maxSeconds: options.maxSeconds / 2, warmupSeconds: 0, concurrency: 1 })
+  // Exhaustive BM25 beside it: its latency, and how much of its top 10 early termination returns.
+  const exhaustive = slow ? skipped : await measureLatency(captured.map((c) => async () => (await run(c.exhaustive), true)), { ...options, maxSeconds: options.maxSeconds / 2, concurrency: 1 })
+  const overlaps: number[] = []
+  for (const c of captured) {
+    const top = async (s: CapturedStatement) => (await run(s)).rows.filter((r: { id: string | null }) => r.id !== null).slice(0, 10).map((r: { id: string }) => r.id)
+    const wanted = new Set(await top(c.exhaustive))
+    const got = await top(c.lexical)
+    overlaps.push(wanted.size === 0 ? 1 : got.filter((id) => wanted.has(id)).length / wanted.size)
+  }
+  const overlap = { mean: overlaps.reduce((a, b) => a + b, 0) / overlaps.length, min: Math.min(...overlaps), whole: overlaps.filter((o) => o === 1).length / overlaps.length }
   // How many chunks each question's OR query matches (what the BM25 query scores), for as many questions as fit in 10 s.
   const counted: number[] = []
   const deadline = performance.now() + 10_000
@@ -173,7 +186,7 @@ const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch
     if (counted.length > 0 && performance.now() > deadline) break
     counted.push((await pool.query<{ n: number }>(CANDIDATES_SQL, [q])).rows[0]!.n)
   }
-  return { bare, bareConcurrent, bareAll, meanCandidates: counted.reduce((a, b) => a + b, 0) / counted.length }
+  return { bare, bareConcurrent, bareAll, exhaustive, overlap, meanCandidates: counted.reduce((a, b) => a + b, 0) / counted.length }
 }
 
 const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: string | undefined): Promise<DatabaseResult> => {
@@ -338,6 +351,16 @@ const report = (result: DatabaseResult) => {
       detail
     )
   )
+  const termination = result.sizes.map((s) => [
+    thousands(s.target),
+    `${ms(s.bare.p50Ms)} / ${ms(s.bare.p95Ms)}`,
+    `${ms(s.exhaustive.p50Ms)} / ${ms(s.exhaustive.p95Ms)}`,
+    s.overlap.mean.toFixed(3),
+    s.overlap.min.toFixed(1),
+    `${Math.round(s.overlap.whole * 100)}%`
+  ])
+  console.log(`\n${result.database}: early termination beside exhaustive BM25 (bare SQL, sequential; top 10 of each question)\n`)
+  console.log(table(["corpus", "early termination p50 / p95 ms", "exhaustive p50 / p95 ms", "top-10 overlap mean", "min", "questions with all 10"], termination))
   const ingestion = result.sizes.flatMap((s) =>
     s.ingested.map((i) => [thousands(s.target), i.via, i.documents.toString(), i.pages.toString(), i.chunks.toString(), i.seconds.toFixed(1), (i.pages / i.seconds).toFixed(0)])
   )

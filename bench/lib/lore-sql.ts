@@ -75,6 +75,8 @@ export interface CapturedSearch {
   readonly lexical: CapturedStatement
   /** Everything the request sends, in order: token lookup, access scope, lexical, details. */
   readonly all: ReadonlyArray<CapturedStatement>
+  /** Exhaustive BM25 for the same question and caller (SearchIndexRepo.lexical without a cap): what early termination is compared with. */
+  readonly exhaustive: CapturedStatement
   readonly hits: number
 }
 
@@ -153,7 +155,17 @@ export const loreSql = async (target: Target) => {
         const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
         const lexical = recorded.find((s) => s.text.includes("WITH terms AS"))
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
-        return { lexical, all: recorded, hits: result.evidence.length }
+        const evaluator = yield* AccessEvaluator
+        const index = yield* SearchIndexRepo
+        const scope = yield* evaluator.readScope(principal)
+        const access = { partitions: (alias: string) => evaluator.grantAndClearance(scope, alias), visible: (alias: string) => evaluator.visibleTo(scope, alias) }
+        const exhaustiveRecorded: CapturedStatement[] = []
+        yield* Statement.withTransformer(index.lexical(principal.organizationId, q, access, {}, 11, null), (statement) => {
+          const [text, params] = statement.compile()
+          exhaustiveRecorded.push({ text, params })
+          return Effect.succeed(statement)
+        })
+        return { lexical, all: recorded, exhaustive: exhaustiveRecorded[0]!, hits: result.evidence.length }
       })
     )
 

@@ -106,8 +106,8 @@ describe("search early termination", { timeout: 180_000 }, () => {
     let certain = 0
     let uncertain = 0
     for (const [i, q] of questions.entries()) {
-      for (const depth of [4, 16, 64]) {
-        const comparison = await compare(q, { depth, candidates: 12, limit: 5, sourceAcl: i % 2 === 1 })
+      for (const [depth, candidates] of [[4, 12], [16, 12], [16, 48], [64, 48]] as const) {
+        const comparison = await compare(q, { depth, candidates, limit: 5, sourceAcl: i % 2 === 1 })
         expectExactScores(comparison)
         if (comparison.pruned.certain) {
           certain++
