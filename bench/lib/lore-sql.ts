@@ -153,7 +153,7 @@ export const loreSql = async (target: Target) => {
         if (!row) return yield* Effect.dieMessage("the bench token is unknown")
         const principal = toPrincipal(row, "token")
         const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
-        const lexical = recorded.find((s) => s.text.includes("WITH terms AS"))
+        const lexical = recorded.find((s) => /WITH\s+terms AS/.test(s.text))
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
         const evaluator = yield* AccessEvaluator
         const index = yield* SearchIndexRepo
