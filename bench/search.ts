@@ -23,6 +23,7 @@
  * Settings (env): BENCH_SEARCH_DATABASES=embedded,postgresql  BENCH_SEARCH_SIZES=10000,100000
  * BENCH_SEARCH_EMBEDDED_SIZES=10000 (embedded only; default BENCH_SEARCH_SIZES if set, else 10000)
  * BENCH_SEARCH_VACUUM=manual|lore (manual: VACUUM ANALYZE after each PostgreSQL load; lore: as Lore leaves it)
+ * BENCH_SEARCH_DIRECT_CHUNKS=100000 (PostgreSQL sizes past it, e.g. 1000000, are reached by SQL synthesis: mixed halves of existing chunks)
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
  * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
  * DATABASE_URL (admin URL for creating the throwaway database; default postgres://postgres@127.0.0.1:5432/test).
@@ -39,6 +40,7 @@ import { table } from "./lib/load"
 import { type CapturedSearch, type CapturedStatement, loreSql, openEmbedded, postgresTarget, type Target } from "./lib/lore-sql"
 import { investigate } from "./lib/search-plans"
 import { measurePeers, type PeerLatency } from "./lib/search-peers"
+import { synthesizeChunks } from "./lib/search-synthesize"
 import { createThrowawayDatabase, DEFAULT_DATABASE_URL, withPgClient } from "./lib/pg"
 
 export const description = "knowledge search at 10k/100k chunks: ingestion pages/s, search p50/p95 vs its bare BM25 SQL, embedded and PostgreSQL"
@@ -55,6 +57,8 @@ const settings = {
    */
   embeddedSizes: sizes(process.env.BENCH_SEARCH_EMBEDDED_SIZES ?? process.env.BENCH_SEARCH_SIZES ?? "10000"),
   httpChunks: number("BENCH_SEARCH_HTTP_CHUNKS", 10_000),
+  /** Past this many chunks, PostgreSQL corpora grow by SQL synthesis (bench/lib/search-synthesize.ts), not ingestion. */
+  directChunks: number("BENCH_SEARCH_DIRECT_CHUNKS", 100_000),
   uploadConcurrency: 4,
   rounds: number("BENCH_SEARCH_ROUNDS", 3),
   concurrency: number("BENCH_SEARCH_CONCURRENCY", 4),
@@ -228,7 +232,8 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
       // Lore stops while the bench loads directly (embedded: PGlite serves one client at a time).
       await stop()
       let target = await openTarget()
-      if (totals.chunks < size) {
+      const directSize = Math.min(size, Math.max(settings.directChunks, totals.chunks))
+      if (totals.chunks < directSize) {
         const services = await loreSql(target)
         const started = performance.now()
         const direct = { documents: 0, pages: 0, chunks: 0 }
@@ -236,7 +241,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         log(`adding ${size - totals.chunks} chunks by direct ingestion (${workers} at a time) ...`)
         await Promise.all(
           Array.from({ length: workers }, async () => {
-            while (totals.chunks + direct.chunks < size) {
+            while (totals.chunks + direct.chunks < directSize) {
               const document = corpus.next().value as SyntheticDocument
               const made = await services.ingestDirect(owner, document)
               direct.documents++
@@ -250,6 +255,12 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         ingested.push({ via: "direct", ...direct, seconds })
         totals = { chunks: totals.chunks + direct.chunks, pages: totals.pages + direct.pages }
         log(`${totals.chunks} chunks in total (${direct.pages} pages directly in ${seconds.toFixed(1)} s)`)
+      }
+      if (totals.chunks < size && target.kind === "postgresql") {
+        const made = await synthesizeChunks(databaseUrl!, size - totals.chunks, log)
+        ingested.push({ via: "synthesized", documents: 0, pages: 0, chunks: made.chunks, seconds: made.seconds })
+        totals = { chunks: totals.chunks + made.chunks, pages: totals.pages }
+        log(`${totals.chunks} chunks in total (${made.chunks} synthesized in ${made.seconds.toFixed(0)} s)`)
       }
       if (target.kind === "postgresql" && settings.vacuum === "manual") {
         // What autovacuum does within a minute or so of a bulk load (insert-driven vacuum since PostgreSQL 13
@@ -362,7 +373,7 @@ const report = (result: DatabaseResult) => {
   console.log(`\n${result.database}: early termination beside exhaustive BM25 (bare SQL, sequential; top 10 of each question)\n`)
   console.log(table(["corpus", "early termination p50 / p95 ms", "exhaustive p50 / p95 ms", "top-10 overlap mean", "min", "questions with all 10"], termination))
   const ingestion = result.sizes.flatMap((s) =>
-    s.ingested.map((i) => [thousands(s.target), i.via, i.documents.toString(), i.pages.toString(), i.chunks.toString(), i.seconds.toFixed(1), (i.pages / i.seconds).toFixed(0)])
+    s.ingested.map((i) => [thousands(s.target), i.via, i.documents.toString(), i.pages.toString(), i.chunks.toString(), i.seconds.toFixed(1), i.pages > 0 ? (i.pages / i.seconds).toFixed(0) : "-"])
   )
   console.log(`\n${result.database}: ingestion\n`)
   console.log(table(["corpus", "path", "documents", "pages", "chunks", "seconds", "pages/s"], ingestion))

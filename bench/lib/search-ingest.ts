@@ -10,7 +10,7 @@ import type { SyntheticDocument } from "./corpus"
 const LORE_CHILD = fileURLToPath(new URL("./me-servers.ts", import.meta.url))
 
 export interface Ingested {
-  readonly via: "HTTP" | "direct"
+  readonly via: "HTTP" | "direct" | "synthesized"
   readonly documents: number
   readonly pages: number
   readonly chunks: number
