@@ -71,8 +71,10 @@ export interface CapturedStatement {
 }
 
 export interface CapturedSearch {
-  /** The BM25 candidate query (SearchIndexRepo.lexical). */
+  /** The BM25 statement whose ranking the search returned (the last one it sent). */
   readonly lexical: CapturedStatement
+  /** Every BM25 statement the search sent, in order (a size check that scores small queries whole, then early termination). */
+  readonly ranking: ReadonlyArray<CapturedStatement>
   /** Everything the request sends, in order: token lookup, access scope, lexical, details. */
   readonly all: ReadonlyArray<CapturedStatement>
   /** Exhaustive BM25 for the same question and caller (SearchIndexRepo.lexical without a cap): what early termination is compared with. */
@@ -153,7 +155,8 @@ export const loreSql = async (target: Target) => {
         if (!row) return yield* Effect.dieMessage("the bench token is unknown")
         const principal = toPrincipal(row, "token")
         const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
-        const lexical = recorded.find((s) => /WITH\s+terms AS/.test(s.text))
+        const ranking = recorded.filter((s) => /WITH\s+terms AS/.test(s.text))
+        const lexical = ranking[ranking.length - 1]
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
         const evaluator = yield* AccessEvaluator
         const index = yield* SearchIndexRepo
@@ -165,7 +168,7 @@ export const loreSql = async (target: Target) => {
           exhaustiveRecorded.push({ text, params })
           return Effect.succeed(statement)
         })
-        return { lexical, all: recorded, exhaustive: exhaustiveRecorded[0]!, hits: result.evidence.length }
+        return { lexical, ranking, all: recorded, exhaustive: exhaustiveRecorded[0]!, hits: result.evidence.length }
       })
     )
 

@@ -42,6 +42,24 @@ export interface JobSettings {
  */
 export const defaultJobs: JobSettings = { workers: 4, leaseMs: 30_000 }
 
+/**
+ * How knowledge search ranks at scale (docs/decisions.md, "Search at scale: early termination"): queries whose
+ * terms have at most `exhaustiveMaxPostings` postings are scored whole; past that, each term's `prunedDepth`
+ * best postings are read and `prunedCandidates` chunks scored exactly.
+ */
+export interface SearchSettings {
+  readonly exhaustiveMaxPostings: number
+  readonly prunedDepth: number
+  readonly prunedCandidates: number
+}
+
+/**
+ * Measured in bench/search.ts on 2 cores: exhaustive scoring of 30k postings takes about what early
+ * termination does (~20 ms); 2048 postings a term and 500 candidates keep p95 under 50 ms at 100k chunks with
+ * ~0.9 of exhaustive BM25's top 10 on the flattest questions (docs/benchmarks.md).
+ */
+export const defaultSearch: SearchSettings = { exhaustiveMaxPostings: 30_000, prunedDepth: 2048, prunedCandidates: 500 }
+
 /** Connectors: how often each process looks for connections whose scheduled crawl is due. */
 export interface ConnectorSettings {
   readonly scheduleCheckMs: number
@@ -140,6 +158,8 @@ export interface LoreSettings {
   readonly repositories: RepositorySettings
   /** LORE_JOB_WORKERS (4), LORE_JOB_LEASE ("30 seconds": a killed worker's job is taken over after this) */
   readonly jobs: JobSettings
+  /** LORE_SEARCH_EXHAUSTIVE_MAX_POSTINGS (30000), LORE_SEARCH_PRUNED_DEPTH (2048), LORE_SEARCH_PRUNED_CANDIDATES (500) */
+  readonly search: SearchSettings
   /** LORE_CONNECTOR_SCHEDULE_CHECK ("30 seconds"): how often scheduled crawls are looked for */
   readonly connectors: ConnectorSettings
   /** LORE_SSO_ALLOW_HTTP_ISSUER: accept an http:// OpenID issuer (tests and local development only). */
@@ -196,6 +216,11 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           workers: yield* Config.integer("LORE_JOB_WORKERS").pipe(Config.withDefault(defaultJobs.workers)),
           leaseMs: yield* millis("LORE_JOB_LEASE", defaultJobs.leaseMs)
         },
+        search: {
+          exhaustiveMaxPostings: yield* Config.integer("LORE_SEARCH_EXHAUSTIVE_MAX_POSTINGS").pipe(Config.withDefault(defaultSearch.exhaustiveMaxPostings)),
+          prunedDepth: yield* Config.integer("LORE_SEARCH_PRUNED_DEPTH").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedDepth)),
+          prunedCandidates: yield* Config.integer("LORE_SEARCH_PRUNED_CANDIDATES").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedCandidates))
+        },
         connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
         ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false)),
         webCrawl: {
@@ -227,6 +252,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     skillLimits: defaultSkillLimits,
     repositories: defaultRepositories,
     connectors: defaultConnectors,
+    search: defaultSearch,
     jobs: defaultJobs,
     ssoAllowHttpIssuer: false,
     webCrawl: defaultWebCrawl,

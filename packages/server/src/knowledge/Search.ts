@@ -6,6 +6,7 @@ import { SEARCH_MAX_DEPTH } from "./Api"
 import { CitationNotFound } from "./Errors"
 import { CurrentRequestId } from "../domain/RequestId"
 import type { Principal } from "../domain/Principal"
+import { Settings } from "../Config"
 import { CatalogRepo } from "./CatalogRepo"
 import { EmbeddingIndex } from "./EmbeddingIndex"
 import { type ChunkDetail, type KnowledgeFilters, type SearchAccess, SearchIndexRepo } from "./SearchIndexRepo"
@@ -27,13 +28,6 @@ export interface SearchInput {
 /** Reciprocal rank fusion constant (Cormack et al.). */
 const RRF_K = 60
 const CANDIDATES = 50
-/**
- * Early termination: postings read per query term, best impact first, and chunks then scored exactly (at
- * least 4 per result asked for). 2048 and 500 keep p95 under 50 ms at 100k chunks with the top 10 ~0.9 of
- * exhaustive BM25's on the bench's flattest questions (docs/benchmarks.md, "Early termination").
- */
-const PRUNED_DEPTH = 2048
-const PRUNED_CANDIDATES = 500
 const EXCERPT_CHARS = 1600
 /** Between the passage before, the cited one and the one after, in an excerpt. */
 const PART_SEPARATOR = "\n\n"
@@ -68,6 +62,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     const evaluator = yield* AccessEvaluator
     const embeddings = yield* Embeddings
     const embeddingIndex = yield* EmbeddingIndex
+    const { search: ranking } = yield* Settings
 
     const filtersOf = (input: {
       knowledgeSpaceId?: string | undefined
@@ -89,23 +84,21 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     })
 
     /**
-     * The best chunks by BM25, by early termination (SearchIndexRepo.lexicalPruned): exact when it can prove
-     * so, which it can whenever every query term has at most PRUNED_DEPTH postings the caller may read; else
-     * the best of PRUNED_CANDIDATES scored exactly, within the tolerance measured in docs/benchmarks.md
-     * ("Early termination"). When source ACLs leave fewer than `limit` of those candidates, exhaustive
-     * scoring takes over: it checks the full access predicate on a capped candidate list first and ranks the
-     * whole list only when that leaves fewer than `limit`.
+     * The best chunks by BM25. When the query's terms have at most `exhaustiveMaxPostings` postings, all are
+     * scored (exact, and cheaper than early termination at that size); the full access predicate is checked
+     * on a capped candidate list first, and the whole list is ranked only when that leaves fewer than `limit`
+     * (source ACLs removed some). Past that, early termination (SearchIndexRepo.lexicalPruned): exact when it
+     * can prove so, else the best of its candidates scored exactly, within the tolerance measured in
+     * docs/benchmarks.md; and when source ACLs leave fewer than `limit` of its candidates, the whole list.
      */
     const lexicalRanking = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number) =>
       Effect.gen(function* () {
-        const candidates = Math.max(PRUNED_CANDIDATES, limit * 4)
-        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, PRUNED_DEPTH, candidates)
-        yield* Effect.annotateCurrentSpan({ "search.exact": pruned.certain })
-        if (pruned.ranked.length >= limit || pruned.certain) return pruned.ranked
         const cap = Math.max(limit * 5, CANDIDATES)
-        const first = yield* index.lexical(organizationId, query, access, filters, limit, cap)
-        if (first.ranked.length >= limit || first.candidates < cap) return first.ranked
-        return (yield* index.lexical(organizationId, query, access, filters, limit, null)).ranked
+        const whole = Effect.map(index.lexical(organizationId, query, access, filters, limit, null), (all) => all.ranked)
+        const small = yield* index.lexical(organizationId, query, access, filters, limit, cap, ranking.exhaustiveMaxPostings)
+        if (!small.skipped) return small.ranked.length >= limit || small.candidates < cap ? small.ranked : yield* whole
+        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, Math.max(ranking.prunedCandidates, limit * 4))
+        return pruned.ranked.length >= limit || pruned.certain ? pruned.ranked : yield* whole
       })
 
     const search = (caller: Principal, input: SearchInput) =>

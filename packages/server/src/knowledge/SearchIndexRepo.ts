@@ -186,7 +186,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
 
     /**
      * The query's terms and BM25 statistics, as the CTEs `corpus` (chunk count n, average length avg_len) and
-     * `weights` (term, IDF x query term frequency). The question is parsed with lore_search_query ('english'
+     * `weights` (term, its document frequency df, weight = IDF x query term frequency). The question is parsed with lore_search_query ('english'
      * without whole hyphenated words, migration 0023), each lexeme weighted by how often the question repeats
      * it (the textbook's query term frequency), and reduced to its MAX_QUERY_TERMS most informative terms.
      * Document frequencies, chunk count and average length are summed over the partitions the caller may read
@@ -203,7 +203,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         FROM search_corpus sc WHERE sc.organization_id = ${organizationId} AND ${access.partitions("sc")}
       ),
       weights AS (
-        SELECT st.term, terms.qtf * ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS weight
+        SELECT st.term, sum(st.document_frequency) AS df,
+          terms.qtf * ln(1 + (corpus.n - sum(st.document_frequency) + 0.5::float8) / (sum(st.document_frequency) + 0.5::float8)) AS weight
         FROM terms
         JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = terms.term AND ${access.partitions("st")}
         CROSS JOIN corpus
@@ -218,49 +219,60 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       return sql`(${a}.frequency * ${k1Plus1}) / (${a}.frequency + ${k1} * (1::float8 - ${b} + ${b} * ${a}.token_count / corpus.avg_len))`
     }
 
+    /** The best `limit` of the scored chunks in CTE `scored` (chunk_id, score) that pass the full access predicate and the filters. */
+    const visibleRanking = (scored: string, access: SearchAccess, filters: KnowledgeFilters, limit: number) => sql`
+      SELECT * FROM (
+        SELECT s.chunk_id AS id, s.score::float8 AS score
+        FROM ${sql(scored)} s JOIN chunks c ON c.id = s.chunk_id
+        WHERE c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}
+        ORDER BY s.score DESC, s.chunk_id
+        LIMIT ${limit}
+      ) ranked`
+
     /**
      * Exhaustive BM25: every posting of the query's terms is scored (an index-only scan narrowed by the
      * caller's spaces and clearance); term frequencies carry the title x2 and heading x1.5 weights. The best
      * `cap` chunks are then checked against the full access predicate (which adds the source ACL) and the
-     * filters; `cap` null means no cap. One more row, without an id, counts the candidates, so the caller
-     * knows whether the cap bit.
+     * filters; `cap` null means no cap. With `maxPostings`, nothing is scored when the terms' postings
+     * number more (a one-time filter: the scan does not start). One more row, without an id, counts the
+     * candidates, so the caller knows whether the cap bit; -1 when `maxPostings` stopped the scoring.
      */
     const exhaustive = rows(
       "search.lexical",
       Schema.Union(RankedChunk, UnrankedRow),
-      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) => sql`
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, maxPostings: number | null) => sql`
         WITH ${statisticsOf(organizationId, query, access)},
+        postings AS (SELECT coalesce(sum(df), 0) AS total FROM weights),
         best AS (
           SELECT p.chunk_id, sum(w.weight * ${saturation("p")}) AS score
           FROM weights w
           JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = w.term AND ${access.partitions("p")} ${filtersOn("p", filters)}
           CROSS JOIN corpus
+          ${maxPostings === null ? sql`` : sql`WHERE (SELECT total FROM postings) <= ${maxPostings}`}
           GROUP BY p.chunk_id
           ORDER BY score DESC, p.chunk_id
           LIMIT ${cap}
         )
-        SELECT * FROM (
-          SELECT b.chunk_id AS id, b.score::float8 AS score
-          FROM best b JOIN chunks c ON c.id = b.chunk_id
-          WHERE c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}
-          ORDER BY b.score DESC, b.chunk_id
-          LIMIT ${limit}
-        ) ranked
-        UNION ALL SELECT NULL, count(*)::float8 FROM best`
+        ${visibleRanking("best", access, filters, limit)}
+        UNION ALL
+        SELECT NULL, ${maxPostings === null ? sql`count(*)::float8` : sql`CASE WHEN (SELECT total FROM postings) > ${maxPostings} THEN -1::float8 ELSE count(*)::float8 END`}
+        FROM best`
     )
 
     /**
-     * BM25 with early termination (MaxScore over impact-ordered postings; docs/decisions.md "Search at scale").
-     * Reads each query term's `depth` highest-impact postings only (index (organization_id, term, impact DESC)).
-     * A posting not read has an impact at most its term's lowest one read, so a chunk's score is bounded by
-     * what was read of it plus, for each term whose list was cut, weight x that impact (scaled by
-     * max(1, avg_len / IMPACT_REFERENCE_LENGTH), since impacts were computed at the reference length; never
-     * above k1 + 1). The `candidates` chunks with the best bounds are scored exactly from all their postings
-     * (index (chunk_id, term)) and checked against the full access predicate and filters.
+     * BM25 with early termination over impact-ordered postings (docs/decisions.md, "Search at scale: early
+     * termination"). Reads each query term's `depth` highest-impact postings only (index (organization_id,
+     * term, impact DESC)), ranks the chunks read by the sum of their impacts times the terms' weights, and
+     * scores the best `candidates` of them exactly from all their query-term postings (index (chunk_id,
+     * term)), then checks those against the full access predicate and filters.
      *
-     * The last row, without an id, is the best score anything not scored could reach: the bound of chunks
-     * never read, or of the best chunk read but not scored; -1 when every chunk with a query term was scored.
-     * The ranking is exact when its `limit`-th score beats that bound.
+     * The last row, without an id, is the best score a chunk not scored could reach: a posting not read has
+     * an impact at most its term's lowest one read (`cut`, the term's weight times that), and a posting's
+     * true term-frequency part is at most its impact x max(1, avg_len / IMPACT_REFERENCE_LENGTH) (impacts
+     * were computed at the reference length; a shorter average only lowers it), never above k1 + 1. So a
+     * chunk read but not scored reaches at most the bound of what was read of it (`excess` over the cuts)
+     * plus every cut, and a chunk never read the sum of the cuts (`unread`). -1 when every list was read
+     * whole and every chunk read was scored. The ranking is exact when its `limit`-th score beats that bound.
      */
     const pruned = rows(
       "search.lexical",
@@ -268,15 +280,14 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) => sql`
         WITH ${statisticsOf(organizationId, query, access)},
         head AS (
-          SELECT h.chunk_id, w.weight * h.impact AS partial,
-            w.weight * least(${k1Plus1}, h.impact * bounds.factor) - CASE WHEN h.read < ${depth} THEN 0::float8
-              ELSE w.weight * least(${k1Plus1}, h.lowest * bounds.factor) END AS excess,
-            CASE WHEN h.read < ${depth} THEN 0::float8 ELSE w.weight * least(${k1Plus1}, h.lowest * bounds.factor) END AS cut,
-            h.first
+          SELECT h.chunk_id, h.first, h.cut, w.weight * h.impact AS partial,
+            w.weight * least(${k1Plus1}, h.impact * bounds.factor) - h.cut AS excess
           FROM weights w
           CROSS JOIN (SELECT greatest(1::float8, corpus.avg_len / ${IMPACT_REFERENCE_LENGTH}::float8) AS factor FROM corpus) bounds
           CROSS JOIN LATERAL (
-            SELECT top.chunk_id, top.impact, min(top.impact) OVER () AS lowest, count(*) OVER () AS read, row_number() OVER () = 1 AS first
+            SELECT top.chunk_id, top.impact, row_number() OVER () = 1 AS first,
+              CASE WHEN count(*) OVER () < ${depth} THEN 0::float8
+                ELSE w.weight * least(${k1Plus1}, min(top.impact) OVER () * bounds.factor) END AS cut
             FROM (
               SELECT p.chunk_id, p.impact
               FROM search_postings p
@@ -295,13 +306,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           JOIN weights w ON w.term = p.term CROSS JOIN corpus
           GROUP BY p.chunk_id
         )
-        SELECT * FROM (
-          SELECT s.chunk_id AS id, s.score::float8 AS score
-          FROM scored s JOIN chunks c ON c.id = s.chunk_id
-          WHERE c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}
-          ORDER BY s.score DESC, s.chunk_id
-          LIMIT ${limit}
-        ) ranked
+        ${visibleRanking("scored", access, filters, limit)}
         UNION ALL
         SELECT NULL, CASE WHEN unread.bound = 0 AND (SELECT count(*) FROM seen) <= ${candidates} THEN -1::float8
           ELSE unread.bound + greatest(0::float8, (SELECT max(seen.excess) FROM seen WHERE seen.chunk_id NOT IN (SELECT chunk_id FROM best)))::float8 END
@@ -385,11 +390,14 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           -1
         ),
 
-      /** Exhaustive BM25 (see `exhaustive`): the ranking, and how many candidates the cap let through. */
-      lexical: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null) =>
-        Effect.map(exhaustive(organizationId, query, access, filters, limit, cap), (found) => {
+      /**
+       * Exhaustive BM25 (see `exhaustive`): the ranking, how many candidates the cap let through, and whether
+       * it was skipped because the query's terms have more than `maxPostings` postings.
+       */
+      lexical: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, maxPostings: number | null = null) =>
+        Effect.map(exhaustive(organizationId, query, access, filters, limit, cap, maxPostings), (found) => {
           const { ranked, unranked } = split(found)
-          return { ranked, candidates: unranked }
+          return { ranked, candidates: Math.max(unranked, 0), skipped: unranked < 0 }
         }),
 
       /**

@@ -7,7 +7,7 @@ import { IdentityRepo } from "../../src/identity/Repo"
 import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexRepo } from "../../src/knowledge/SearchIndexRepo"
 import { hashSecret } from "../../src/platform/SecretBox"
 import { type InspectableServer, startInspectableServer } from "./inspect"
-import { client, settled, uploaded } from "./support"
+import { client, search, settled, uploaded } from "./support"
 
 /**
  * Early termination (SearchIndexRepo.lexicalPruned) against exhaustive BM25 (SearchIndexRepo.lexical without
@@ -35,7 +35,8 @@ describe("search early termination", { timeout: 180_000 }, () => {
   const document = (sections: number) => Array.from({ length: sections }, (_, i) => `# Part ${i + 1}\n\n${words(160)}.\n`).join("\n")
 
   beforeAll(async () => {
-    server = await startInspectableServer()
+    // Search over HTTP always takes early termination here, at depths that cut the commonest words' lists.
+    server = await startInspectableServer({ settings: { search: { exhaustiveMaxPostings: 0, prunedDepth: 16, prunedCandidates: 40 } } })
     const admin = client(server.url, server.adminToken)
     for (const key of ["first", "second"]) spaces.push((await admin.call("POST", "/api/admin/knowledge-spaces", { key, name: key })).body.id)
     const sources = []
@@ -133,6 +134,34 @@ describe("search early termination", { timeout: 180_000 }, () => {
         if (comparison.pruned.certain) expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
       }
     }
+  })
+
+  it("serves GET /api/knowledge/search by early termination: its ranking, or exhaustive BM25's when proved equal", async () => {
+    const admin = client(server.url, server.adminToken)
+    for (const q of questions.slice(0, 10)) {
+      const evidence = await search(admin, q, { limit: 5 })
+      // The search asks for one more result than the page, to know whether a next page exists.
+      const { pruned, exhaustive } = await compare(q, { depth: 16, candidates: 40, limit: 6 })
+      const expected = (pruned.certain ? exhaustive : pruned.ranked).slice(0, 5)
+      // relevanceScore is rounded to 6 decimals.
+      expect(evidence.map((hit) => hit.relevanceScore)).toEqual(expected.map((hit) => expect.closeTo(hit.score, 5)))
+    }
+  })
+
+  it("decides by the query's postings whether to score them whole", async () => {
+    const common = questions[20]!
+    const [small, large] = await Promise.all([1, 1_000_000].map((maxPostings) =>
+      server.run(
+        Effect.gen(function* () {
+          const index = yield* SearchIndexRepo
+          const { organizationId, access } = yield* accessOf(false)
+          return yield* index.lexical(organizationId, common, access, {}, 5, null, maxPostings)
+        }).pipe(Effect.provide(repositories))
+      )))
+    expect(small!.skipped).toBe(true)
+    expect(small!.ranked).toEqual([])
+    expect(large!.skipped).toBe(false)
+    expectSameRanking(large!.ranked, (await compare(common, { depth: 4, candidates: 4, limit: 5 })).exhaustive.slice(0, 5))
   })
 
   it("finds most of the exhaustive top 5 even when lists are cut short", async () => {
