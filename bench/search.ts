@@ -373,8 +373,8 @@ const report = (result: DatabaseResult) => {
     s.overlap.min.toFixed(1),
     `${Math.round(s.overlap.whole * 100)}%`
   ])
-  console.log(`\n${result.database}: early termination beside exhaustive BM25 (bare SQL, sequential; top 10 of each question)\n`)
-  console.log(table(["corpus", "early termination p50 / p95 ms", "exhaustive p50 / p95 ms", "top-10 overlap mean", "min", "questions with all 10"], termination))
+  console.log(`\n${result.database}: search's BM25 statements (whole when small, else early termination) beside exhaustive BM25 (bare SQL, sequential; top 10 of each question)\n`)
+  console.log(table(["corpus", "search's BM25 p50 / p95 ms", "exhaustive p50 / p95 ms", "top-10 overlap mean", "min", "questions with all 10"], termination))
   const ingestion = result.sizes.flatMap((s) =>
     s.ingested.map((i) => [thousands(s.target), i.via, i.documents.toString(), i.pages.toString(), i.chunks.toString(), i.seconds.toFixed(1), i.pages > 0 ? (i.pages / i.seconds).toFixed(0) : "-"])
   )
