@@ -14,7 +14,13 @@ await serveAsChild(async () => {
   if (mode === "lore") {
     // One bench user sends what many users would: the per-user chat and upload limits would only measure themselves.
     const unlimited = { perMinute: 1_000_000, burst: 100_000 }
-    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, ...(databaseUrl ? { databaseUrl } : {}) })
+    // LORE_SEARCH_* as `npm start` reads them, so a bench can compare search settings.
+    const search = {
+      ...(process.env.LORE_SEARCH_EXHAUSTIVE_MAX_POSTINGS ? { exhaustiveMaxPostings: Number(process.env.LORE_SEARCH_EXHAUSTIVE_MAX_POSTINGS) } : {}),
+      ...(process.env.LORE_SEARCH_PRUNED_DEPTH ? { prunedDepth: Number(process.env.LORE_SEARCH_PRUNED_DEPTH) } : {}),
+      ...(process.env.LORE_SEARCH_PRUNED_CANDIDATES ? { prunedCandidates: Number(process.env.LORE_SEARCH_PRUNED_CANDIDATES) } : {})
+    }
+    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, search, ...(databaseUrl ? { databaseUrl } : {}) })
   }
   if (mode === "bare") return databaseUrl ? barePostgres(databaseUrl) : bareEmbedded(dataDir)
   throw new Error(`unknown mode ${mode}`)

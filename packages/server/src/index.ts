@@ -5,8 +5,8 @@ import { join } from "node:path"
 import { appLayer } from "./App"
 import {
   type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultRateLimits, defaultRepositories,
-  defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
-  type WebCrawlSettings
+  defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
+  type SearchSettings, type WebCrawlSettings
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
@@ -47,6 +47,8 @@ export interface StartOptions {
   readonly ssoAllowHttpIssuer?: boolean
   /** What WEB connections may fetch (default: Config.ts defaultWebCrawl: public addresses only). */
   readonly webCrawl?: Partial<WebCrawlSettings>
+  /** How knowledge search ranks at scale (default: Config.ts defaultSearch). */
+  readonly search?: Partial<SearchSettings>
 }
 
 export interface RunningServer {
@@ -78,6 +80,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     connectors: { ...defaultConnectors, ...options.connectors },
     jobs: { ...defaultJobs, ...options.jobs },
     webCrawl: { ...defaultWebCrawl, ...options.webCrawl },
+    search: { ...defaultSearch, ...options.search },
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 
