@@ -89,7 +89,7 @@ export const MAX_QUERY_TERMS = 32
 
 /**
  * The chunk length (in tokens) postings' stored impacts are computed at (migration 0024): about a full chunk
- * of the default chunker. Any value keeps search exact; a close one keeps the bounds tight.
+ * of the default chunker. Any value keeps the bound on unread postings valid; a close one keeps it tight.
  */
 const IMPACT_REFERENCE_LENGTH = 200
 
@@ -186,9 +186,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
 
     /**
      * The query's terms and BM25 statistics, as the CTEs `corpus` (chunk count n, average length avg_len) and
-     * `weights` (term, its document frequency df, weight = IDF x query term frequency). The question is parsed with lore_search_query ('english'
-     * without whole hyphenated words, migration 0023), each lexeme weighted by how often the question repeats
-     * it (the textbook's query term frequency), and reduced to its MAX_QUERY_TERMS most informative terms.
+     * `weights` (term, its document frequency df, weight = IDF x query term frequency). The question is
+     * parsed with lore_search_query ('english' without whole hyphenated words, migration 0023), each lexeme
+     * weighted by how often the question repeats it (the textbook's query term frequency), and reduced to its
+     * MAX_QUERY_TERMS most informative terms.
      * Document frequencies, chunk count and average length are summed over the partitions the caller may read
      * only, so a score says nothing about documents they cannot see.
      */
