@@ -25,6 +25,7 @@
  * Settings (env): BENCH_SEARCH_DATABASES=embedded,postgresql  BENCH_SEARCH_SIZES=10000,100000
  * BENCH_SEARCH_EMBEDDED_SIZES=10000 (embedded only; default BENCH_SEARCH_SIZES if set, else 10000)
  * BENCH_SEARCH_VACUUM=manual|lore (manual: VACUUM ANALYZE after each PostgreSQL load; lore: as Lore leaves it)
+ * BENCH_SEARCH_QUESTIONS=natural,short,long (which question shapes to measure; default natural; bench/lib/corpus.ts QUESTION_SETS)
  * BENCH_SEARCH_DIRECT_CHUNKS=100000 (PostgreSQL sizes past it, e.g. 1000000, are reached by SQL synthesis: mixed halves of existing chunks)
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
  * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
@@ -35,7 +36,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
-import { documents, QUESTIONS, type SyntheticDocument } from "./lib/corpus"
+import { documents, QUESTION_SETS, type QuestionSet, type SyntheticDocument } from "./lib/corpus"
 import { type Ingested, ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
 import { httpGetter, type Latency, measureLatency } from "./lib/latency"
 import { table } from "./lib/load"
@@ -59,6 +60,8 @@ const settings = {
    */
   embeddedSizes: sizes(process.env.BENCH_SEARCH_EMBEDDED_SIZES ?? process.env.BENCH_SEARCH_SIZES ?? "10000"),
   httpChunks: number("BENCH_SEARCH_HTTP_CHUNKS", 10_000),
+  /** Which shapes of the questions to measure (bench/lib/corpus.ts QUESTION_SETS), each at every size. */
+  questionSets: (process.env.BENCH_SEARCH_QUESTIONS ?? "natural").split(",").map((s) => s.trim()).filter((s): s is QuestionSet => s in QUESTION_SETS),
   /** Past this many chunks, PostgreSQL corpora grow by SQL synthesis (bench/lib/search-synthesize.ts), not ingestion. */
   directChunks: number("BENCH_SEARCH_DIRECT_CHUNKS", 100_000),
   uploadConcurrency: 4,
@@ -78,6 +81,8 @@ const settings = {
 
 interface SizeResult {
   readonly target: number
+  /** Which question set these figures are for. */
+  readonly questions: QuestionSet
   /** Totals in the database at measurement time. */
   readonly chunks: number
   readonly pages: number
@@ -133,10 +138,10 @@ const openPool = async (target: Target, max: number) => {
 }
 
 /** GET /api/knowledge/search for every question: sequential, then with N in flight. */
-const measureLore = async (lore: Lore) => {
+const measureLore = async (lore: Lore, questions: ReadonlyArray<string>) => {
   const client = httpGetter(settings.concurrency)
   try {
-    const operations = QUESTIONS.map((q) => async () => {
+    const operations = questions.map((q) => async () => {
       const response = await client.get(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(q)}`, lore.headers)
       return response.status === 200
     })
@@ -151,11 +156,11 @@ const measureLore = async (lore: Lore) => {
 }
 
 /** Lore's statements for every question, recorded through its own services (Lore itself is stopped). */
-const captureAll = async (target: Target, token: string) => {
+const captureAll = async (target: Target, token: string, questions: ReadonlyArray<string>) => {
   const services = await loreSql(target)
   try {
     const captured: CapturedSearch[] = []
-    for (const q of QUESTIONS) captured.push(await services.capture(token, q))
+    for (const q of questions) captured.push(await services.capture(token, q))
     return captured
   } finally {
     await services.close()
@@ -163,7 +168,7 @@ const captureAll = async (target: Target, token: string) => {
 }
 
 /** The recorded SQL replayed with pg on the same database: BM25 alone, then the whole request's statements. */
-const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch>) => {
+const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch>, questions: ReadonlyArray<string>) => {
   const run = (s: { text: string; params: ReadonlyArray<unknown> }) => pool.query(s.text, s.params as unknown[])
   const lexical = captured.map((c) => async () => {
     for (const statement of c.ranking) await run(statement)
@@ -191,7 +196,7 @@ const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch
   // How many chunks each question's OR query matches (what the BM25 query scores), for as many questions as fit in 10 s.
   const counted: number[] = []
   const deadline = performance.now() + 10_000
-  for (const q of QUESTIONS) {
+  for (const q of questions) {
     if (counted.length > 0 && performance.now() > deadline) break
     counted.push((await pool.query<{ n: number }>(CANDIDATES_SQL, [q])).rows[0]!.n)
   }
@@ -273,32 +278,41 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         // fetches do not change mid-run.
         await withPgClient(databaseUrl!, (c) => c.query("VACUUM ANALYZE"))
       }
-      log("recording Lore's SQL for each question, then replaying it with pg ...")
-      const captured = await captureAll(target, token)
+      const sets = settings.questionSets.map((name) => ({ name, questions: QUESTION_SETS[name] }))
+      log(`recording Lore's SQL for each question (${settings.questionSets.join(", ")}), then replaying it with pg ...`)
+      // Recorded before the pool opens: Lore's services hold PGlite's one connection while they record.
+      const recordings: Array<ReadonlyArray<CapturedSearch>> = []
+      for (const set of sets) recordings.push(await captureAll(target, token, set.questions))
       const pool = await openPool(target, target.kind === "embedded" ? 1 : settings.concurrency)
-      const bare = await measureBare(pool, captured)
+      const measured: Array<{ captured: ReadonlyArray<CapturedSearch>; bare: Awaited<ReturnType<typeof measureBare>> }> = []
+      for (const [i, set] of sets.entries()) measured.push({ captured: recordings[i]!, bare: await measureBare(pool, recordings[i]!, set.questions) })
       log("measuring the peers: ts_rank on the same database, SQLite FTS5 in process ...")
-      const peers = await measurePeers(pool, QUESTIONS, { rounds: settings.rounds, maxSeconds: settings.maxSeconds })
+      const peers = await measurePeers(pool, sets.map((set) => set.questions), { rounds: settings.rounds, maxSeconds: settings.maxSeconds })
       let plans: string | undefined
       const isLargest = size === targets[targets.length - 1]
       await pool.end()
       await target.close()
       log("measuring GET /api/knowledge/search ...")
       lore = await start()
-      const searched = await measureLore(lore)
-      const result: SizeResult = {
-        target: size,
-        chunks: totals.chunks,
-        pages: totals.pages,
-        ingested,
-        lore: searched.sequential,
-        loreConcurrent: searched.concurrent,
-        ...bare,
-        peers,
-        statementsPerSearch: captured.reduce((n, c) => n + c.all.length, 0) / captured.length,
-        meanHits: captured.reduce((n, c) => n + c.hits, 0) / captured.length
+      for (const [i, set] of sets.entries()) {
+        const searched = await measureLore(lore, set.questions)
+        const { captured, bare } = measured[i]!
+        sizes.push({
+          target: size,
+          questions: set.name,
+          chunks: totals.chunks,
+          pages: totals.pages,
+          ingested: i === 0 ? ingested : [],
+          lore: searched.sequential,
+          loreConcurrent: searched.concurrent,
+          ...bare,
+          peers: peers[i]!,
+          statementsPerSearch: captured.reduce((n, c) => n + c.all.length, 0) / captured.length,
+          meanHits: captured.reduce((n, c) => n + c.hits, 0) / captured.length
+        })
       }
-      sizes.push(result)
+      const result = sizes[sizes.length - sets.length]!
+      const captured = measured[0]!.captured
       if (database === "postgresql" && isLargest && settings.investigate !== "0" && (result.lore.p95Ms >= 50 || settings.investigate === "always")) {
         await stop()
         target = await openTarget()
@@ -335,7 +349,7 @@ const report = (result: DatabaseResult) => {
     const rate = (i: Ingested) => Math.round(i.pages / i.seconds).toString()
     const ingest = http && !direct ? rate(http) : direct ? `${rate(direct)} (direct)` : http ? rate(http) : "-"
     return [
-      `${thousands(s.target)} (${s.chunks} chunks, ${s.pages} pages)`,
+      `${thousands(s.target)} ${s.questions} (${s.chunks} chunks, ${s.pages} pages)`,
       ingest,
       ms(s.lore.p50Ms),
       ms(s.lore.p95Ms),
@@ -347,10 +361,10 @@ const report = (result: DatabaseResult) => {
       `${ms(s.peers.fts5.p50Ms)} / ${ms(s.peers.fts5.p95Ms)}`
     ]
   })
-  console.log(`\n${result.database}: sequential requests (${QUESTIONS.length} questions, up to ${settings.rounds} passes after a warm-up pass, each run capped at ${settings.maxSeconds} s)\n`)
+  console.log(`\n${result.database}: sequential requests (${QUESTION_SETS.natural.length} questions of each set, up to ${settings.rounds} passes after a warm-up pass, each run capped at ${settings.maxSeconds} s)\n`)
   console.log(table(["corpus", "ingest pages/s", "search p50 ms", "p95 ms", "bare p50 ms", "p95 ms", "ratio p50 / p95", "n search / bare", "ts_rank p50 / p95 ms", "FTS5 p50 / p95 ms"], main))
   const detail = result.sizes.map((s) => [
-    thousands(s.target),
+    `${thousands(s.target)} ${s.questions}`,
     `${ms(s.loreConcurrent.p50Ms)} / ${ms(s.loreConcurrent.p95Ms)}`,
     perSecond(s.loreConcurrent.perSecond),
     `${ms(s.bareConcurrent.p50Ms)} / ${ms(s.bareConcurrent.p95Ms)}`,
@@ -368,7 +382,7 @@ const report = (result: DatabaseResult) => {
     )
   )
   const termination = result.sizes.map((s) => [
-    thousands(s.target),
+    `${thousands(s.target)} ${s.questions}`,
     `${ms(s.bare.p50Ms)} / ${ms(s.bare.p95Ms)}`,
     `${ms(s.exhaustive.p50Ms)} / ${ms(s.exhaustive.p95Ms)}`,
     s.overlap.mean.toFixed(3),

@@ -248,3 +248,18 @@ export const documents = function* (options: CorpusOptions): Generator<Synthetic
     yield { fileName: `${title.replace(/ /g, "_")}.txt`, text: pages.join("\n\f") + "\n\f", pages: pageCount }
   }
 }
+
+const QUESTION_STOPWORDS = new Set("a an and are as at be by can do does for from get has have how i in is it my of on or our should the there to we what when where which who why will with".split(" "))
+
+/**
+ * The questions in three shapes: `natural` as written (10-17 words); `short`, the first three content words
+ * of each (what people type into a search box); `long`, five consecutive questions run together (55-80
+ * words: a pasted paragraph, or what an assistant sends).
+ */
+export const QUESTION_SETS = {
+  natural: QUESTIONS,
+  short: QUESTIONS.map((q) => (q.toLowerCase().match(/[a-z]+/g) ?? []).filter((w) => !QUESTION_STOPWORDS.has(w)).slice(0, 3).join(" ")),
+  long: QUESTIONS.map((_, i) => Array.from({ length: 5 }, (_, k) => QUESTIONS[(i + k) % QUESTIONS.length]).join(" "))
+} as const satisfies Record<string, ReadonlyArray<string>>
+
+export type QuestionSet = keyof typeof QUESTION_SETS

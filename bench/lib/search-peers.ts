@@ -21,19 +21,27 @@ export interface PeerLatency {
   readonly fts5: Latency
 }
 
+/** Both peers for each set of questions (SQLite loaded once); answers in the order of `questionSets`. */
 export const measurePeers = async (
   pool: pg.Pool,
-  questions: ReadonlyArray<string>,
+  questionSets: ReadonlyArray<ReadonlyArray<string>>,
   options: { rounds: number; maxSeconds: number }
-): Promise<PeerLatency> => {
+): Promise<ReadonlyArray<PeerLatency>> => {
   const timing = { rounds: options.rounds, maxSeconds: options.maxSeconds, concurrency: 1 }
-  const tsRank = await measureLatency(questions.map((q) => async () => (await pool.query(TS_RANK_SQL, [q])).rows.length > 0), timing)
+  const tsRanks: Latency[] = []
+  for (const questions of questionSets) {
+    tsRanks.push(await measureLatency(questions.map((q) => async () => (await pool.query(TS_RANK_SQL, [q])).rows.length > 0), timing))
+  }
   const { rows } = await pool.query<{ id: string; title: string; content: string }>(
     "SELECT c.id, s.title, c.content FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.searchable"
   )
   const fts = sqliteFts5(rows.map((r) => ({ id: r.id, title: r.title, text: r.content })))
   try {
-    return { tsRank, fts5: await measureLatency(questions.map((q) => async () => (await fts.rank(q, 10)).length > 0), timing) }
+    const peers: PeerLatency[] = []
+    for (const [i, questions] of questionSets.entries()) {
+      peers.push({ tsRank: tsRanks[i]!, fts5: await measureLatency(questions.map((q) => async () => (await fts.rank(q, 10)).length > 0), timing) })
+    }
+    return peers
   } finally {
     fts.close()
   }
