@@ -84,8 +84,8 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
     })
 
     /**
-     * The best chunks by BM25. When the query's terms have at most `exhaustiveMaxPostings` postings, all are
-     * scored (exact, and cheaper than early termination at that size); the full access predicate is checked
+     * The best chunks by BM25. When the query's terms have at most `exhaustiveMaxPostings` postings, or no
+     * more than early termination would read (WholeScoringGate), all are scored (exact, and cheaper); the full access predicate is checked
      * on a capped candidate list first, and the whole list is ranked only when that leaves fewer than `limit`
      * (source ACLs removed some). Past that, early termination (SearchIndexRepo.lexicalPruned): exact when it
      * can prove so, else the best of its candidates scored exactly, within the tolerance measured in
@@ -95,9 +95,11 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
       Effect.gen(function* () {
         const cap = Math.max(limit * 5, CANDIDATES)
         const whole = Effect.map(index.lexical(organizationId, query, access, filters, limit, null), (all) => all.ranked)
-        const small = yield* index.lexical(organizationId, query, access, filters, limit, cap, ranking.exhaustiveMaxPostings)
+        const candidates = Math.max(ranking.prunedCandidates, limit * 4)
+        const gate = { maxPostings: ranking.exhaustiveMaxPostings, depth: ranking.prunedDepth, candidates }
+        const small = yield* index.lexical(organizationId, query, access, filters, limit, cap, gate)
         if (!small.skipped) return small.ranked.length >= limit || small.candidates < cap ? small.ranked : yield* whole
-        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, Math.max(ranking.prunedCandidates, limit * 4))
+        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, candidates)
         return pruned.ranked.length >= limit || pruned.certain ? pruned.ranked : yield* whole
       })
 

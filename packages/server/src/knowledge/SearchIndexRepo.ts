@@ -93,6 +93,20 @@ export const MAX_QUERY_TERMS = 32
  */
 const IMPACT_REFERENCE_LENGTH = 200
 
+/**
+ * When exhaustive scoring runs instead of early termination: when the query's terms have at most
+ * `maxPostings` postings, or no more than early termination at `depth` and `candidates` would read
+ * (its head postings, plus a probe per candidate and term counted as PROBE_COST postings).
+ */
+export interface WholeScoringGate {
+  readonly maxPostings: number
+  readonly depth: number
+  readonly candidates: number
+}
+
+/** An index probe for one candidate's posting costs about this many postings read in order (EXPLAIN at 100k: ~2 us against ~0.5 us). */
+const PROBE_COST = 4
+
 /** Okapi BM25 parameters (textbook values; see DESIGN.md "Search ranking"). */
 const K1 = 1.2
 const B = 0.75
@@ -234,29 +248,32 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
      * Exhaustive BM25: every posting of the query's terms is scored (an index-only scan narrowed by the
      * caller's spaces and clearance); term frequencies carry the title x2 and heading x1.5 weights. The best
      * `cap` chunks are then checked against the full access predicate (which adds the source ACL) and the
-     * filters; `cap` null means no cap. With `maxPostings`, nothing is scored when the terms' postings
-     * number more (a one-time filter: the scan does not start). One more row, without an id, counts the
-     * candidates, so the caller knows whether the cap bit; -1 when `maxPostings` stopped the scoring.
+     * filters; `cap` null means no cap. With a `gate`, nothing is scored when the terms' postings number more
+     * than it allows (a one-time filter: the scan does not start). One more row, without an id, counts the
+     * candidates, so the caller knows whether the cap bit; -1 when the gate stopped the scoring.
      */
     const exhaustive = rows(
       "search.lexical",
       Schema.Union(RankedChunk, UnrankedRow),
-      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, maxPostings: number | null) => sql`
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, gate: WholeScoringGate | null) => sql`
         WITH ${statisticsOf(organizationId, query, access)},
-        postings AS (SELECT coalesce(sum(df), 0) AS total FROM weights),
+        postings AS (
+          SELECT coalesce(sum(df), 0) <= ${gate === null ? null : sql`greatest(${gate.maxPostings}, coalesce(sum(least(df, ${gate.depth})), 0) + ${PROBE_COST * (gate?.candidates ?? 0)} * count(*))`} AS whole
+          FROM weights
+        ),
         best AS (
           SELECT p.chunk_id, sum(w.weight * ${saturation("p")}) AS score
           FROM weights w
           JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = w.term AND ${access.partitions("p")} ${filtersOn("p", filters)}
           CROSS JOIN corpus
-          ${maxPostings === null ? sql`` : sql`WHERE (SELECT total FROM postings) <= ${maxPostings}`}
+          ${gate === null ? sql`` : sql`WHERE (SELECT whole FROM postings)`}
           GROUP BY p.chunk_id
           ORDER BY score DESC, p.chunk_id
           LIMIT ${cap}
         )
         ${visibleRanking("best", access, filters, limit)}
         UNION ALL
-        SELECT NULL, ${maxPostings === null ? sql`count(*)::float8` : sql`CASE WHEN (SELECT total FROM postings) > ${maxPostings} THEN -1::float8 ELSE count(*)::float8 END`}
+        SELECT NULL, ${gate === null ? sql`count(*)::float8` : sql`CASE WHEN (SELECT whole FROM postings) THEN count(*)::float8 ELSE -1::float8 END`}
         FROM best`
     )
 
@@ -393,10 +410,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
 
       /**
        * Exhaustive BM25 (see `exhaustive`): the ranking, how many candidates the cap let through, and whether
-       * it was skipped because the query's terms have more than `maxPostings` postings.
+       * it was skipped because the query's terms have more postings than the `gate` allows.
        */
-      lexical: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, maxPostings: number | null = null) =>
-        Effect.map(exhaustive(organizationId, query, access, filters, limit, cap, maxPostings), (found) => {
+      lexical: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, gate: WholeScoringGate | null = null) =>
+        Effect.map(exhaustive(organizationId, query, access, filters, limit, cap, gate), (found) => {
           const { ranked, unranked } = split(found)
           return { ranked, candidates: Math.max(unranked, 0), skipped: unranked < 0 }
         }),

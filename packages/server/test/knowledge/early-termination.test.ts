@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessEvaluator } from "../../src/access/Evaluator"
 import { toPrincipal } from "../../src/identity/Authenticator"
 import { IdentityRepo } from "../../src/identity/Repo"
-import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexRepo } from "../../src/knowledge/SearchIndexRepo"
+import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexRepo, type WholeScoringGate } from "../../src/knowledge/SearchIndexRepo"
 import { hashSecret } from "../../src/platform/SecretBox"
 import { type InspectableServer, startInspectableServer } from "./inspect"
 import { client, search, settled, uploaded } from "./support"
@@ -35,8 +35,8 @@ describe("search early termination", { timeout: 180_000 }, () => {
   const document = (sections: number) => Array.from({ length: sections }, (_, i) => `# Part ${i + 1}\n\n${words(160)}.\n`).join("\n")
 
   beforeAll(async () => {
-    // Search over HTTP always takes early termination here, at depths that cut the commonest words' lists.
-    server = await startInspectableServer({ settings: { search: { exhaustiveMaxPostings: 0, prunedDepth: 16, prunedCandidates: 40 } } })
+    // Search over HTTP takes early termination here whenever it reads less than exhaustive scoring would.
+    server = await startInspectableServer({ settings: { search: { exhaustiveMaxPostings: 0, prunedDepth: 2, prunedCandidates: 1 } } })
     const admin = client(server.url, server.adminToken)
     for (const key of ["first", "second"]) spaces.push((await admin.call("POST", "/api/admin/knowledge-spaces", { key, name: key })).body.id)
     const sources = []
@@ -82,6 +82,16 @@ describe("search early termination", { timeout: 180_000 }, () => {
         const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, options.limit, options.depth, options.candidates)
         const exhaustive = yield* index.lexical(organizationId, query, access, filters, 10_000, null)
         return { pruned, exhaustive: exhaustive.ranked } satisfies Comparison
+      }).pipe(Effect.provide(repositories))
+    )
+
+  /** Exhaustive BM25 behind a gate (SearchIndexRepo.lexical): skipped when early termination would read less. */
+  const gated = (query: string, gate: WholeScoringGate, limit = 5) =>
+    server.run(
+      Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId, access } = yield* accessOf(false)
+        return yield* index.lexical(organizationId, query, access, {}, limit, null, gate)
       }).pipe(Effect.provide(repositories))
     )
 
@@ -136,32 +146,36 @@ describe("search early termination", { timeout: 180_000 }, () => {
     }
   })
 
-  it("serves GET /api/knowledge/search by early termination: its ranking, or exhaustive BM25's when proved equal", async () => {
+  it("serves GET /api/knowledge/search by early termination past the gate: its ranking, or exhaustive BM25's when proved equal", async () => {
     const admin = client(server.url, server.adminToken)
-    for (const q of questions.slice(0, 10)) {
-      const evidence = await search(admin, q, { limit: 5 })
-      // The search asks for one more result than the page, to know whether a next page exists.
-      const { pruned, exhaustive } = await compare(q, { depth: 16, candidates: 40, limit: 6 })
-      const expected = (pruned.certain ? exhaustive : pruned.ranked).slice(0, 5)
+    // What the server's settings make of a one-result page: the search asks for one more, 4 candidates each.
+    const gate = { maxPostings: 0, depth: 2, candidates: 8 }
+    let pruned = 0
+    for (const q of questions.slice(0, 12)) {
+      const evidence = await search(admin, q, { limit: 1 })
+      const whole = !(await gated(q, gate, 2)).skipped
+      const comparison = await compare(q, { depth: gate.depth, candidates: gate.candidates, limit: 2 })
+      if (!whole) pruned++
+      const expected = (whole || comparison.pruned.certain ? comparison.exhaustive : comparison.pruned.ranked).slice(0, 1)
       // relevanceScore is rounded to 6 decimals.
       expect(evidence.map((hit) => hit.relevanceScore)).toEqual(expected.map((hit) => expect.closeTo(hit.score, 5)))
     }
+    expect(pruned).toBeGreaterThan(0)
   })
 
-  it("decides by the query's postings whether to score them whole", async () => {
+  it("scores a question whole when its postings are few, or no more than early termination would read", async () => {
     const common = questions[20]!
-    const [small, large] = await Promise.all([1, 1_000_000].map((maxPostings) =>
-      server.run(
-        Effect.gen(function* () {
-          const index = yield* SearchIndexRepo
-          const { organizationId, access } = yield* accessOf(false)
-          return yield* index.lexical(organizationId, common, access, {}, 5, null, maxPostings)
-        }).pipe(Effect.provide(repositories))
-      )))
-    expect(small!.skipped).toBe(true)
-    expect(small!.ranked).toEqual([])
-    expect(large!.skipped).toBe(false)
-    expectSameRanking(large!.ranked, (await compare(common, { depth: 4, candidates: 4, limit: 5 })).exhaustive.slice(0, 5))
+    const exhaustive = (await compare(common, { depth: 4, candidates: 4, limit: 5 })).exhaustive.slice(0, 5)
+    // Few postings allowed, and early termination would read fewer: skipped, nothing scored.
+    const skipped = await gated(common, { maxPostings: 1, depth: 1, candidates: 1 })
+    expect(skipped.skipped).toBe(true)
+    expect(skipped.ranked).toEqual([])
+    // Many allowed; or few, but early termination would read every list anyway: scored whole, exactly.
+    for (const gate of [{ maxPostings: 1_000_000, depth: 1, candidates: 1 }, { maxPostings: 1, depth: 1_000_000, candidates: 1 }]) {
+      const whole = await gated(common, gate)
+      expect(whole.skipped).toBe(false)
+      expectSameRanking(whole.ranked, exhaustive)
+    }
   })
 
   it("finds most of the exhaustive top 5 even when lists are cut short", async () => {
