@@ -44,8 +44,9 @@ export const defaultJobs: JobSettings = { workers: 4, leaseMs: 30_000 }
 
 /**
  * How knowledge search ranks at scale (docs/decisions.md, "Search at scale: early termination"): queries whose
- * terms have at most `exhaustiveMaxPostings` postings are scored whole; past that, each term's `prunedDepth`
- * best postings are read and `prunedCandidates` chunks scored exactly.
+ * terms have at most `exhaustiveMaxPostings` postings are scored whole; past that, `prunedDepth` postings per
+ * query term are read (shared out by the terms' weights, each term's best first) and `prunedCandidates`
+ * chunks scored exactly.
  */
 export interface SearchSettings {
   readonly exhaustiveMaxPostings: number

@@ -178,6 +178,19 @@ describe("search early termination", { timeout: 180_000 }, () => {
     }
   })
 
+  it("shares its reading by the terms' weights: a rare term's list is read whole before common ones", async () => {
+    // A term in 6-10 chunks beside the two commonest (in nearly every chunk), read at 4 postings per term:
+    // 12 in all, so the rare term's whole list fits only if it takes the common terms' share.
+    const df = await server.sql((sql) => sql<{ term: string; df: number }>`
+      SELECT term, sum(document_frequency)::int AS df FROM search_terms GROUP BY term ORDER BY df DESC, term`)
+    const rare = df.find((t) => t.df >= 6 && t.df <= 10)!
+    const question = `${df[0]!.term} ${rare.term} ${df[1]!.term}`
+    const { pruned, exhaustive } = await compare(question, { depth: 4, candidates: 100, limit: rare.df })
+    // Chunks with the rare term outrank every other (its weight dwarfs the common terms'): all of them are found.
+    expectSameRanking(pruned.ranked, exhaustive.slice(0, rare.df))
+    expectExactScores({ pruned, exhaustive })
+  })
+
   it("finds most of the exhaustive top 5 even when lists are cut short", async () => {
     let found = 0
     let wanted = 0
