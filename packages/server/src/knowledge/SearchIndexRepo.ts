@@ -312,16 +312,19 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const pruned = rows(
       "search.lexical",
       Schema.Union(RankedChunk, UnrankedRow),
-      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, alpha = PRIORITY_EXPONENT) => {
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) => {
         /** The postings of the term in `alias`, through the caller's partitions and the filters (index (organization_id, term, impact DESC)). */
         const impactOrdered = (alias: string) => sql`
           SELECT p.chunk_id, p.impact FROM search_postings p
           WHERE p.organization_id = ${organizationId} AND p.term = ${sql(alias)}.term AND ${access.partitions("p")} ${filtersOn("p", filters)}`
         return sql`
         WITH ${statisticsOf(organizationId, query, access)},
+        -- Water-filling: a term's share is level x priority. Taken in order of df / priority (the level at which
+        -- a list fits whole), the level is the first one that leaves the next list cut: the lists before it
+        -- are read whole, and each later term reads level x its priority.
         ordered AS (
-          SELECT term, df, weight, power(greatest(weight, 1e-6), ${alpha}::float8) AS priority,
-            row_number() OVER (ORDER BY df / power(greatest(weight, 1e-6), ${alpha}::float8), term) AS i
+          SELECT term, df, weight, power(greatest(weight, 1e-6), ${PRIORITY_EXPONENT}::float8) AS priority,
+            row_number() OVER (ORDER BY df / power(greatest(weight, 1e-6), ${PRIORITY_EXPONENT}::float8), term) AS i
           FROM weights
         ),
         levels AS (
@@ -457,8 +460,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
        * one: `limit` chunks whose last beats anything not scored (a relative margin absorbs the float
        * rounding of sums taken in another order), or every chunk with a query term scored.
        */
-      lexicalPruned: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, alpha?: number) =>
-        Effect.map(pruned(organizationId, query, access, filters, limit, depth, candidates, alpha), (found) => {
+      lexicalPruned: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) =>
+        Effect.map(pruned(organizationId, query, access, filters, limit, depth, candidates), (found) => {
           const { ranked, unranked: unscoredBound } = split(found)
           const last = ranked[limit - 1]
           const certain = unscoredBound < 0 || (last !== undefined && last.score > unscoredBound + 1e-9 * Math.max(1, unscoredBound))
