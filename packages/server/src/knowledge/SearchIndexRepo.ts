@@ -323,9 +323,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         -- a list fits whole), the level is the first one that leaves the next list cut: the lists before it
         -- are read whole, and each later term reads level x its priority.
         ordered AS (
-          SELECT term, df, weight, power(greatest(weight, 1e-6), ${PRIORITY_EXPONENT}::float8) AS priority,
-            row_number() OVER (ORDER BY df / power(greatest(weight, 1e-6), ${PRIORITY_EXPONENT}::float8), term) AS i
-          FROM weights
+          SELECT term, df, weight, priority, row_number() OVER (ORDER BY df / priority, term) AS i
+          FROM (SELECT term, df, weight, power(greatest(weight, 1e-6), ${PRIORITY_EXPONENT}::float8) AS priority FROM weights) prioritized
         ),
         levels AS (
           SELECT i, df, priority,
@@ -356,6 +355,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         scored AS (
           SELECT best.chunk_id, sum(w.weight * ${saturation("p")}) AS score
           FROM best
+          -- OFFSET 0 keeps the join to the query's terms out of the scan: one index range per candidate, not one probe per term.
           CROSS JOIN LATERAL (SELECT p.term, p.frequency, p.token_count FROM search_postings p WHERE p.chunk_id = best.chunk_id OFFSET 0) p
           JOIN weights w ON w.term = p.term CROSS JOIN corpus
           GROUP BY best.chunk_id
