@@ -52,6 +52,8 @@ export interface SearchSettings {
   readonly exhaustiveMaxPostings: number
   readonly prunedDepth: number
   readonly prunedCandidates: number
+  /** Postings per packed block (search_blocks): early termination reads whole blocks. At most 384 (a block fits a page). */
+  readonly blockPostings: number
 }
 
 /**
@@ -60,7 +62,7 @@ export interface SearchSettings {
  * search p95 under 50 ms on PostgreSQL at 100k and 1M chunks, returning 0.86 (100k) and 0.66 (1M) of
  * exhaustive BM25's top 10 on the bench's flat synthetic questions.
  */
-export const defaultSearch: SearchSettings = { exhaustiveMaxPostings: 30_000, prunedDepth: 2048, prunedCandidates: 500 }
+export const defaultSearch: SearchSettings = { exhaustiveMaxPostings: 30_000, prunedDepth: 2048, prunedCandidates: 500, blockPostings: 256 }
 
 /** Connectors: how often each process looks for connections whose scheduled crawl is due. */
 export interface ConnectorSettings {
@@ -221,7 +223,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
         search: {
           exhaustiveMaxPostings: yield* Config.integer("LORE_SEARCH_EXHAUSTIVE_MAX_POSTINGS").pipe(Config.withDefault(defaultSearch.exhaustiveMaxPostings)),
           prunedDepth: yield* Config.integer("LORE_SEARCH_PRUNED_DEPTH").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedDepth)),
-          prunedCandidates: yield* Config.integer("LORE_SEARCH_PRUNED_CANDIDATES").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedCandidates))
+          prunedCandidates: yield* Config.integer("LORE_SEARCH_PRUNED_CANDIDATES").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedCandidates)),
+          blockPostings: yield* Config.integer("LORE_SEARCH_BLOCK_POSTINGS").pipe(Config.validate({ message: "must be from 1 to 384", validation: (n) => n >= 1 && n <= 384 }), Config.withDefault(defaultSearch.blockPostings))
         },
         connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
         ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false)),

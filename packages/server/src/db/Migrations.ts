@@ -25,6 +25,7 @@ import connectorCrawls from "./migrations/0021_connector_crawls"
 import connectorDocumentsWithoutAcl from "./migrations/0022_connector_documents_without_acl"
 import searchQueryConfiguration from "./migrations/0023_search_query_configuration"
 import searchImpacts from "./migrations/0024_search_impacts"
+import searchBlocks from "./migrations/0025_search_blocks"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -51,7 +52,8 @@ export const migrations = {
   "0021_connector_crawls": connectorCrawls,
   "0022_connector_documents_without_acl": connectorDocumentsWithoutAcl,
   "0023_search_query_configuration": searchQueryConfiguration,
-  "0024_search_impacts": searchImpacts
+  "0024_search_impacts": searchImpacts,
+  "0025_search_blocks": searchBlocks
 }
 
 const run = Migrator.make({})

@@ -79,7 +79,7 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
           yield* repo.markDeleted(id)
           yield* queue.enqueue(PurgeSource.kind, { sourceId: id }, { dedupeKey: `purge:${id}` })
         }
-        yield* serveCurrentVersion(repo, index, knowledgeAssetId, organizationId)
+        yield* serveCurrentVersion(repo, index, queue, knowledgeAssetId, organizationId)
         yield* repo.retireAssetIfEmpty(knowledgeAssetId)
       })
 

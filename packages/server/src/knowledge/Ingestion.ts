@@ -7,7 +7,8 @@ import { embeddingText } from "./Reembedding"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobFailure } from "../jobs/Model"
 import { JobQueue } from "../jobs/JobQueue"
-import { IngestSource, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
+import { Settings } from "../Config"
+import { IngestSource, PackSearchPostings, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
 import { classificationRank } from "../domain/Model"
 import { type Chunk, chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
 import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
@@ -115,7 +116,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
             : null
         })
         // The newest ready version becomes current and the one search serves; older ones step back.
-        yield* serveCurrentVersion(repo, index, source.knowledgeAssetId, source.organizationId)
+        yield* serveCurrentVersion(repo, index, queue, source.knowledgeAssetId, source.organizationId)
         yield* queue.enqueueJob(VersionReady, { sourceId }, { dedupeKey: sourceId, maxAttempts: 3 })
       })
     ).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message))))
@@ -136,6 +137,16 @@ const refreshStatistics = () =>
     yield* Effect.logInfo("search statistics refreshed")
   })
 
+const packSearchPostings = ({ organizationId }: { organizationId: string }) =>
+  Effect.gen(function* () {
+    const index = yield* SearchIndexRepo
+    const { search } = yield* Settings
+    const packed = yield* index.packPending(organizationId, search.blockPostings).pipe(
+      Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message)))
+    )
+    if (packed > 0) yield* Effect.logDebug("search postings packed").pipe(Effect.annotateLogs({ organizationId, chunks: packed }))
+  })
+
 const purge = ({ sourceId }: { sourceId: string }) =>
   Effect.gen(function* () {
     const repo = yield* SourcesRepo
@@ -151,5 +162,6 @@ export const IngestionLive = Layer.effectDiscard(
     yield* handlers.registerJob(IngestSource, ingest)
     yield* handlers.registerJob(PurgeSource, purge)
     yield* handlers.registerJob(RefreshSearchStatistics, refreshStatistics)
+    yield* handlers.registerJob(PackSearchPostings, packSearchPostings)
   })
 )

@@ -9,6 +9,8 @@ export const PurgeSource = defineJob("knowledge.purge", Schema.Struct({ sourceId
 export const EmbedGeneration = defineJob("knowledge.embed-generation", Schema.Struct({ generationId: Schema.UUID }))
 /** VACUUM (ANALYZE) of the search tables once ingestion outgrew their statistics (one at a time: dedupe key). */
 export const RefreshSearchStatistics = defineJob("knowledge.refresh-search-statistics", Schema.Struct({}))
+/** Pack the postings of an organization's chunks made searchable into search_blocks (one at a time per organization: dedupe key). */
+export const PackSearchPostings = defineJob("knowledge.pack-search-postings", Schema.Struct({ organizationId: Schema.UUID }))
 /**
  * A version of a knowledge asset became READY (and current). Areas that follow knowledge react to it (the graph
  * area queues a re-extraction when the space has graph indexing on); enqueued in the ingestion's transaction.

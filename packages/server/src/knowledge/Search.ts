@@ -99,7 +99,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const gate = { maxPostings: ranking.exhaustiveMaxPostings, depth: ranking.prunedDepth, candidates }
         const small = yield* index.lexical(organizationId, query, access, filters, limit, cap, gate)
         if (!small.skipped) return small.ranked.length >= limit || small.candidates < cap ? small.ranked : yield* whole
-        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, candidates)
+        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, candidates, ranking.blockPostings)
         return pruned.ranked.length >= limit || pruned.certain ? pruned.ranked : yield* whole
       })
 

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { Database } from "../db/Sql"
 import { exec, row, rows } from "../db/Rows"
 import { Classification } from "../domain/Model"
+import { packedCandidates } from "./PackedRanking"
 import { type AccessPredicate, seenVersion } from "./SourcesRepo"
 
 export interface IndexedChunk {
@@ -73,6 +74,16 @@ export const ChunkDetail = Schema.Struct({
 })
 export type ChunkDetail = typeof ChunkDetail.Type
 
+/** A row of `blockReading`: a block of a query term (or its pending postings); a null term when too many chunks are pending. */
+const BlockRow = Schema.Struct({
+  term: Schema.NullOr(Schema.String),
+  weight: Schema.NullOr(Schema.Number),
+  cut: Schema.NullOr(Schema.Number),
+  factor: Schema.NullOr(Schema.Number),
+  avgLen: Schema.NullOr(Schema.Number),
+  packed: Schema.NullOr(Schema.Uint8ArrayFromSelf)
+})
+
 const Neighbour = Schema.Struct({ ordinal: Schema.Number, content: Schema.String })
 
 /** pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted. */
@@ -120,6 +131,16 @@ const CANDIDATE_COST = 16
  */
 const PRIORITY_EXPONENT = 4
 
+/**
+ * Early termination reads the postings of chunks not packed yet (search_pending) one index probe per chunk
+ * and query term; past this many such chunks (a bulk load the packer has not caught up with) it reads
+ * postings rows instead of blocks.
+ */
+const PENDING_READ_LIMIT = 64
+
+/** Chunks the packer takes per statement (about 120 postings each). */
+const PACK_BATCH = 2000
+
 /** Okapi BM25 parameters (textbook values; see DESIGN.md "Search ranking"). */
 const K1 = 1.2
 const B = 0.75
@@ -142,8 +163,11 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     const b = sql.literal(`${B}::float8`)
     const vectorLiteral = (v: Float32Array) => (database.vector ? `[${Array.from(v).join(",")}]` : `{${Array.from(v).join(",")}}`)
 
-    /** The filters on `chunks` (alias c) or `search_postings` (alias p, which has no source column: by chunk id). */
-    const filtersOn = (alias: "c" | "p", filters: KnowledgeFilters): Statement.Fragment => {
+    /**
+     * The filters on `chunks` (alias c), or on rows keyed by space and classification: `search_postings` (alias
+     * p, which has no source column: by chunk id) or `search_blocks` (never with sources: no chunk column).
+     */
+    const filtersOn = (alias: string, filters: KnowledgeFilters): Statement.Fragment => {
       const a = sql(alias)
       const sources = filters.sourceIds
       return sql`
@@ -152,7 +176,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         ${filters.classificationRank !== undefined ? sql`AND ${a}.classification_rank = ${filters.classificationRank}` : sql``}
         ${sources === undefined ? sql``
           : alias === "c" ? sql`AND c.source_id = ANY(${sources}::uuid[])`
-          : sql`AND p.chunk_id IN (SELECT sc.id FROM chunks sc WHERE sc.source_id = ANY(${sources}::uuid[]))`}`
+          : sql`AND ${a}.chunk_id IN (SELECT sc.id FROM chunks sc WHERE sc.source_id = ANY(${sources}::uuid[]))`}`
     }
 
     /**
@@ -181,6 +205,13 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
           DO UPDATE SET document_frequency = search_terms.document_frequency + EXCLUDED.document_frequency
         RETURNING 1
+      ),
+      -- Postings made searchable wait for the packer; those taken out leave their blocks' entries stale (search
+      -- skips them; the packer's next rebuild of the term drops them).
+      pending AS (
+        ${sign === 1
+          ? sql`INSERT INTO search_pending (chunk_id, organization_id) SELECT id, ${organizationId} FROM flipped ON CONFLICT DO NOTHING RETURNING 1`
+          : sql`DELETE FROM search_pending WHERE chunk_id IN (SELECT id FROM flipped) RETURNING 1`}
       )
       INSERT INTO search_corpus (organization_id, knowledge_space_id, classification_rank, chunk_count, token_total)
       SELECT ${organizationId}, knowledge_space_id, classification_rank, ${sign} * count(*), ${sign} * coalesce(sum(token_count), 0)
@@ -291,34 +322,13 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     )
 
     /**
-     * BM25 with early termination over impact-ordered postings (docs/decisions.md, "Search at scale: early
-     * termination"). Reads `depth` postings per query term in all, shared out by water-filling with each
-     * term's share proportional to its weight^PRIORITY_EXPONENT (`reads`: a rare term's list is read whole
-     * when it is shorter than its share, and what it leaves goes to the others), each term's highest-impact
-     * postings first (index (organization_id, term, impact DESC)). It ranks the chunks read by the sum of
-     * their impacts times the terms' weights, scores the best `candidates` of them exactly from all their
-     * postings (one scan of index (chunk_id, term) each, joined to the query's terms), then checks those
-     * against the full access predicate and filters.
-     *
-     * The last row, without an id, is the best score a chunk not scored could reach: a posting not read has
-     * an impact at most its term's lowest one read (`cut`, the term's weight times that; the impact at its
-     * depth is found by a second, offset scan, only for lists not read whole), and a posting's
-     * true term-frequency part is at most its impact x max(1, avg_len / IMPACT_REFERENCE_LENGTH) (impacts
-     * were computed at the reference length; a shorter average only lowers it), never above k1 + 1. So a
-     * chunk read but not scored reaches at most the bound of what was read of it (`excess` over the cuts)
-     * plus every cut, and a chunk never read the sum of the cuts (`unread`). -1 when every list was read
-     * whole and every chunk read was scored. The ranking is exact when its `limit`-th score beats that bound.
+     * Early termination's reading plan, as CTEs after `statisticsOf`: `depth` postings per query term in all,
+     * shared out by water-filling with each term's share proportional to its weight^PRIORITY_EXPONENT (`reads`:
+     * a rare term's list is read whole when it is shorter than its share, and what it leaves goes to the
+     * others), and `bounds`: how far a posting's true term-frequency part may exceed its impact (impacts were
+     * computed at IMPACT_REFERENCE_LENGTH; a shorter average only lowers it).
      */
-    const pruned = rows(
-      "search.lexical",
-      Schema.Union(RankedChunk, UnrankedRow),
-      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) => {
-        /** The postings of the term in `alias`, through the caller's partitions and the filters (index (organization_id, term, impact DESC)). */
-        const impactOrdered = (alias: string) => sql`
-          SELECT p.chunk_id, p.impact FROM search_postings p
-          WHERE p.organization_id = ${organizationId} AND p.term = ${sql(alias)}.term AND ${access.partitions("p")} ${filtersOn("p", filters)}`
-        return sql`
-        WITH ${statisticsOf(organizationId, query, access)},
+    const readingPlan = (depth: number) => sql`
         -- Water-filling: a term's share is level x priority. Taken in order of df / priority (the level at which
         -- a list fits whole), the level is the first one that leaves the next list cut: the lists before it
         -- are read whole, and each later term reads level x its priority.
@@ -337,7 +347,46 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           SELECT o.term, o.df, o.weight, greatest(1, least(o.df, ceil(water.level * o.priority)))::int AS depth
           FROM ordered o CROSS JOIN water
         ),
-        bounds AS (SELECT greatest(1::float8, corpus.avg_len / ${IMPACT_REFERENCE_LENGTH}::float8) AS factor FROM corpus),
+        bounds AS (SELECT greatest(1::float8, corpus.avg_len / ${IMPACT_REFERENCE_LENGTH}::float8) AS factor FROM corpus)`
+
+    /** CTE `scored`: each chunk of CTE `best` (chunk_id) scored exactly from all its postings, against CTEs `weights` and `corpus`. */
+    const scoredCandidates = sql`
+        scored AS (
+          SELECT best.chunk_id, sum(w.weight * ${saturation("p")}) AS score
+          FROM best
+          -- OFFSET 0 keeps the join to the query's terms out of the scan: one index range per candidate, not one probe per term.
+          CROSS JOIN LATERAL (SELECT p.term, p.frequency, p.token_count FROM search_postings p WHERE p.chunk_id = best.chunk_id OFFSET 0) p
+          JOIN weights w ON w.term = p.term CROSS JOIN corpus
+          GROUP BY best.chunk_id
+        )`
+
+    /**
+     * BM25 with early termination over impact-ordered postings rows (docs/decisions.md, "Search at scale: early
+     * termination"), for when packed blocks cannot serve (too many chunks not packed yet, or a filter by
+     * source). Reads each term's share (`readingPlan`) highest impact first (index (organization_id, term,
+     * impact DESC)), ranks the chunks read by the sum of their impacts times the terms' weights, scores the best
+     * `candidates` of them exactly (`scoredCandidates`), then checks those against the full access predicate
+     * and filters.
+     *
+     * The last row, without an id, is the best score a chunk not scored could reach: a posting not read has
+     * an impact at most its term's lowest one read (`cut`, the term's weight times that; the impact at its
+     * depth is found by a second, offset scan, only for lists not read whole), and a posting's true
+     * term-frequency part is at most its impact x `bounds.factor`, never above k1 + 1. So a chunk read but not
+     * scored reaches at most the bound of what was read of it (`excess` over the cuts) plus every cut, and a
+     * chunk never read the sum of the cuts (`unread`). -1 when every list was read whole and every chunk read
+     * was scored. The ranking is exact when its `limit`-th score beats that bound.
+     */
+    const prunedRows = rows(
+      "search.lexical",
+      Schema.Union(RankedChunk, UnrankedRow),
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) => {
+        /** The postings of the term in `alias`, through the caller's partitions and the filters (index (organization_id, term, impact DESC)). */
+        const impactOrdered = (alias: string) => sql`
+          SELECT p.chunk_id, p.impact FROM search_postings p
+          WHERE p.organization_id = ${organizationId} AND p.term = ${sql(alias)}.term AND ${access.partitions("p")} ${filtersOn("p", filters)}`
+        return sql`
+        WITH ${statisticsOf(organizationId, query, access)},
+        ${readingPlan(depth)},
         cuts AS (
           SELECT w.term, w.weight, w.depth, bounds.factor,
             CASE WHEN w.depth >= w.df OR last.impact IS NULL THEN 0::float8 ELSE w.weight * least(${k1Plus1}, last.impact * bounds.factor) END AS cut
@@ -352,14 +401,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           GROUP BY h.chunk_id
         ),
         best AS (SELECT chunk_id FROM seen ORDER BY partial DESC, chunk_id LIMIT ${candidates}),
-        scored AS (
-          SELECT best.chunk_id, sum(w.weight * ${saturation("p")}) AS score
-          FROM best
-          -- OFFSET 0 keeps the join to the query's terms out of the scan: one index range per candidate, not one probe per term.
-          CROSS JOIN LATERAL (SELECT p.term, p.frequency, p.token_count FROM search_postings p WHERE p.chunk_id = best.chunk_id OFFSET 0) p
-          JOIN weights w ON w.term = p.term CROSS JOIN corpus
-          GROUP BY best.chunk_id
-        )
+        ${scoredCandidates}
         ${visibleRanking("scored", access, filters, limit)}
         UNION ALL
         SELECT NULL, CASE WHEN unread.bound = 0 AND (SELECT count(*) FROM seen) <= ${candidates} THEN -1::float8
@@ -367,6 +409,189 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         FROM unread`
       }
     )
+
+    /**
+     * What early termination over packed blocks reads, one row per block: for each query term its weight, `cut`
+     * (its weight times the top impact of the first block not read, bounded as in `prunedRows`; 0 when none is
+     * left) and `factor`, and the blocks of its share, best first (`ceil(depth / blockPostings)` of them).
+     * Postings of chunks not packed yet (`search_pending`) are read whole, one row per term. When more than
+     * PENDING_READ_LIMIT chunks are pending, one row with a null term says so and nothing is read.
+     */
+    const blockReading = rows(
+      "search.blocks",
+      BlockRow,
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, depth: number, blockPostings: number) => {
+        const partitioned = (alias: string) => sql`${access.partitions(alias)} ${filtersOn(alias, filters)}`
+        const blocksOf = (alias: string) => sql`
+          SELECT b.top_impact, b.packed FROM search_blocks b
+          WHERE b.organization_id = ${organizationId} AND b.term = ${sql(alias)}.term AND ${partitioned("b")}
+          ORDER BY b.top_impact DESC`
+        return sql`
+        WITH ${statisticsOf(organizationId, query, access)},
+        ${readingPlan(depth)},
+        -- A list whose share covers it is read whole, every block (appends leave some blocks part-full);
+        -- a longer one up to its share's worth of full blocks.
+        cuts AS (
+          SELECT w.term, w.weight, bounds.factor, CASE WHEN w.depth < w.df THEN ceil(w.depth / ${blockPostings}::float8)::int END AS blocks,
+            CASE WHEN next.top_impact IS NULL THEN 0::float8 ELSE w.weight * least(${k1Plus1}, next.top_impact * bounds.factor) END AS cut
+          FROM reads w CROSS JOIN bounds
+          LEFT JOIN LATERAL (${blocksOf("w")} OFFSET ceil(w.depth / ${blockPostings}::float8) LIMIT 1) next ON w.depth < w.df
+        ),
+        pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p)
+        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed
+        FROM cuts c CROSS JOIN corpus
+        LEFT JOIN LATERAL (${blocksOf("c")} LIMIT c.blocks) b ON true
+        WHERE (SELECT few FROM pending)
+        UNION ALL
+        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed
+        FROM cuts c CROSS JOIN corpus
+        CROSS JOIN LATERAL (
+          SELECT string_agg(uuid_send(p.chunk_id) || float4send(p.impact), ''::bytea) AS packed
+          FROM search_pending q JOIN search_postings p ON p.chunk_id = q.chunk_id AND p.term = c.term
+          WHERE q.organization_id = ${organizationId} AND ${partitioned("p")}
+        ) f
+        WHERE (SELECT few FROM pending) AND f.packed IS NOT NULL
+        UNION ALL
+        SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT (SELECT few FROM pending)`
+      }
+    )
+
+    /** The chosen candidates scored exactly (`scoredCandidates`) with the weights and average length early termination read, then checked for access and filters. */
+    const scoredChoice = rows(
+      "search.lexical",
+      RankedChunk,
+      (terms: ReadonlyArray<string>, weights: ReadonlyArray<number>, avgLen: number, ids: ReadonlyArray<string>, access: SearchAccess, filters: KnowledgeFilters, limit: number) => sql`
+        WITH weights AS (SELECT * FROM unnest(${terms}::text[], ${weights}::float8[]) AS w(term, weight)),
+        corpus AS (SELECT ${avgLen}::float8 AS avg_len),
+        best AS (SELECT unnest(${ids}::uuid[]) AS chunk_id),
+        ${scoredCandidates}
+        ${visibleRanking("scored", access, filters, limit)}`
+    )
+
+    /**
+     * Early termination over packed blocks: `blockReading`, the chunks' sums taken in the process
+     * (PackedRanking), and the best `candidates` scored exactly (`scoredChoice`). Undefined when too many
+     * chunks wait for the packer.
+     */
+    const prunedBlocks = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number) =>
+      Effect.gen(function* () {
+        const read = yield* blockReading(organizationId, query, access, filters, depth, blockPostings)
+        if (read.some((row) => row.term === null)) return undefined
+        const lists = new Map<string, { weight: number; cut: number; factor: number; blocks: Array<Uint8Array> }>()
+        for (const row of read) {
+          const list = lists.get(row.term!) ?? { weight: row.weight!, cut: row.cut!, factor: row.factor!, blocks: [] }
+          lists.set(row.term!, list)
+          if (row.packed !== null) list.blocks.push(row.packed)
+        }
+        const choice = packedCandidates([...lists.values()], candidates, K1 + 1)
+        const ranked = choice.ids.length === 0
+          ? []
+          : yield* scoredChoice([...lists.keys()], [...lists.values()].map((list) => list.weight), read[0]!.avgLen!, choice.ids, access, filters, limit)
+        return { ranked, unscoredBound: choice.unscoredBound }
+      })
+
+    /**
+     * Takes up to `batch` chunks waiting in `search_pending` and packs their postings into `search_blocks`,
+     * in one statement. A term's blocks (in a partition) are rebuilt whole from its postings (dropping stale
+     * entries; chunks still waiting are left to their turn) when what was appended since the last rebuild, or
+     * the stale entries (entries past the term's document frequency), reach a quarter of it; otherwise the new
+     * postings are appended as blocks of their own. Bookkeeping is in `search_packing`, which only the packer
+     * writes, so it never waits on ingestion's locks (waiting chunks locked by another transaction are
+     * skipped). Returns the chunks taken. Callers hold the organization's packing lock.
+     */
+    const packPending = row(
+      "search.pack",
+      Schema.Struct({ chunks: Schema.Number }),
+      (organizationId: string, blockPostings: number, batch: number) => sql`
+        WITH taken AS (
+          DELETE FROM search_pending WHERE chunk_id IN (
+            SELECT chunk_id FROM search_pending WHERE organization_id = ${organizationId} ORDER BY chunk_id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
+          RETURNING chunk_id
+        ),
+        fresh AS (
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact
+          FROM taken JOIN search_postings p ON p.chunk_id = taken.chunk_id
+        ),
+        touched AS (
+          SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
+            coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks,
+            max(k.rebuilt) IS NULL
+              OR (max(k.in_blocks) + count(*) - max(k.rebuilt)) * 4 >= max(k.rebuilt)
+              OR (max(k.in_blocks) + count(*) - coalesce(max(st.document_frequency), 0)) * 4 >= greatest(max(st.document_frequency), 1) AS rebuild
+          FROM fresh f
+          LEFT JOIN search_packing k ON k.organization_id = ${organizationId} AND k.term = f.term
+            AND k.knowledge_space_id = f.knowledge_space_id AND k.classification_rank = f.classification_rank
+          LEFT JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = f.term
+            AND st.knowledge_space_id = f.knowledge_space_id AND st.classification_rank = f.classification_rank
+          GROUP BY f.term, f.knowledge_space_id, f.classification_rank
+        ),
+        source AS (
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact
+          FROM touched t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
+            AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
+          -- One snapshot for the whole statement: the chunks taken above still look pending here.
+          WHERE t.rebuild AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
+          UNION ALL
+          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact
+          FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank)
+          WHERE NOT t.rebuild
+        ),
+        dropped AS (
+          DELETE FROM search_blocks b USING touched t
+          WHERE t.rebuild AND b.organization_id = ${organizationId} AND b.term = t.term
+            AND b.knowledge_space_id = t.knowledge_space_id AND b.classification_rank = t.classification_rank
+          RETURNING 1
+        ),
+        inserted AS (
+          INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
+          SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
+            string_agg(uuid_send(chunk_id) || float4send(impact), ''::bytea ORDER BY impact DESC, chunk_id)
+          FROM (
+            SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / ${blockPostings} AS block
+            FROM source s
+          ) numbered
+          GROUP BY term, knowledge_space_id, classification_rank, block
+          RETURNING term, knowledge_space_id, classification_rank, postings
+        ),
+        counted AS (SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings FROM inserted GROUP BY 1, 2, 3),
+        packing AS (
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks)
+          SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
+            CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
+            CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.in_blocks + coalesce(c.postings, 0) END
+          FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
+          ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
+            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks
+          RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM taken)::int AS chunks`)
+
+    /** The organization's packing lock: one packer (or repack) at a time, across processes. */
+    const packingLock = (organizationId: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`lore.search-pack:${organizationId}`}))`
+
+    /** Every block of an organization rebuilt from its postings (chunks still pending excepted), in one transaction. */
+    const repack = (organizationId: string, blockPostings: number) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* packingLock(organizationId)
+        yield* sql`DELETE FROM search_blocks WHERE organization_id = ${organizationId}`
+        yield* sql`
+          INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
+          SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
+            string_agg(uuid_send(chunk_id) || float4send(impact), ''::bytea ORDER BY impact DESC, chunk_id)
+          FROM (
+            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact,
+              (row_number() OVER (PARTITION BY p.term, p.knowledge_space_id, p.classification_rank ORDER BY p.impact DESC, p.chunk_id) - 1) / ${blockPostings} AS block
+            FROM search_postings p
+            WHERE p.organization_id = ${organizationId} AND NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id)
+          ) numbered
+          GROUP BY term, knowledge_space_id, classification_rank, block`
+        yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
+        yield* sql`
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks)
+          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings)
+          FROM search_blocks WHERE organization_id = ${organizationId}
+          GROUP BY organization_id, term, knowledge_space_id, classification_rank`
+      }))
 
     const nearest = rows(
       "search.nearest",
@@ -456,17 +681,51 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         }),
 
       /**
-       * BM25 with early termination (see `pruned`): the ranking, and whether it is certainly the exhaustive
-       * one: `limit` chunks whose last beats anything not scored (a relative margin absorbs the float
-       * rounding of sums taken in another order), or every chunk with a query term scored.
+       * BM25 with early termination: over packed blocks (`prunedBlocks`), or postings rows (`prunedRows`) with a
+       * filter by source, when too many chunks wait for the packer, or when `via` asks for rows. The ranking,
+       * and whether it is certainly the exhaustive one: `limit` chunks whose last beats anything not scored (a
+       * relative margin absorbs the float rounding of sums taken in another order), or every chunk with a query
+       * term scored.
        */
-      lexicalPruned: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number) =>
-        Effect.map(pruned(organizationId, query, access, filters, limit, depth, candidates), (found) => {
-          const { ranked, unranked: unscoredBound } = split(found)
+      lexicalPruned: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number, via: "any" | "rows" = "any") =>
+        Effect.gen(function* () {
+          const packed = via === "any" && filters.sourceIds === undefined
+            ? yield* prunedBlocks(organizationId, query, access, filters, limit, depth, candidates, blockPostings)
+            : undefined
+          const { ranked, unscoredBound } = packed ?? (yield* Effect.map(
+            prunedRows(organizationId, query, access, filters, limit, depth, candidates),
+            (found) => {
+              const { ranked, unranked } = split(found)
+              return { ranked, unscoredBound: unranked }
+            }
+          ))
           const last = ranked[limit - 1]
           const certain = unscoredBound < 0 || (last !== undefined && last.score > unscoredBound + 1e-9 * Math.max(1, unscoredBound))
-          return { ranked, certain, unscoredBound }
+          return { ranked, certain, unscoredBound, via: packed ? "blocks" as const : "rows" as const }
         }),
+
+      /**
+       * Packs the postings of every chunk waiting for it in an organization (PACK_BATCH chunks per transaction,
+       * one packer per organization at a time). Returns the chunks packed.
+       */
+      packPending: (organizationId: string, blockPostings: number) =>
+        Effect.gen(function* () {
+          let packed = 0
+          for (;;) {
+            const taken = yield* packingLock(organizationId).pipe(
+              Effect.zipRight(packPending(organizationId, blockPostings, PACK_BATCH)),
+              sql.withTransaction
+            )
+            packed += taken?.chunks ?? 0
+            if ((taken?.chunks ?? 0) < PACK_BATCH) return packed
+          }
+        }),
+
+      /**
+       * Rebuilds every block of an organization from its postings: after postings were loaded other than
+       * through makeSearchable (the bench's synthesized corpus), or to drop every stale entry at once.
+       */
+      repack,
 
       /** Nearest chunks of one embedding generation by cosine similarity (unit vectors: the dot product). */
       nearest,

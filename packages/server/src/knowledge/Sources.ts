@@ -231,7 +231,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
             yield* repo.lockAsset(row.knowledgeAssetId)
             yield* repo.markDeleted(sourceId)
             // If the deleted version was current, the one the rule picks now takes over (in search too).
-            yield* serveCurrentVersion(repo, index, row.knowledgeAssetId, caller.organizationId)
+            yield* serveCurrentVersion(repo, index, queue, row.knowledgeAssetId, caller.organizationId)
             yield* repo.retireAssetIfEmpty(row.knowledgeAssetId)
             yield* queue.enqueue(PurgeSource.kind, { sourceId }, { dedupeKey: `purge:${sourceId}` })
             yield* audit.record(caller, { action: "source.delete", resourceType: "source", resourceId: sourceId, details: { title: row.title } })

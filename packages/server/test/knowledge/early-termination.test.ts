@@ -18,6 +18,14 @@ import { client, search, settled, uploaded } from "./support"
 describe("search early termination", { timeout: 180_000 }, () => {
   let server: InspectableServer
   const spaces: Array<string> = []
+  const sourceIds: Array<string> = []
+  const BLOCK = 4
+
+  const pendingChunks = async () => Number((await server.sql((sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM search_pending`))[0]!.n)
+  const waitForPacking = async () => {
+    for (let i = 0; i < 300 && (await pendingChunks()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(await pendingChunks()).toBe(0)
+  }
 
   // Three-syllable words (none a stopword, stems unchanged), drawn by a seeded generator with Zipf weights.
   const syllables = ["ka", "lo", "mi", "re", "tu", "no", "vi", "ze"]
@@ -36,7 +44,8 @@ describe("search early termination", { timeout: 180_000 }, () => {
 
   beforeAll(async () => {
     // Search over HTTP takes early termination here whenever it reads less than exhaustive scoring would.
-    server = await startInspectableServer({ settings: { search: { exhaustiveMaxPostings: 0, prunedDepth: 2, prunedCandidates: 1 } } })
+    // Blocks of 4 postings, so packed lists are cut at these depths too.
+    server = await startInspectableServer({ settings: { search: { exhaustiveMaxPostings: 0, prunedDepth: 2, prunedCandidates: 1, blockPostings: BLOCK } } })
     const admin = client(server.url, server.adminToken)
     for (const key of ["first", "second"]) spaces.push((await admin.call("POST", "/api/admin/knowledge-spaces", { key, name: key })).body.id)
     const sources = []
@@ -44,6 +53,9 @@ describe("search early termination", { timeout: 180_000 }, () => {
       sources.push(await uploaded(admin, { spaceId: spaces[i % 2]!, name: `doc-${i}.md`, bytes: document(8), type: "text/markdown", classification: i % 3 === 0 ? "CONFIDENTIAL" : "INTERNAL" }))
     }
     for (const source of sources) expect((await settled(admin, source.id)).status).toBe("READY")
+    sourceIds.push(...sources.map((source) => source.id))
+    // The packer runs as a job after each ingestion: every posting is packed before the comparisons start.
+    await waitForPacking()
   }, 180_000)
   afterAll(() => server?.dispose())
 
@@ -66,21 +78,23 @@ describe("search early termination", { timeout: 180_000 }, () => {
     })
 
   interface Comparison {
-    readonly pruned: { readonly ranked: ReadonlyArray<RankedChunk>; readonly certain: boolean }
+    readonly pruned: { readonly ranked: ReadonlyArray<RankedChunk>; readonly certain: boolean; readonly via: "blocks" | "rows" }
     readonly exhaustive: ReadonlyArray<RankedChunk>
   }
 
   /** The repositories this test calls directly, on the server's own database connection. */
   const repositories = Layer.mergeAll(SearchIndexRepo.Default, AccessEvaluator.Default, IdentityRepo.Default)
 
-  const compare = (query: string, options: { depth: number; candidates: number; limit: number; sourceAcl?: boolean; filters?: KnowledgeFilters }) =>
+  const compare = (query: string, options: { depth: number; candidates: number; limit: number; sourceAcl?: boolean; filters?: KnowledgeFilters; via?: "any" | "rows" }) =>
     server.run(
       Effect.gen(function* () {
         const index = yield* SearchIndexRepo
         const { organizationId, access } = yield* accessOf(options.sourceAcl ?? false)
         const filters = options.filters ?? {}
-        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, options.limit, options.depth, options.candidates)
+        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, options.limit, options.depth, options.candidates, BLOCK, options.via)
         const exhaustive = yield* index.lexical(organizationId, query, access, filters, 10_000, null)
+        // Neither reading is tested by accident through the other.
+        expect(pruned.via).toBe(options.via === "rows" ? "rows" : "blocks")
         return { pruned, exhaustive: exhaustive.ranked } satisfies Comparison
       }).pipe(Effect.provide(repositories))
     )
@@ -112,39 +126,6 @@ describe("search early termination", { timeout: 180_000 }, () => {
   }
 
   const questions = Array.from({ length: 24 }, (_, i) => words(3 + (i * 7) % 30))
-
-  it("is exact whenever it says so, and reads every list when they are shorter than its depth", async () => {
-    let certain = 0
-    let uncertain = 0
-    for (const [i, q] of questions.entries()) {
-      for (const [depth, candidates] of [[4, 12], [16, 12], [16, 48], [64, 48]] as const) {
-        const comparison = await compare(q, { depth, candidates, limit: 5, sourceAcl: i % 2 === 1 })
-        expectExactScores(comparison)
-        if (comparison.pruned.certain) {
-          certain++
-          expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
-        } else uncertain++
-      }
-      const whole = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10, sourceAcl: i % 2 === 1 })
-      expect(whole.pruned.certain).toBe(true)
-      expectSameRanking(whole.pruned.ranked, whole.exhaustive.slice(0, 10))
-    }
-    // Both outcomes happen here, so neither check above is vacuous.
-    expect(certain).toBeGreaterThan(5)
-    expect(uncertain).toBeGreaterThan(5)
-  })
-
-  it("keeps filters and the caller's partitions in the lists it reads", async () => {
-    for (const q of questions.slice(0, 8)) {
-      for (const filters of [{ knowledgeSpaceId: spaces[1]! }, { classificationRank: 2 }]) {
-        const comparison = await compare(q, { depth: 16, candidates: 40, limit: 5, filters })
-        expectExactScores(comparison)
-        const allowed = new Set(comparison.exhaustive.map((hit) => hit.id))
-        for (const hit of comparison.pruned.ranked) expect(allowed.has(hit.id)).toBe(true)
-        if (comparison.pruned.certain) expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
-      }
-    }
-  })
 
   it("serves GET /api/knowledge/search by early termination past the gate: its ranking, or exhaustive BM25's when proved equal", async () => {
     const admin = client(server.url, server.adminToken)
@@ -178,28 +159,147 @@ describe("search early termination", { timeout: 180_000 }, () => {
     }
   })
 
-  it("shares its reading by the terms' weights: a rare term's list is read whole before common ones", async () => {
-    // A term in 6-10 chunks beside the two commonest (in nearly every chunk), read at 4 postings per term:
-    // 12 in all, so the rare term's whole list fits only if it takes the common terms' share.
-    const df = await server.sql((sql) => sql<{ term: string; df: number }>`
-      SELECT term, sum(document_frequency)::int AS df FROM search_terms GROUP BY term ORDER BY df DESC, term`)
-    const rare = df.find((t) => t.df >= 6 && t.df <= 10)!
-    const question = `${df[0]!.term} ${rare.term} ${df[1]!.term}`
-    const { pruned, exhaustive } = await compare(question, { depth: 4, candidates: 100, limit: rare.df })
-    // Chunks with the rare term outrank every other (its weight dwarfs the common terms'): all of them are found.
-    expectSameRanking(pruned.ranked, exhaustive.slice(0, rare.df))
-    expectExactScores({ pruned, exhaustive })
+  for (const via of ["any", "rows"] as const) describe(via === "rows" ? "over postings rows" : "over packed blocks", () => {
+    it("is exact whenever it says so, and reads every list when they are shorter than its depth", async () => {
+      let certain = 0
+      let uncertain = 0
+      for (const [i, q] of questions.entries()) {
+        for (const [depth, candidates] of [[4, 12], [16, 12], [16, 48], [64, 48]] as const) {
+          const comparison = await compare(q, { depth, candidates, limit: 5, sourceAcl: i % 2 === 1, via })
+          expectExactScores(comparison)
+          if (comparison.pruned.certain) {
+            certain++
+            expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
+          } else uncertain++
+        }
+        const whole = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10, sourceAcl: i % 2 === 1, via })
+        expect(whole.pruned.certain).toBe(true)
+        expectSameRanking(whole.pruned.ranked, whole.exhaustive.slice(0, 10))
+      }
+      // Both outcomes happen here, so neither check above is vacuous.
+      expect(certain).toBeGreaterThan(5)
+      expect(uncertain).toBeGreaterThan(5)
+    })
+
+    it("keeps filters and the caller's partitions in the lists it reads", async () => {
+      for (const q of questions.slice(0, 8)) {
+        for (const filters of [{ knowledgeSpaceId: spaces[1]! }, { classificationRank: 2 }]) {
+          const comparison = await compare(q, { depth: 16, candidates: 40, limit: 5, filters, via })
+          expectExactScores(comparison)
+          const allowed = new Set(comparison.exhaustive.map((hit) => hit.id))
+          for (const hit of comparison.pruned.ranked) expect(allowed.has(hit.id)).toBe(true)
+          if (comparison.pruned.certain) expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
+        }
+      }
+    })
+    it("shares its reading by the terms' weights: a rare term's list is read whole before common ones", async () => {
+      // A term in 6-10 chunks beside the two commonest (in nearly every chunk), read at 4 postings per term:
+      // 12 in all, so the rare term's whole list fits only if it takes the common terms' share.
+      const df = await server.sql((sql) => sql<{ term: string; df: number }>`
+        SELECT term, sum(document_frequency)::int AS df FROM search_terms GROUP BY term ORDER BY df DESC, term`)
+      const rare = df.find((t) => t.df >= 6 && t.df <= 10)!
+      const question = `${df[0]!.term} ${rare.term} ${df[1]!.term}`
+      const { pruned, exhaustive } = await compare(question, { depth: 4, candidates: 100, limit: rare.df, via })
+      // Chunks with the rare term outrank every other (its weight dwarfs the common terms'): all of them are found.
+      expectSameRanking(pruned.ranked, exhaustive.slice(0, rare.df))
+      expectExactScores({ pruned, exhaustive })
+    })
+
+    it("finds most of the exhaustive top 5 even when lists are cut short", async () => {
+      let found = 0
+      let wanted = 0
+      for (const q of questions) {
+        const { pruned, exhaustive } = await compare(q, { depth: 32, candidates: 40, limit: 5, via })
+        const best = new Set(exhaustive.slice(0, 5).map((hit) => hit.id))
+        wanted += best.size
+        found += pruned.ranked.filter((hit) => best.has(hit.id)).length
+      }
+      expect(found / wanted).toBeGreaterThan(0.7)
+    })
   })
 
-  it("finds most of the exhaustive top 5 even when lists are cut short", async () => {
-    let found = 0
-    let wanted = 0
-    for (const q of questions) {
-      const { pruned, exhaustive } = await compare(q, { depth: 32, candidates: 40, limit: 5 })
-      const best = new Set(exhaustive.slice(0, 5).map((hit) => hit.id))
-      wanted += best.size
-      found += pruned.ranked.filter((hit) => best.has(hit.id)).length
+  describe("packed postings", () => {
+    interface Posting { readonly term: string; readonly chunk: string; readonly impact: number }
+    const key = (p: Posting) => `${p.term} ${p.chunk} ${p.impact.toFixed(5)}`
+
+    /** Every entry of every block, checked for order within its block, its top impact and its count. */
+    const packedEntries = async () => {
+      const blocks = await server.sql((sql) => sql<{ term: string; topImpact: number; postings: number; packed: Uint8Array }>`
+        SELECT term, top_impact, postings, packed FROM search_blocks`)
+      const entries: Array<Posting> = []
+      for (const block of blocks) {
+        const view = new DataView(block.packed.buffer, block.packed.byteOffset, block.packed.byteLength)
+        const impacts: Array<number> = []
+        for (let at = 0; at < block.packed.byteLength; at += 20) {
+          const chunk = Buffer.from(block.packed.subarray(at, at + 16)).toString("hex").replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, "$1-$2-$3-$4-$5")
+          impacts.push(view.getFloat32(at + 16))
+          entries.push({ term: block.term, chunk, impact: view.getFloat32(at + 16) })
+        }
+        expect(impacts.length).toBe(block.postings)
+        expect(impacts.length).toBeLessThanOrEqual(BLOCK)
+        expect(impacts).toEqual([...impacts].sort((a, b) => b - a))
+        expect(impacts[0]).toBeCloseTo(block.topImpact, 5)
+      }
+      return entries
     }
-    expect(found / wanted).toBeGreaterThan(0.7)
+    const searchablePostings = () => server.sql((sql) => sql<Posting>`
+      SELECT p.term, p.chunk_id::text AS chunk, p.impact FROM search_postings p JOIN chunks c ON c.id = p.chunk_id WHERE c.searchable`)
+
+    it("holds every searchable posting once, after the packer's appends and rebuilds", async () => {
+      const packed = (await packedEntries()).map(key).sort()
+      expect(packed).toEqual((await searchablePostings()).map(key).sort())
+      const rebuilt = await server.sql((sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM search_packing WHERE in_blocks > rebuilt`)
+      // Appended to without a rebuild somewhere: both of the packer's ways ran.
+      expect(rebuilt[0]!.n).toBeGreaterThan(0)
+    })
+
+    it("reads the postings of chunks the packer has not reached", async () => {
+      // Two documents' chunks wait for the packer; every other posting is packed without them.
+      const waiting = sourceIds.slice(0, 2)
+      await server.sql((sql) => sql`
+        INSERT INTO search_pending (chunk_id, organization_id) SELECT id, organization_id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)
+      await server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId } = yield* accessOf(false)
+        yield* index.repack(organizationId, BLOCK)
+      }).pipe(Effect.provide(repositories)))
+      const waitingChunks = new Set((await server.sql((sql) => sql<{ id: string }>`SELECT id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)).map((c) => c.id))
+      expect((await packedEntries()).some((entry) => waitingChunks.has(entry.chunk))).toBe(false)
+      for (const q of questions.slice(0, 12)) {
+        const whole = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10 })
+        expect(whole.pruned.certain).toBe(true)
+        expectSameRanking(whole.pruned.ranked, whole.exhaustive.slice(0, 10))
+        const cut = await compare(q, { depth: 16, candidates: 40, limit: 5 })
+        expectExactScores(cut)
+        if (cut.pruned.certain) expectSameRanking(cut.pruned.ranked, cut.exhaustive.slice(0, 5))
+      }
+      // The packer takes them, and blocks hold every posting again.
+      await server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId } = yield* accessOf(false)
+        expect(yield* index.packPending(organizationId, BLOCK)).toBe(waitingChunks.size)
+      }).pipe(Effect.provide(repositories)))
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+    })
+
+    it("never returns a chunk taken out of search, though its packed entries stay until a rebuild", async () => {
+      const admin = client(server.url, server.adminToken)
+      const removed = sourceIds[2]!
+      const chunks = new Set((await server.sql((sql) => sql<{ id: string }>`SELECT id FROM chunks WHERE source_id = ${removed}`)).map((c) => c.id))
+      expect((await admin.call("DELETE", `/api/sources/${removed}`)).status).toBe(200)
+      expect((await packedEntries()).some((entry) => chunks.has(entry.chunk))).toBe(true)
+      for (const q of questions) {
+        const { pruned, exhaustive } = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10 })
+        expect(pruned.ranked.some((hit) => chunks.has(hit.id))).toBe(false)
+        expect(pruned.certain).toBe(true)
+        expectSameRanking(pruned.ranked, exhaustive.slice(0, 10))
+      }
+      await server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId } = yield* accessOf(false)
+        yield* index.repack(organizationId, BLOCK)
+      }).pipe(Effect.provide(repositories)))
+      expect((await packedEntries()).some((entry) => chunks.has(entry.chunk))).toBe(false)
+    })
   })
 })

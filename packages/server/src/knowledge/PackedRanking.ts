@@ -1,0 +1,106 @@
+/**
+ * Early termination's accumulation over packed postings (search_blocks, migration 0025), done in the process
+ * because PostgreSQL spends ~0.8 µs a posting reading and grouping rows, and this ~0.1 µs: a long question
+ * reads ~50k postings.
+ */
+
+/** A packed posting: the chunk id's 16 bytes, then its impact as a big-endian float4. */
+export const POSTING_BYTES = 20
+
+/** One query term's postings as read: its weight, the bound on one it did not read (`cut`), and its packed blocks. */
+export interface PackedList {
+  readonly weight: number
+  /** The term's weight times the highest impact of a posting not read (0 when the list was read whole). */
+  readonly cut: number
+  /** How far a posting's true term-frequency part may exceed its stored impact (see SearchIndexRepo `bounds`). */
+  readonly factor: number
+  readonly blocks: ReadonlyArray<Uint8Array>
+}
+
+export interface PackedCandidates {
+  /** The best `candidates` chunks by the weighted sum of the impacts read, best first. */
+  readonly ids: ReadonlyArray<string>
+  /**
+   * The best score a chunk not among them could reach: every cut, plus the most a chunk read but not chosen
+   * exceeds the cuts by; -1 when every list was read whole and every chunk read was chosen (the ranking of
+   * the chosen is then exhaustive BM25's).
+   */
+  readonly unscoredBound: number
+}
+
+const hex = (word: number) => (word >>> 0).toString(16).padStart(8, "0")
+const uuidOf = (a: number, b: number, c: number, d: number) => {
+  const h = hex(a) + hex(b) + hex(c) + hex(d)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
+/**
+ * Sums each chunk's postings over the lists (an open-addressing table keyed by the id's four words), then
+ * takes the best `candidates` by that sum. A chunk's `excess` is what its postings read could add beyond the
+ * cuts at most (impact x factor, capped at `maxTermScore`, less the term's cut), as in the SQL statement.
+ */
+export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: number, maxTermScore: number): PackedCandidates => {
+  let postings = 0
+  for (const list of lists) for (const block of list.blocks) postings += block.length / POSTING_BYTES
+  let size = 1024
+  while (size < postings * 2) size *= 2
+  const mask = size - 1
+  const keys = new Int32Array(size * 4)
+  const taken = new Uint8Array(size)
+  const partial = new Float64Array(size)
+  const excess = new Float64Array(size)
+  const used = new Int32Array(Math.min(size, postings))
+  let count = 0
+  let unread = 0
+  for (const { weight, cut, factor, blocks } of lists) {
+    unread += cut
+    for (const block of blocks) {
+      const view = new DataView(block.buffer, block.byteOffset, block.byteLength)
+      for (let at = 0; at + POSTING_BYTES <= block.byteLength; at += POSTING_BYTES) {
+        const a = view.getInt32(at), b = view.getInt32(at + 4), c = view.getInt32(at + 8), d = view.getInt32(at + 12)
+        let slot = (Math.imul(a ^ d, 0x9e3779b1) ^ b ^ c) & mask
+        while (taken[slot] === 1) {
+          const k = slot * 4
+          if (keys[k] === a && keys[k + 1] === b && keys[k + 2] === c && keys[k + 3] === d) break
+          slot = (slot + 1) & mask
+        }
+        if (taken[slot] === 0) {
+          taken[slot] = 1
+          const k = slot * 4
+          keys[k] = a
+          keys[k + 1] = b
+          keys[k + 2] = c
+          keys[k + 3] = d
+          used[count++] = slot
+        }
+        const impact = view.getFloat32(at + 16)
+        partial[slot]! += weight * impact
+        excess[slot]! += weight * Math.min(maxTermScore, impact * factor) - cut
+      }
+    }
+  }
+  // The `candidates`-th best sum, by a sort of the sums alone (native and fast), then one pass to pick.
+  let threshold = -Infinity
+  if (count > candidates) {
+    const sums = new Float64Array(count)
+    for (let i = 0; i < count; i++) sums[i] = partial[used[i]!]!
+    sums.sort()
+    threshold = sums[count - candidates]!
+  }
+  const chosen: Array<number> = []
+  const tied: Array<number> = []
+  let bestExcess = 0
+  for (let i = 0; i < count; i++) {
+    const slot = used[i]!
+    if (partial[slot]! > threshold) chosen.push(slot)
+    else if (partial[slot] === threshold) tied.push(slot)
+    else bestExcess = Math.max(bestExcess, excess[slot]!)
+  }
+  for (const slot of tied) {
+    if (chosen.length < candidates) chosen.push(slot)
+    else bestExcess = Math.max(bestExcess, excess[slot]!)
+  }
+  chosen.sort((x, y) => partial[y]! - partial[x]!)
+  const ids = chosen.map((slot) => uuidOf(keys[slot * 4]!, keys[slot * 4 + 1]!, keys[slot * 4 + 2]!, keys[slot * 4 + 3]!))
+  return { ids, unscoredBound: unread === 0 && count <= candidates ? -1 : unread + bestExcess }
+}
