@@ -4,8 +4,22 @@
  * reads ~50k postings.
  */
 
-/** A packed posting: the chunk id's 16 bytes, then its impact as a big-endian float4. */
-export const POSTING_BYTES = 20
+/**
+ * A packed posting, big-endian: the chunk id's 16 bytes, its impact (float4), its weighted term frequency
+ * (float4, as search_postings.frequency) and its chunk's length in tokens (int4).
+ */
+export const POSTING_BYTES = 28
+
+/** Okapi BM25's parameters and the caller's average chunk length (SearchIndexRepo's `saturation`, the same formula). */
+export interface Bm25 {
+  readonly k1: number
+  readonly b: number
+  readonly avgLen: number
+}
+
+/** A term's BM25 contribution to a chunk: its weight times the saturated term frequency at the chunk's length. */
+export const termScore = (bm25: Bm25, weight: number, frequency: number, tokenCount: number) =>
+  weight * ((frequency * (bm25.k1 + 1)) / (frequency + bm25.k1 * (1 - bm25.b + bm25.b * tokenCount / bm25.avgLen)))
 
 /** One query term's postings as read: its weight, the bound on one it did not read (`cut`), and its packed blocks. */
 export interface PackedList {
@@ -20,6 +34,10 @@ export interface PackedList {
 export interface PackedCandidates {
   /** The best `candidates` chunks by the weighted sum of the impacts read, best first. */
   readonly ids: ReadonlyArray<string>
+  /** Each candidate's exact score from the postings read (`termScore`). */
+  readonly scores: ReadonlyArray<number>
+  /** The postings not read that a candidate's exact score still needs: a list that was cut and did not show it. */
+  readonly missing: ReadonlyArray<{ readonly candidate: number; readonly list: number }>
   /**
    * The best score a chunk not among them could reach: every cut, plus the most a chunk read but not chosen
    * exceeds the cuts by; -1 when every list was read whole and every chunk read was chosen (the ranking of
@@ -34,12 +52,40 @@ const uuidOf = (a: number, b: number, c: number, d: number) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
+/** The k-th largest value (1-based) of `values`, which it reorders (Hoare's selection, middle pivot). */
+const kthLargest = (values: Float64Array, k: number): number => {
+  let low = 0
+  let high = values.length - 1
+  const target = k - 1
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1]!
+    let i = low
+    let j = high
+    while (i <= j) {
+      while (values[i]! > pivot) i++
+      while (values[j]! < pivot) j--
+      if (i <= j) {
+        const swap = values[i]!
+        values[i++] = values[j]!
+        values[j--] = swap
+      }
+    }
+    if (target <= j) high = j
+    else if (target >= i) low = i
+    else return values[target]!
+  }
+  return values[target]!
+}
+
 /**
  * Sums each chunk's postings over the lists (an open-addressing table keyed by the id's four words), then
  * takes the best `candidates` by that sum. A chunk's `excess` is what its postings read could add beyond the
- * cuts at most (impact x factor, capped at `maxTermScore`, less the term's cut), as in the SQL statement.
+ * cuts at most (impact x factor, capped at k1 + 1, less the term's cut), as in SearchIndexRepo's `prunedRows`.
+ * Beside it, each chunk's exact score from what was read, and which lists it was read in (a bit each).
  */
-export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: number, maxTermScore: number): PackedCandidates => {
+export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: number, bm25: Bm25): PackedCandidates => {
+  if (lists.length > 32) throw new Error("at most 32 query terms (one bit each)")
+  const maxTermScore = bm25.k1 + 1
   let postings = 0
   for (const list of lists) for (const block of list.blocks) postings += block.length / POSTING_BYTES
   let size = 1024
@@ -49,10 +95,12 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
   const taken = new Uint8Array(size)
   const partial = new Float64Array(size)
   const excess = new Float64Array(size)
+  const exact = new Float64Array(size)
+  const seenIn = new Int32Array(size)
   const used = new Int32Array(Math.min(size, postings))
   let count = 0
   let unread = 0
-  for (const { weight, cut, factor, blocks } of lists) {
+  for (const [index, { weight, cut, factor, blocks }] of lists.entries()) {
     unread += cut
     for (const block of blocks) {
       const view = new DataView(block.buffer, block.byteOffset, block.byteLength)
@@ -76,16 +124,17 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
         const impact = view.getFloat32(at + 16)
         partial[slot]! += weight * impact
         excess[slot]! += weight * Math.min(maxTermScore, impact * factor) - cut
+        exact[slot]! += termScore(bm25, weight, view.getFloat32(at + 20), view.getInt32(at + 24))
+        seenIn[slot]! |= 1 << index
       }
     }
   }
-  // The `candidates`-th best sum, by a sort of the sums alone (native and fast), then one pass to pick.
+  // The `candidates`-th best sum (a selection, linear on average), then one pass to pick.
   let threshold = -Infinity
   if (count > candidates) {
     const sums = new Float64Array(count)
     for (let i = 0; i < count; i++) sums[i] = partial[used[i]!]!
-    sums.sort()
-    threshold = sums[count - candidates]!
+    threshold = kthLargest(sums, candidates)
   }
   const chosen: Array<number> = []
   const tied: Array<number> = []
@@ -102,5 +151,16 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
   }
   chosen.sort((x, y) => partial[y]! - partial[x]!)
   const ids = chosen.map((slot) => uuidOf(keys[slot * 4]!, keys[slot * 4 + 1]!, keys[slot * 4 + 2]!, keys[slot * 4 + 3]!))
-  return { ids, unscoredBound: unread === 0 && count <= candidates ? -1 : unread + bestExcess }
+  const missing: Array<{ candidate: number; list: number }> = []
+  chosen.forEach((slot, candidate) => {
+    lists.forEach((list, index) => {
+      if (list.cut > 0 && (seenIn[slot]! & (1 << index)) === 0) missing.push({ candidate, list: index })
+    })
+  })
+  return {
+    ids,
+    scores: chosen.map((slot) => exact[slot]!),
+    missing,
+    unscoredBound: unread === 0 && count <= candidates ? -1 : unread + bestExcess
+  }
 }
