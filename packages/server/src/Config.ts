@@ -52,7 +52,7 @@ export interface SearchSettings {
   readonly exhaustiveMaxPostings: number
   readonly prunedDepth: number
   readonly prunedCandidates: number
-  /** Postings per packed block (search_blocks): early termination reads whole blocks. At most 280 (a block fits a page). */
+  /** Postings per packed block (search_blocks): early termination reads whole blocks. At most 384 (a block fits a page). */
   readonly blockPostings: number
 }
 
@@ -224,7 +224,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           exhaustiveMaxPostings: yield* Config.integer("LORE_SEARCH_EXHAUSTIVE_MAX_POSTINGS").pipe(Config.withDefault(defaultSearch.exhaustiveMaxPostings)),
           prunedDepth: yield* Config.integer("LORE_SEARCH_PRUNED_DEPTH").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedDepth)),
           prunedCandidates: yield* Config.integer("LORE_SEARCH_PRUNED_CANDIDATES").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedCandidates)),
-          blockPostings: yield* Config.integer("LORE_SEARCH_BLOCK_POSTINGS").pipe(Config.validate({ message: "must be from 1 to 280", validation: (n) => n >= 1 && n <= 280 }), Config.withDefault(defaultSearch.blockPostings))
+          blockPostings: yield* Config.integer("LORE_SEARCH_BLOCK_POSTINGS").pipe(Config.validate({ message: "must be from 1 to 384", validation: (n) => n >= 1 && n <= 384 }), Config.withDefault(defaultSearch.blockPostings))
         },
         connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
         ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false)),

@@ -4,22 +4,8 @@
  * reads ~50k postings.
  */
 
-/**
- * A packed posting, big-endian: the chunk id's 16 bytes, its impact (float4), its weighted term frequency
- * (float4, as search_postings.frequency) and its chunk's length in tokens (int4).
- */
-export const POSTING_BYTES = 28
-
-/** Okapi BM25's parameters and the caller's average chunk length (SearchIndexRepo's `saturation`, the same formula). */
-export interface Bm25 {
-  readonly k1: number
-  readonly b: number
-  readonly avgLen: number
-}
-
-/** A term's BM25 contribution to a chunk: its weight times the saturated term frequency at the chunk's length. */
-export const termScore = (bm25: Bm25, weight: number, frequency: number, tokenCount: number) =>
-  weight * ((frequency * (bm25.k1 + 1)) / (frequency + bm25.k1 * (1 - bm25.b + bm25.b * tokenCount / bm25.avgLen)))
+/** A packed posting: the chunk id's 16 bytes, then its impact as a big-endian float4. */
+export const POSTING_BYTES = 20
 
 /** One query term's postings as read: its weight, the bound on one it did not read (`cut`), and its packed blocks. */
 export interface PackedList {
@@ -34,10 +20,6 @@ export interface PackedList {
 export interface PackedCandidates {
   /** The best `candidates` chunks by the weighted sum of the impacts read, best first. */
   readonly ids: ReadonlyArray<string>
-  /** Each candidate's exact score from the postings read (`termScore`). */
-  readonly scores: ReadonlyArray<number>
-  /** The postings not read that a candidate's exact score still needs: a list that was cut and did not show it. */
-  readonly missing: ReadonlyArray<{ readonly candidate: number; readonly list: number }>
   /**
    * The best score a chunk not among them could reach: every cut, plus the most a chunk read but not chosen
    * exceeds the cuts by; -1 when every list was read whole and every chunk read was chosen (the ranking of
@@ -80,12 +62,9 @@ const kthLargest = (values: Float64Array, k: number): number => {
 /**
  * Sums each chunk's postings over the lists (an open-addressing table keyed by the id's four words), then
  * takes the best `candidates` by that sum. A chunk's `excess` is what its postings read could add beyond the
- * cuts at most (impact x factor, capped at k1 + 1, less the term's cut), as in SearchIndexRepo's `prunedRows`.
- * Beside it, each chunk's exact score from what was read, and which lists it was read in (a bit each).
+ * cuts at most (impact x factor, capped at `maxTermScore`, less the term's cut), as in the SQL statement.
  */
-export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: number, bm25: Bm25): PackedCandidates => {
-  if (lists.length > 32) throw new Error("at most 32 query terms (one bit each)")
-  const maxTermScore = bm25.k1 + 1
+export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: number, maxTermScore: number): PackedCandidates => {
   let postings = 0
   for (const list of lists) for (const block of list.blocks) postings += block.length / POSTING_BYTES
   let size = 1024
@@ -95,12 +74,10 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
   const taken = new Uint8Array(size)
   const partial = new Float64Array(size)
   const excess = new Float64Array(size)
-  const exact = new Float64Array(size)
-  const seenIn = new Int32Array(size)
   const used = new Int32Array(Math.min(size, postings))
   let count = 0
   let unread = 0
-  for (const [index, { weight, cut, factor, blocks }] of lists.entries()) {
+  for (const { weight, cut, factor, blocks } of lists) {
     unread += cut
     for (const block of blocks) {
       const view = new DataView(block.buffer, block.byteOffset, block.byteLength)
@@ -124,8 +101,6 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
         const impact = view.getFloat32(at + 16)
         partial[slot]! += weight * impact
         excess[slot]! += weight * Math.min(maxTermScore, impact * factor) - cut
-        exact[slot]! += termScore(bm25, weight, view.getFloat32(at + 20), view.getInt32(at + 24))
-        seenIn[slot]! |= 1 << index
       }
     }
   }
@@ -151,16 +126,5 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
   }
   chosen.sort((x, y) => partial[y]! - partial[x]!)
   const ids = chosen.map((slot) => uuidOf(keys[slot * 4]!, keys[slot * 4 + 1]!, keys[slot * 4 + 2]!, keys[slot * 4 + 3]!))
-  const missing: Array<{ candidate: number; list: number }> = []
-  chosen.forEach((slot, candidate) => {
-    lists.forEach((list, index) => {
-      if (list.cut > 0 && (seenIn[slot]! & (1 << index)) === 0) missing.push({ candidate, list: index })
-    })
-  })
-  return {
-    ids,
-    scores: chosen.map((slot) => exact[slot]!),
-    missing,
-    unscoredBound: unread === 0 && count <= candidates ? -1 : unread + bestExcess
-  }
+  return { ids, unscoredBound: unread === 0 && count <= candidates ? -1 : unread + bestExcess }
 }

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { Database } from "../db/Sql"
 import { exec, row, rows } from "../db/Rows"
 import { Classification } from "../domain/Model"
-import { packedCandidates, termScore } from "./PackedRanking"
+import { packedCandidates } from "./PackedRanking"
 import { type AccessPredicate, seenVersion } from "./SourcesRepo"
 
 export interface IndexedChunk {
@@ -321,12 +321,11 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         FROM best`
     )
 
-    /** A posting as packed in search_blocks (PackedRanking.POSTING_BYTES): chunk id, impact, frequency, chunk length. */
-    const packedPostingOf = (alias: string | null) => {
+    /** A posting as packed in search_blocks (PackedRanking.POSTING_BYTES): the chunk id, then the impact. */
+    const packedPosting = (alias: string | null) => {
       const column = (name: string) => (alias === null ? sql(name) : sql`${sql(alias)}.${sql(name)}`)
-      return sql`uuid_send(${column("chunk_id")}) || float4send(${column("impact")}) || float4send(${column("frequency")}) || int4send(${column("token_count")})`
+      return sql`uuid_send(${column("chunk_id")}) || float4send(${column("impact")})`
     }
-    const packedPosting = packedPostingOf(null)
 
     /**
      * Early termination's reading plan, as CTEs after `statisticsOf`: `depth` postings per query term in all,
@@ -453,7 +452,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed
         FROM cuts c CROSS JOIN corpus
         CROSS JOIN LATERAL (
-          SELECT string_agg(${packedPostingOf("p")}, ''::bytea) AS packed
+          SELECT string_agg(${packedPosting("p")}, ''::bytea) AS packed
           FROM search_pending q JOIN search_postings p ON p.chunk_id = q.chunk_id AND p.term = c.term
           WHERE q.organization_id = ${organizationId} AND ${partitioned("p")}
         ) f
@@ -463,27 +462,22 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       }
     )
 
-    /**
-     * What the chosen candidates' exact scores still need: the postings of the pairs (chunk, term) early
-     * termination did not read (none when the chunk lacks the term), and which candidates the caller may see
-     * through the full access predicate and the filters (a row with a null term each).
-     */
-    const candidateCompletion = rows(
-      "search.candidates",
-      Schema.Struct({ chunkId: Schema.String, term: Schema.NullOr(Schema.String), frequency: Schema.NullOr(Schema.Number), tokenCount: Schema.NullOr(Schema.Number) }),
-      (candidates: ReadonlyArray<string>, missingChunks: ReadonlyArray<string>, missingTerms: ReadonlyArray<string>, access: SearchAccess, filters: KnowledgeFilters) => sql`
-        SELECT c.id AS chunk_id, NULL::text AS term, NULL::float8 AS frequency, NULL::int AS token_count
-        FROM chunks c WHERE c.id = ANY(${candidates}::uuid[]) AND c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}
-        UNION ALL
-        SELECT p.chunk_id, p.term, p.frequency, p.token_count
-        FROM unnest(${missingChunks}::uuid[], ${missingTerms}::text[]) AS m(chunk_id, term)
-        JOIN search_postings p ON p.chunk_id = m.chunk_id AND p.term = m.term`
+    /** The chosen candidates scored exactly (`scoredCandidates`) with the weights and average length early termination read, then checked for access and filters. */
+    const scoredChoice = rows(
+      "search.lexical",
+      RankedChunk,
+      (terms: ReadonlyArray<string>, weights: ReadonlyArray<number>, avgLen: number, ids: ReadonlyArray<string>, access: SearchAccess, filters: KnowledgeFilters, limit: number) => sql`
+        WITH weights AS (SELECT * FROM unnest(${terms}::text[], ${weights}::float8[]) AS w(term, weight)),
+        corpus AS (SELECT ${avgLen}::float8 AS avg_len),
+        best AS (SELECT unnest(${ids}::uuid[]) AS chunk_id),
+        ${scoredCandidates}
+        ${visibleRanking("scored", access, filters, limit)}`
     )
 
     /**
      * Early termination over packed blocks: `blockReading`, the chunks' sums taken in the process
-     * (PackedRanking), and the best `candidates` scored exactly there, from the postings read and the few
-     * more `candidateCompletion` fetches. Undefined when too many chunks wait for the packer.
+     * (PackedRanking), and the best `candidates` scored exactly (`scoredChoice`). Undefined when too many
+     * chunks wait for the packer.
      */
     const prunedBlocks = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number) =>
       Effect.gen(function* () {
@@ -495,28 +489,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           lists.set(row.term!, list)
           if (row.packed !== null) list.blocks.push(row.packed)
         }
-        const terms = [...lists.keys()]
-        const bm25 = { k1: K1, b: B, avgLen: read[0]?.avgLen ?? 1 }
-        const choice = packedCandidates([...lists.values()], candidates, bm25)
-        if (choice.ids.length === 0) return { ranked: [], unscoredBound: choice.unscoredBound }
-        const completion = yield* candidateCompletion(
-          choice.ids,
-          choice.missing.map((pair) => choice.ids[pair.candidate]!),
-          choice.missing.map((pair) => terms[pair.list]!),
-          access,
-          filters
-        )
-        const scores = new Map(choice.ids.map((id, i) => [id, choice.scores[i]!]))
-        const visible = new Set<string>()
-        for (const found of completion) {
-          if (found.term === null) visible.add(found.chunkId)
-          else scores.set(found.chunkId, scores.get(found.chunkId)! + termScore(bm25, lists.get(found.term)!.weight, found.frequency!, found.tokenCount!))
-        }
-        const ranked = choice.ids
-          .filter((id) => visible.has(id))
-          .map((id) => ({ id, score: scores.get(id)! }))
-          .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
-          .slice(0, limit)
+        const choice = packedCandidates([...lists.values()], candidates, K1 + 1)
+        const ranked = choice.ids.length === 0
+          ? []
+          : yield* scoredChoice([...lists.keys()], [...lists.values()].map((list) => list.weight), read[0]!.avgLen!, choice.ids, access, filters, limit)
         return { ranked, unscoredBound: choice.unscoredBound }
       })
 
@@ -539,7 +515,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           RETURNING chunk_id
         ),
         fresh AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, p.frequency, p.token_count
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact
           FROM taken JOIN search_postings p ON p.chunk_id = taken.chunk_id
         ),
         touched AS (
@@ -556,13 +532,13 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           GROUP BY f.term, f.knowledge_space_id, f.classification_rank
         ),
         source AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, p.frequency, p.token_count
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact
           FROM touched t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
             AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
           -- One snapshot for the whole statement: the chunks taken above still look pending here.
           WHERE t.rebuild AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
           UNION ALL
-          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact, f.frequency, f.token_count
+          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact
           FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank)
           WHERE NOT t.rebuild
         ),
@@ -575,7 +551,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         inserted AS (
           INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
           SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-            string_agg(${packedPosting}, ''::bytea ORDER BY impact DESC, chunk_id)
+            string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
           FROM (
             SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / ${blockPostings} AS block
             FROM source s
@@ -607,9 +583,9 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         yield* sql`
           INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
           SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-            string_agg(${packedPosting}, ''::bytea ORDER BY impact DESC, chunk_id)
+            string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
           FROM (
-            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, p.frequency, p.token_count,
+            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact,
               (row_number() OVER (PARTITION BY p.term, p.knowledge_space_id, p.classification_rank ORDER BY p.impact DESC, p.chunk_id) - 1) / ${blockPostings} AS block
             FROM search_postings p
             WHERE p.organization_id = ${organizationId} AND NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id)

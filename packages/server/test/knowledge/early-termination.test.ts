@@ -220,8 +220,8 @@ describe("search early termination", { timeout: 180_000 }, () => {
   })
 
   describe("packed postings", () => {
-    interface Posting { readonly term: string; readonly chunk: string; readonly impact: number; readonly frequency: number; readonly tokenCount: number }
-    const key = (p: Posting) => `${p.term} ${p.chunk} ${p.impact.toFixed(5)} ${p.frequency} ${p.tokenCount}`
+    interface Posting { readonly term: string; readonly chunk: string; readonly impact: number }
+    const key = (p: Posting) => `${p.term} ${p.chunk} ${p.impact.toFixed(5)}`
 
     /** Every entry of every block, checked for order within its block, its top impact and its count. */
     const packedEntries = async () => {
@@ -234,7 +234,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
         for (let at = 0; at < block.packed.byteLength; at += POSTING_BYTES) {
           const chunk = Buffer.from(block.packed.subarray(at, at + 16)).toString("hex").replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, "$1-$2-$3-$4-$5")
           impacts.push(view.getFloat32(at + 16))
-          entries.push({ term: block.term, chunk, impact: view.getFloat32(at + 16), frequency: view.getFloat32(at + 20), tokenCount: view.getInt32(at + 24) })
+          entries.push({ term: block.term, chunk, impact: view.getFloat32(at + 16) })
         }
         expect(impacts.length).toBe(block.postings)
         expect(impacts.length).toBeLessThanOrEqual(BLOCK)
@@ -244,7 +244,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
       return entries
     }
     const searchablePostings = () => server.sql((sql) => sql<Posting>`
-      SELECT p.term, p.chunk_id::text AS chunk, p.impact, p.frequency, p.token_count FROM search_postings p JOIN chunks c ON c.id = p.chunk_id WHERE c.searchable`)
+      SELECT p.term, p.chunk_id::text AS chunk, p.impact FROM search_postings p JOIN chunks c ON c.id = p.chunk_id WHERE c.searchable`)
 
     it("holds every searchable posting once, after the packer's appends and rebuilds", async () => {
       const packed = (await packedEntries()).map(key).sort()

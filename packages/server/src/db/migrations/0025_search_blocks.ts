@@ -6,10 +6,9 @@ import { Effect } from "effect"
  * (SearchIndexRepo, docs/decisions.md "Search at scale: packed postings").
  *
  * - `search_blocks`: a term's postings in one partition (space, classification), in impact order, cut into
- *   blocks of up to 256 (LORE_SEARCH_BLOCK_POSTINGS). `packed` is each posting's chunk id (16 bytes), impact,
- *   frequency (float4) and chunk length (int4), big-endian, 28 bytes in all; `top_impact` its highest impact.
- *   Stored PLAIN: a block fits a page, and neither compression (random ids do not compress) nor out-of-line
- *   storage would pay for itself.
+ *   blocks of up to 256 (LORE_SEARCH_BLOCK_POSTINGS). `packed` is each posting's chunk id (16 bytes) and impact
+ *   (float4, big-endian), in that order; `top_impact` its highest impact. Stored PLAIN: a block fits a page,
+ *   and neither compression (random ids do not compress) nor out-of-line storage would pay for itself.
  * - `search_pending`: chunks made searchable whose postings are not packed yet. Search reads their postings
  *   from `search_postings` directly; a job packs them soon after ingestion.
  * - `search_packing`: per term and partition, the postings in its blocks at their last rebuild (`rebuilt`) and
@@ -54,9 +53,9 @@ export default Effect.gen(function* () {
   yield* sql`
     INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
     SELECT organization_id, term, knowledge_space_id, classification_rank, max(impact), count(*),
-      string_agg(uuid_send(chunk_id) || float4send(impact) || float4send(frequency) || int4send(token_count), ''::bytea ORDER BY impact DESC, chunk_id)
+      string_agg(uuid_send(chunk_id) || float4send(impact), ''::bytea ORDER BY impact DESC, chunk_id)
     FROM (
-      SELECT p.organization_id, p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, p.frequency, p.token_count,
+      SELECT p.organization_id, p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact,
         (row_number() OVER (PARTITION BY p.organization_id, p.term, p.knowledge_space_id, p.classification_rank ORDER BY p.impact DESC, p.chunk_id) - 1) / 256 AS block
       FROM search_postings p
     ) numbered
