@@ -28,7 +28,7 @@ import { EmbeddingModel } from "../../packages/server/src/ai/EmbeddingModel"
 import { EmbeddingSettings } from "../../packages/server/src/ai/EmbeddingSettings"
 import { Database, transactional } from "../../packages/server/src/db/Sql"
 import { CurrentRequestId } from "../../packages/server/src/domain/RequestId"
-import { Settings } from "../../packages/server/src/Config"
+import { defaultSearch, Settings } from "../../packages/server/src/Config"
 import { JobsLive } from "../../packages/server/src/jobs/Worker"
 import { toPrincipal } from "../../packages/server/src/identity/Authenticator"
 import { IdentityRepo } from "../../packages/server/src/identity/Repo"
@@ -215,5 +215,15 @@ export const loreSql = async (target: Target) => {
       })
     )
 
-  return { capture, ingestDirect, close: () => runtime.dispose() }
+  /** What Lore's packer job does after ingestion (SearchIndexRepo.packPending), or a rebuild of every block after SQL synthesis. */
+  const pack = (organizationId: string, how: "pending" | "all") =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        if (how === "all") yield* index.repack(organizationId, defaultSearch.blockPostings)
+        else yield* index.packPending(organizationId, defaultSearch.blockPostings)
+      })
+    )
+
+  return { capture, ingestDirect, pack, close: () => runtime.dispose() }
 }
