@@ -419,7 +419,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     /**
      * What early termination over packed blocks reads, one row per block: for each query term its weight, `cut`
      * (its weight times the top impact of the first block not read, bounded as in `prunedRows`; 0 when none is
-     * left) and `factor`, and the blocks of its share, best first (`ceil(depth / blockPostings)` of them).
+     * left) and `factor`, and the blocks of its share, best first (as many as hold it at the list's average
+     * block fill).
      * Postings of chunks not packed yet (`search_pending`) are read whole, one row per term. When more than
      * PENDING_READ_LIMIT chunks are pending, one row with a null term says so and nothing is read.
      */
@@ -435,13 +436,20 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         return sql`
         WITH ${statisticsOf(organizationId, query, access)},
         ${readingPlan(depth)},
-        -- A list whose share covers it is read whole, every block (appends leave some blocks part-full);
-        -- a longer one up to its share's worth of full blocks.
+        -- A list whose share covers it is read whole, every block; a longer one as many blocks as hold its
+        -- share at the list's average fill (appends leave blocks part-full: search_packing counts them).
+        fill AS (
+          SELECT w.term, w.weight, w.depth, w.df,
+            CASE WHEN w.depth < w.df THEN ceil(w.depth / coalesce(
+              (SELECT sum(k.in_blocks)::float8 / nullif(sum(k.blocks), 0) FROM search_packing k
+               WHERE k.organization_id = ${organizationId} AND k.term = w.term AND ${partitioned("k")}), ${blockPostings}))::int END AS blocks
+          FROM reads w
+        ),
         cuts AS (
-          SELECT w.term, w.weight, bounds.factor, CASE WHEN w.depth < w.df THEN ceil(w.depth / ${blockPostings}::float8)::int END AS blocks,
+          SELECT w.term, w.weight, bounds.factor, w.blocks,
             CASE WHEN next.top_impact IS NULL THEN 0::float8 ELSE w.weight * least(${k1Plus1}, next.top_impact * bounds.factor) END AS cut
-          FROM reads w CROSS JOIN bounds
-          LEFT JOIN LATERAL (${blocksOf("w")} OFFSET ceil(w.depth / ${blockPostings}::float8) LIMIT 1) next ON w.depth < w.df
+          FROM fill w CROSS JOIN bounds
+          LEFT JOIN LATERAL (${blocksOf("w")} OFFSET w.blocks LIMIT 1) next ON w.blocks IS NOT NULL
         ),
         pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p)
         SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed
@@ -499,9 +507,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     /**
      * Takes up to `batch` chunks waiting in `search_pending` and packs their postings into `search_blocks`,
      * in one statement. A term's blocks (in a partition) are rebuilt whole from its postings (dropping stale
-     * entries; chunks still waiting are left to their turn) when what was appended since the last rebuild, or
-     * the stale entries (entries past the term's document frequency), reach a quarter of it; otherwise the new
-     * postings are appended as blocks of their own. Bookkeeping is in `search_packing`, which only the packer
+     * entries; chunks still waiting are left to their turn) when what was appended since the last rebuild
+     * reaches what was rebuilt (so a posting is rewritten about twice as a list grows), or the stale entries
+     * (entries past the term's document frequency) a quarter of it; otherwise the new postings are appended
+     * as blocks of their own. Bookkeeping is in `search_packing`, which only the packer
      * writes, so it never waits on ingestion's locks (waiting chunks locked by another transaction are
      * skipped). Returns the chunks taken. Callers hold the organization's packing lock.
      */
@@ -520,9 +529,9 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         ),
         touched AS (
           SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
-            coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks,
+            coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks, coalesce(max(k.blocks), 0) AS blocks,
             max(k.rebuilt) IS NULL
-              OR (max(k.in_blocks) + count(*) - max(k.rebuilt)) * 4 >= max(k.rebuilt)
+              OR max(k.in_blocks) + count(*) - max(k.rebuilt) >= max(k.rebuilt)
               OR (max(k.in_blocks) + count(*) - coalesce(max(st.document_frequency), 0)) * 4 >= greatest(max(st.document_frequency), 1) AS rebuild
           FROM fresh f
           LEFT JOIN search_packing k ON k.organization_id = ${organizationId} AND k.term = f.term
@@ -559,21 +568,33 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           GROUP BY term, knowledge_space_id, classification_rank, block
           RETURNING term, knowledge_space_id, classification_rank, postings
         ),
-        counted AS (SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings FROM inserted GROUP BY 1, 2, 3),
+        counted AS (
+          SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
+          FROM inserted GROUP BY 1, 2, 3
+        ),
         packing AS (
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks)
           SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
             CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
-            CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.in_blocks + coalesce(c.postings, 0) END
+            CASE WHEN t.rebuild THEN 0 ELSE t.in_blocks END + coalesce(c.postings, 0),
+            CASE WHEN t.rebuild THEN 0 ELSE t.blocks END + coalesce(c.blocks, 0)
           FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
           ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
-            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks
+            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, blocks = EXCLUDED.blocks
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
 
-    /** The organization's packing lock: one packer (or repack) at a time, across processes. */
-    const packingLock = (organizationId: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`lore.search-pack:${organizationId}`}))`
+    /**
+     * The organization's packing lock: one packer (or repack) at a time, across processes. JIT is off for the
+     * rest of the transaction: the planner's estimates for rebuilding a common term's blocks pass JIT's cost
+     * threshold, and compiling the statement (~0.9 s measured) cost more than running it.
+     */
+    const packingLock = (organizationId: string) =>
+      Effect.zipRight(
+        sql`SELECT pg_advisory_xact_lock(hashtext(${`lore.search-pack:${organizationId}`}))`,
+        sql`SET LOCAL jit = off`
+      )
 
     /** Every block of an organization rebuilt from its postings (chunks still pending excepted), in one transaction. */
     const repack = (organizationId: string, blockPostings: number) =>
@@ -593,8 +614,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           GROUP BY term, knowledge_space_id, classification_rank, block`
         yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
         yield* sql`
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks)
-          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks)
+          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*)
           FROM search_blocks WHERE organization_id = ${organizationId}
           GROUP BY organization_id, term, knowledge_space_id, classification_rank`
       }))
@@ -650,7 +671,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
        * current visibility map so its postings scan stays index-only. Autovacuum may be off and PGlite has
        * none (DESIGN.md, known traps). Runs outside any transaction (VACUUM refuses one).
        */
-      refreshStatistics: sql.unsafe("VACUUM (ANALYZE) chunks, search_postings, search_terms, search_corpus, chunk_embeddings").pipe(Effect.asVoid, Effect.orDie),
+      refreshStatistics: sql.unsafe("VACUUM (ANALYZE) chunks, search_postings, search_terms, search_corpus, search_blocks, search_pending, chunk_embeddings").pipe(Effect.asVoid, Effect.orDie),
 
       /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
       replaceChunks: (scope: ChunkScope, chunks: ReadonlyArray<IndexedChunk>) =>

@@ -12,9 +12,10 @@ import { Effect } from "effect"
  * - `search_pending`: chunks made searchable whose postings are not packed yet. Search reads their postings
  *   from `search_postings` directly; a job packs them soon after ingestion.
  * - `search_packing`: per term and partition, the postings in its blocks at their last rebuild (`rebuilt`) and
- *   now (`in_blocks`, stale entries of chunks taken out of search included). The packer rebuilds a term's
- *   blocks whole once appends or stale entries reach a quarter of them, and otherwise appends. Only the
- *   packer writes it (under its lock), so packing never contends with ingestion for search_terms.
+ *   now (`in_blocks`, stale entries of chunks taken out of search included), and its blocks (search reads as
+ *   many as hold its share at their average fill). The packer rebuilds a term's blocks whole once appends
+ *   reach what was rebuilt or stale entries a quarter of it, and otherwise appends. Only the packer writes
+ *   it (under its lock), so packing never contends with ingestion for search_terms.
  *
  * Existing postings are packed here, so search is fast from the first start.
  */
@@ -48,6 +49,7 @@ export default Effect.gen(function* () {
       classification_rank smallint NOT NULL,
       rebuilt integer NOT NULL,
       in_blocks integer NOT NULL,
+      blocks integer NOT NULL,
       PRIMARY KEY (organization_id, term, knowledge_space_id, classification_rank)
     )`
   yield* sql`
@@ -61,7 +63,7 @@ export default Effect.gen(function* () {
     ) numbered
     GROUP BY organization_id, term, knowledge_space_id, classification_rank, block`
   yield* sql`
-    INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks)
-    SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings)
+    INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks)
+    SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*)
     FROM search_blocks GROUP BY organization_id, term, knowledge_space_id, classification_rank`
 })
