@@ -220,7 +220,7 @@ export const loreSql = async (target: Target) => {
     runtime.runPromise(
       Effect.gen(function* () {
         const index = yield* SearchIndexRepo
-        if (how === "all") yield* index.repack(organizationId, defaultSearch.blockPostings)
+        if (how === "all") yield* index.repack(organizationId, defaultSearch.blockPostings, true)
         else yield* index.packPending(organizationId, defaultSearch.blockPostings)
       })
     )

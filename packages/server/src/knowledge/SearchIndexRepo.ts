@@ -585,6 +585,11 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
 
+    /** How many of an organization's chunks wait for the packer, beside how many are searchable. */
+    const pendingBacklog = row("search.backlog", Schema.Struct({ pending: Schema.Number, searchable: Schema.Number }), (organizationId: string) => sql`
+      SELECT (SELECT count(*) FROM search_pending WHERE organization_id = ${organizationId})::int AS pending,
+        (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus WHERE organization_id = ${organizationId})::int AS searchable`)
+
     /**
      * The organization's packing lock: one packer (or repack) at a time, across processes. JIT is off for the
      * rest of the transaction: the planner's estimates for rebuilding a common term's blocks pass JIT's cost
@@ -596,12 +601,19 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         sql`SET LOCAL jit = off`
       )
 
-    /** Every block of an organization rebuilt from its postings (chunks still pending excepted), in one transaction. */
-    const repack = (organizationId: string, blockPostings: number) =>
+    /**
+     * Every block of an organization rebuilt from its postings, in one transaction: with `takePending`, the
+     * chunks waiting for the packer are taken in the same statement (one snapshot: what it takes, it packs);
+     * without, they are left waiting and out of the blocks.
+     */
+    const repack = (organizationId: string, blockPostings: number, takePending: boolean) =>
       sql.withTransaction(Effect.gen(function* () {
         yield* packingLock(organizationId)
         yield* sql`DELETE FROM search_blocks WHERE organization_id = ${organizationId}`
         yield* sql`
+          WITH taken AS (
+            ${takePending ? sql`DELETE FROM search_pending WHERE organization_id = ${organizationId} RETURNING chunk_id` : sql`SELECT NULL::uuid AS chunk_id WHERE false`}
+          )
           INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
           SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
             string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
@@ -609,7 +621,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
             SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact,
               (row_number() OVER (PARTITION BY p.term, p.knowledge_space_id, p.classification_rank ORDER BY p.impact DESC, p.chunk_id) - 1) / ${blockPostings} AS block
             FROM search_postings p
-            WHERE p.organization_id = ${organizationId} AND NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id)
+            WHERE p.organization_id = ${organizationId}
+              AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
           ) numbered
           GROUP BY term, knowledge_space_id, classification_rank, block`
         yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
@@ -737,6 +750,13 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
        */
       packPending: (organizationId: string, blockPostings: number) =>
         Effect.gen(function* () {
+          // A bulk load (a quarter or more of the chunks waiting): one rebuild of everything costs less than
+          // appending batch after batch to lists that keep outgrowing their last rebuild.
+          const backlog = yield* pendingBacklog(organizationId)
+          if (backlog !== undefined && backlog.pending >= PACK_BATCH && backlog.pending * 4 >= backlog.searchable) {
+            yield* repack(organizationId, blockPostings, true)
+            return backlog.pending
+          }
           let packed = 0
           for (;;) {
             const taken = yield* packingLock(organizationId).pipe(

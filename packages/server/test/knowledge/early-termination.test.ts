@@ -262,7 +262,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
       await server.run(Effect.gen(function* () {
         const index = yield* SearchIndexRepo
         const { organizationId } = yield* accessOf(false)
-        yield* index.repack(organizationId, BLOCK)
+        yield* index.repack(organizationId, BLOCK, false)
       }).pipe(Effect.provide(repositories)))
       const waitingChunks = new Set((await server.sql((sql) => sql<{ id: string }>`SELECT id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)).map((c) => c.id))
       expect((await packedEntries()).some((entry) => waitingChunks.has(entry.chunk))).toBe(false)
@@ -274,12 +274,21 @@ describe("search early termination", { timeout: 180_000 }, () => {
         expectExactScores(cut)
         if (cut.pruned.certain) expectSameRanking(cut.pruned.ranked, cut.exhaustive.slice(0, 5))
       }
-      // The packer takes them, and blocks hold every posting again.
+      // The packer takes them (appending), and blocks hold every posting again; so does a rebuild taking them.
       await server.run(Effect.gen(function* () {
         const index = yield* SearchIndexRepo
         const { organizationId } = yield* accessOf(false)
         expect(yield* index.packPending(organizationId, BLOCK)).toBe(waitingChunks.size)
       }).pipe(Effect.provide(repositories)))
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+      await server.sql((sql) => sql`
+        INSERT INTO search_pending (chunk_id, organization_id) SELECT id, organization_id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)
+      await server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId } = yield* accessOf(false)
+        yield* index.repack(organizationId, BLOCK, true)
+      }).pipe(Effect.provide(repositories)))
+      expect(await pendingChunks()).toBe(0)
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
     })
 
@@ -298,7 +307,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
       await server.run(Effect.gen(function* () {
         const index = yield* SearchIndexRepo
         const { organizationId } = yield* accessOf(false)
-        yield* index.repack(organizationId, BLOCK)
+        yield* index.repack(organizationId, BLOCK, true)
       }).pipe(Effect.provide(repositories)))
       expect((await packedEntries()).some((entry) => chunks.has(entry.chunk))).toBe(false)
     })
