@@ -441,7 +441,7 @@ export default async function run(): Promise<void> {
       "",
       "Targets: search p95 < 50 ms at 100k chunks on PostgreSQL; Lore's search <= 1.5x its bare query; plain-text ingestion >= 200 pages/s.",
       "search = GET /api/knowledge/search?q=<question> (lexical: no embedding model configured), client-side latency over keep-alive HTTP.",
-      "bare = the BM25 statements Lore's search sends (SearchIndexRepo.lexical and lexicalPruned with AccessEvaluator.visibleTo's parameters), recorded from",
+      "bare = the BM25 statements Lore's search sends (SearchIndexRepo.lexical and lexicalPruned with AccessEvaluator.visibleTo's parameters; over packed blocks, not the sums taken in the process between them), recorded from",
       "Lore's own services and replayed with pg on the same database; 'bare all SQL' replays every statement of the request in order",
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
       "4 at a time, 4 job workers (LORE_JOB_WORKERS); direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",

@@ -155,7 +155,8 @@ export const loreSql = async (target: Target) => {
         if (!row) return yield* Effect.dieMessage("the bench token is unknown")
         const principal = toPrincipal(row, "token")
         const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
-        const ranking = recorded.filter((s) => /WITH\s+terms AS/.test(s.text))
+        // The BM25 statements: the gate, then early termination (over blocks: their reading, then the candidates scored).
+        const ranking = recorded.filter((s) => /WITH\s+(terms|weights) AS/.test(s.text))
         const lexical = ranking[ranking.length - 1]
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
         const evaluator = yield* AccessEvaluator
