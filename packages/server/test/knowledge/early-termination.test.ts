@@ -243,6 +243,13 @@ describe("search early termination", { timeout: 180_000 }, () => {
       }
       return entries
     }
+    /** A call on the index repository, as the admin's organization. */
+    const onIndex = <A, E>(use: (index: SearchIndexRepo, organizationId: string) => Effect.Effect<A, E>) =>
+      server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexRepo
+        const { organizationId } = yield* accessOf(false)
+        return yield* use(index, organizationId)
+      }).pipe(Effect.provide(repositories)))
     const searchablePostings = () => server.sql((sql) => sql<Posting>`
       SELECT p.term, p.chunk_id::text AS chunk, p.impact FROM search_postings p JOIN chunks c ON c.id = p.chunk_id WHERE c.searchable`)
 
@@ -259,11 +266,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
       const waiting = sourceIds.slice(0, 2)
       await server.sql((sql) => sql`
         INSERT INTO search_pending (chunk_id, organization_id) SELECT id, organization_id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)
-      await server.run(Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
-        const { organizationId } = yield* accessOf(false)
-        yield* index.repack(organizationId, BLOCK, false)
-      }).pipe(Effect.provide(repositories)))
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, false))
       const waitingChunks = new Set((await server.sql((sql) => sql<{ id: string }>`SELECT id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)).map((c) => c.id))
       expect((await packedEntries()).some((entry) => waitingChunks.has(entry.chunk))).toBe(false)
       for (const q of questions.slice(0, 12)) {
@@ -275,19 +278,11 @@ describe("search early termination", { timeout: 180_000 }, () => {
         if (cut.pruned.certain) expectSameRanking(cut.pruned.ranked, cut.exhaustive.slice(0, 5))
       }
       // The packer takes them (appending), and blocks hold every posting again; so does a rebuild taking them.
-      await server.run(Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
-        const { organizationId } = yield* accessOf(false)
-        expect(yield* index.packPending(organizationId, BLOCK)).toBe(waitingChunks.size)
-      }).pipe(Effect.provide(repositories)))
+      expect(await onIndex((index, organizationId) => index.packPending(organizationId, BLOCK))).toBe(waitingChunks.size)
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
       await server.sql((sql) => sql`
         INSERT INTO search_pending (chunk_id, organization_id) SELECT id, organization_id FROM chunks WHERE source_id IN ${sql.in(waiting)}`)
-      await server.run(Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
-        const { organizationId } = yield* accessOf(false)
-        yield* index.repack(organizationId, BLOCK, true)
-      }).pipe(Effect.provide(repositories)))
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
       expect(await pendingChunks()).toBe(0)
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
     })
@@ -304,11 +299,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
         expect(pruned.certain).toBe(true)
         expectSameRanking(pruned.ranked, exhaustive.slice(0, 10))
       }
-      await server.run(Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
-        const { organizationId } = yield* accessOf(false)
-        yield* index.repack(organizationId, BLOCK, true)
-      }).pipe(Effect.provide(repositories)))
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
       expect((await packedEntries()).some((entry) => chunks.has(entry.chunk))).toBe(false)
     })
   })
