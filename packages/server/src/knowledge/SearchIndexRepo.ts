@@ -328,6 +328,20 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     }
 
     /**
+     * Inserts the postings of `source` (term, knowledge_space_id, classification_rank, chunk_id, impact) as
+     * blocks of `blockPostings`, each term's in a partition cut in impact order.
+     */
+    const insertBlocks = (organizationId: string, source: Statement.Fragment, blockPostings: number) => sql`
+      INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
+      SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
+        string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
+      FROM (
+        SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / ${blockPostings} AS block
+        FROM (${source}) s
+      ) numbered
+      GROUP BY term, knowledge_space_id, classification_rank, block`
+
+    /**
      * Early termination's reading plan, as CTEs after `statisticsOf`: `depth` postings per query term in all,
      * shared out by water-filling with each term's share proportional to its weight^PRIORITY_EXPONENT (`reads`:
      * a rare term's list is read whole when it is shorter than its share, and what it leaves goes to the
@@ -558,14 +572,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           RETURNING 1
         ),
         inserted AS (
-          INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
-          SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-            string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
-          FROM (
-            SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / ${blockPostings} AS block
-            FROM source s
-          ) numbered
-          GROUP BY term, knowledge_space_id, classification_rank, block
+          ${insertBlocks(organizationId, sql`SELECT * FROM source`, blockPostings)}
           RETURNING term, knowledge_space_id, classification_rank, postings
         ),
         counted AS (
@@ -614,17 +621,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           WITH taken AS (
             ${takePending ? sql`DELETE FROM search_pending WHERE organization_id = ${organizationId} RETURNING chunk_id` : sql`SELECT NULL::uuid AS chunk_id WHERE false`}
           )
-          INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
-          SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-            string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
-          FROM (
-            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact,
-              (row_number() OVER (PARTITION BY p.term, p.knowledge_space_id, p.classification_rank ORDER BY p.impact DESC, p.chunk_id) - 1) / ${blockPostings} AS block
-            FROM search_postings p
+          ${insertBlocks(organizationId, sql`
+            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact FROM search_postings p
             WHERE p.organization_id = ${organizationId}
-              AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
-          ) numbered
-          GROUP BY term, knowledge_space_id, classification_rank, block`
+              AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))`, blockPostings)}`
         yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
         yield* sql`
           INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks)
