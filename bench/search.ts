@@ -29,6 +29,8 @@
  * BENCH_SEARCH_DIRECT_CHUNKS=100000 (PostgreSQL sizes past it, e.g. 1000000, are reached by SQL synthesis: mixed halves of existing chunks)
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
  * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
+ * BENCH_SEARCH_REUSE=<url of a kept database> measures it again as it is (sizes it already holds are not
+ * ingested again; its first access token is replaced by the bench's), e.g. after a change to search.
  * DATABASE_URL (admin URL for creating the throwaway database; default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -45,6 +47,7 @@ import { investigate } from "./lib/search-plans"
 import { measurePeers, type PeerLatency } from "./lib/search-peers"
 import { synthesizeChunks } from "./lib/search-synthesize"
 import { createThrowawayDatabase, DEFAULT_DATABASE_URL, withPgClient } from "./lib/pg"
+import { hashSecret } from "../packages/server/src/platform/SecretBox"
 
 export const description = "knowledge search at 10k/100k(/1M) chunks: ingestion pages/s, search p50/p95 vs its bare BM25 SQL and exhaustive BM25, embedded and PostgreSQL"
 
@@ -75,6 +78,8 @@ const settings = {
    * as Lore leaves the tables (its own statistics refresh after HTTP ingestion; the direct loads get none).
    */
   vacuum: process.env.BENCH_SEARCH_VACUUM === "lore" ? "lore" as const : "manual" as const,
+  /** A database kept by an earlier run (BENCH_SEARCH_KEEP=1), measured again without ingesting what it holds. */
+  reuse: process.env.BENCH_SEARCH_REUSE,
   /** Runs with N in flight (and the all-statements replay) are skipped when one search takes longer than this. */
   slowMs: 1000
 }
@@ -189,7 +194,7 @@ const measureBare = async (pool: pg.Pool, captured: ReadonlyArray<CapturedSearch
   for (const c of captured) {
     const top = async (s: CapturedStatement) => (await run(s)).rows.filter((r: { id: string | null }) => r.id !== null).slice(0, 10).map((r: { id: string }) => r.id)
     const wanted = new Set(await top(c.exhaustive))
-    const got = await top(c.lexical)
+    const got = c.top.slice(0, 10)
     overlaps.push(wanted.size === 0 ? 1 : got.filter((id) => wanted.has(id)).length / wanted.size)
   }
   const overlap = { mean: overlaps.reduce((a, b) => a + b, 0) / overlaps.length, min: Math.min(...overlaps), whole: overlaps.filter((o) => o === 1).length / overlaps.length }
@@ -222,11 +227,21 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
   }
   try {
     const log = (message: string) => console.log(`  [${label}] ${message}`)
+    let totals = { chunks: 0, pages: 0 }
+    if (databaseUrl && databaseUrl === settings.reuse) {
+      totals = await withPgClient(databaseUrl, async (c) => {
+        // Lore's bootstrap token of that run is unknown here: its hash becomes this run's.
+        await c.query("UPDATE access_tokens SET token_hash = $1 WHERE id = (SELECT id FROM access_tokens ORDER BY created_at LIMIT 1)", [hashSecret(token)])
+        const held = await c.query<{ chunks: number; pages: number }>(
+          "SELECT (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::int AS chunks, (SELECT coalesce(sum(page_count), 0) FROM sources)::int AS pages")
+        return held.rows[0]!
+      })
+      log(`reusing ${totals.chunks} chunks, ${totals.pages} pages (BENCH_SEARCH_REUSE)`)
+    }
     let lore = await start()
     const me = await lore.api<{ userId: string; organizationId: string }>("/api/me")
     const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/upload-targets")
     const owner = { organizationId: me.organizationId, knowledgeSpaceId: space!.id, userId: me.userId }
-    let totals = { chunks: 0, pages: 0 }
 
     for (const size of targets) {
       const ingested: Ingested[] = []
@@ -421,17 +436,18 @@ export default async function run(): Promise<void> {
   }
   if (settings.databases.includes("postgresql")) {
     const adminUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL
-    const database = await createThrowawayDatabase("search", adminUrl).catch((error: Error) => {
+    const kept = settings.reuse && { name: new URL(settings.reuse).pathname.slice(1), url: settings.reuse, drop: async () => {} }
+    const database = kept || await createThrowawayDatabase("search", adminUrl).catch((error: Error) => {
       notes.push(`PostgreSQL skipped: ${new URL(adminUrl).host} is unreachable (${error.message}); set DATABASE_URL.`)
       return undefined
     })
     if (database) {
       try {
-        console.log(`PostgreSQL (${new URL(database.url).host}, throwaway database ${database.name}) ...`)
+        console.log(`PostgreSQL (${new URL(database.url).host}, ${kept ? "kept" : "throwaway"} database ${database.name}) ...`)
         results.push(await benchDatabase("postgresql", database.url))
         report(results[results.length - 1]!)
       } finally {
-        if (process.env.BENCH_SEARCH_KEEP === "1") console.log(`Kept ${database.url} (BENCH_SEARCH_KEEP=1); drop it when done.`)
+        if (process.env.BENCH_SEARCH_KEEP === "1" || kept) console.log(`Kept ${database.url}; drop it when done.`)
         else await database.drop()
       }
     }
@@ -441,7 +457,7 @@ export default async function run(): Promise<void> {
       "",
       "Targets: search p95 < 50 ms at 100k chunks on PostgreSQL; Lore's search <= 1.5x its bare query; plain-text ingestion >= 200 pages/s.",
       "search = GET /api/knowledge/search?q=<question> (lexical: no embedding model configured), client-side latency over keep-alive HTTP.",
-      "bare = the BM25 statements Lore's search sends (SearchIndexRepo.lexical and lexicalPruned with AccessEvaluator.visibleTo's parameters; over packed blocks, not the sums taken in the process between them), recorded from",
+      "bare = the BM25 statements Lore's search sends (SearchIndexRepo.lexical and lexicalPruned with AccessEvaluator.visibleTo's parameters; over packed blocks, not the sums and exact scores taken in the process), recorded from",
       "Lore's own services and replayed with pg on the same database; 'bare all SQL' replays every statement of the request in order",
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
       "4 at a time, 4 job workers (LORE_JOB_WORKERS); direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",

@@ -71,10 +71,15 @@ export interface CapturedStatement {
 }
 
 export interface CapturedSearch {
-  /** The BM25 statement whose ranking the search returned (the last one it sent). */
+  /** The last BM25 statement that parsed the question (early termination's, or the whole scoring's). */
   readonly lexical: CapturedStatement
-  /** Every BM25 statement the search sent, in order (a size check that scores small queries whole, then early termination). */
+  /**
+   * Every BM25 statement the search sent, in order: a size check that scores small queries whole, then early
+   * termination (over blocks: their reading, then the candidates read for scoring in the process).
+   */
   readonly ranking: ReadonlyArray<CapturedStatement>
+  /** The chunks the search returned, best first (its lexical ranking: no embedding model here). */
+  readonly top: ReadonlyArray<string>
   /** Everything the request sends, in order: token lookup, access scope, lexical, details. */
   readonly all: ReadonlyArray<CapturedStatement>
   /** Exhaustive BM25 for the same question and caller (SearchIndexRepo.lexical without a cap): what early termination is compared with. */
@@ -155,9 +160,9 @@ export const loreSql = async (target: Target) => {
         if (!row) return yield* Effect.dieMessage("the bench token is unknown")
         const principal = toPrincipal(row, "token")
         const result = yield* record(Effect.locally(search.search(principal, { q }), CurrentRequestId, "bench"))
-        // The BM25 statements: the gate, then early termination (over blocks: their reading, then the candidates scored).
-        const ranking = recorded.filter((s) => /WITH\s+(terms|weights) AS/.test(s.text))
-        const lexical = ranking[ranking.length - 1]
+        // The BM25 statements: the gate, then early termination (over blocks: their reading, then the candidates' vectors).
+        const ranking = recorded.filter((s) => /WITH\s+terms AS|tsvectorsend\(/.test(s.text))
+        const lexical = ranking.filter((s) => /WITH\s+terms AS/.test(s.text)).at(-1)
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
         const evaluator = yield* AccessEvaluator
         const index = yield* SearchIndexRepo
@@ -169,7 +174,8 @@ export const loreSql = async (target: Target) => {
           exhaustiveRecorded.push({ text, params })
           return Effect.succeed(statement)
         })
-        return { lexical, ranking, all: recorded, exhaustive: exhaustiveRecorded[0]!, hits: result.evidence.length }
+        const top = result.evidence.map((hit) => hit.citationId)
+        return { lexical, ranking, top, all: recorded, exhaustive: exhaustiveRecorded[0]!, hits: result.evidence.length }
       })
     )
 

@@ -4,6 +4,7 @@ import { Database } from "../db/Sql"
 import { exec, row, rows } from "../db/Rows"
 import { Classification } from "../domain/Model"
 import { packedCandidates } from "./PackedRanking"
+import { scoreVectors } from "./VectorScoring"
 import { type AccessPredicate, seenVersion } from "./SourcesRepo"
 
 export interface IndexedChunk {
@@ -83,6 +84,9 @@ const BlockRow = Schema.Struct({
   avgLen: Schema.NullOr(Schema.Number),
   packed: Schema.NullOr(Schema.Uint8ArrayFromSelf)
 })
+
+/** A candidate of early termination over blocks, as VectorScoring scores it. */
+const CandidateVector = Schema.Struct({ id: Schema.String, tokenCount: Schema.Number, vector: Schema.Uint8ArrayFromSelf })
 
 const Neighbour = Schema.Struct({ ordinal: Schema.Number, content: Schema.String })
 
@@ -484,22 +488,22 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       }
     )
 
-    /** The chosen candidates scored exactly (`scoredCandidates`) with the weights and average length early termination read, then checked for access and filters. */
-    const scoredChoice = rows(
-      "search.lexical",
-      RankedChunk,
-      (terms: ReadonlyArray<string>, weights: ReadonlyArray<number>, avgLen: number, ids: ReadonlyArray<string>, access: SearchAccess, filters: KnowledgeFilters, limit: number) => sql`
-        WITH weights AS (SELECT * FROM unnest(${terms}::text[], ${weights}::float8[]) AS w(term, weight)),
-        corpus AS (SELECT ${avgLen}::float8 AS avg_len),
-        best AS (SELECT unnest(${ids}::uuid[]) AS chunk_id),
-        ${scoredCandidates}
-        ${visibleRanking("scored", access, filters, limit)}`
+    /**
+     * The chosen candidates that pass the full access predicate and the filters, with what scores them exactly
+     * in the process (VectorScoring): their length and their search_vector in binary form.
+     */
+    const candidateVectors = rows(
+      "search.candidates",
+      CandidateVector,
+      (ids: ReadonlyArray<string>, access: SearchAccess, filters: KnowledgeFilters) => sql`
+        SELECT c.id, c.token_count, tsvectorsend(c.search_vector) AS vector FROM chunks c
+        WHERE c.id = ANY(${ids}::uuid[]) AND c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}`
     )
 
     /**
      * Early termination over packed blocks: `blockReading`, the chunks' sums taken in the process
-     * (PackedRanking), and the best `candidates` scored exactly (`scoredChoice`). Undefined when too many
-     * chunks wait for the packer.
+     * (PackedRanking), and the best `candidates` read (`candidateVectors`) and scored exactly in the process
+     * (VectorScoring). Undefined when too many chunks wait for the packer.
      */
     const prunedBlocks = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number) =>
       Effect.gen(function* () {
@@ -512,9 +516,9 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           if (row.packed !== null) list.blocks.push(row.packed)
         }
         const choice = packedCandidates([...lists.values()], candidates, K1 + 1)
-        const ranked = choice.ids.length === 0
-          ? []
-          : yield* scoredChoice([...lists.keys()], [...lists.values()].map((list) => list.weight), read[0]!.avgLen!, choice.ids, access, filters, limit)
+        const chunks = choice.ids.length === 0 ? [] : yield* candidateVectors(choice.ids, access, filters)
+        const terms = [...lists].map(([term, list]) => ({ term, weight: list.weight }))
+        const ranked = scoreVectors(terms, chunks, { k1: K1, b: B, avgLen: read[0]!.avgLen! }).slice(0, limit)
         return { ranked, unscoredBound: choice.unscoredBound }
       })
 
