@@ -26,6 +26,7 @@ import connectorDocumentsWithoutAcl from "./migrations/0022_connector_documents_
 import searchQueryConfiguration from "./migrations/0023_search_query_configuration"
 import searchImpacts from "./migrations/0024_search_impacts"
 import searchBlocks from "./migrations/0025_search_blocks"
+import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -53,7 +54,8 @@ export const migrations = {
   "0022_connector_documents_without_acl": connectorDocumentsWithoutAcl,
   "0023_search_query_configuration": searchQueryConfiguration,
   "0024_search_impacts": searchImpacts,
-  "0025_search_blocks": searchBlocks
+  "0025_search_blocks": searchBlocks,
+  "0026_search_appended_blocks": searchAppendedBlocks
 }
 
 const run = Migrator.make({})

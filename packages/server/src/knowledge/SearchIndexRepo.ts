@@ -332,18 +332,18 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     }
 
     /**
-     * Inserts the postings of `source` (term, knowledge_space_id, classification_rank, chunk_id, impact) as
-     * blocks of `blockPostings`, each term's in a partition cut in impact order.
+     * Inserts the postings of `source` (term, knowledge_space_id, classification_rank, chunk_id, impact, appended,
+     * block_size) as blocks, each term's in a partition cut in impact order every `block_size` postings.
      */
-    const insertBlocks = (organizationId: string, source: Statement.Fragment, blockPostings: number) => sql`
-      INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed)
+    const insertBlocks = (organizationId: string, source: Statement.Fragment) => sql`
+      INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed, appended)
       SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-        string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id)
+        string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id), appended
       FROM (
-        SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / ${blockPostings} AS block
+        SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / block_size AS block
         FROM (${source}) s
       ) numbered
-      GROUP BY term, knowledge_space_id, classification_rank, block`
+      GROUP BY term, knowledge_space_id, classification_rank, appended, block`
 
     /**
      * Early termination's reading plan, as CTEs after `statisticsOf`: `depth` postings per query term in all,
@@ -436,9 +436,11 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
 
     /**
      * What early termination over packed blocks reads, one row per block: for each query term its weight, `cut`
-     * (its weight times the top impact of the first block not read, bounded as in `prunedRows`; 0 when none is
-     * left) and `factor`, and the blocks of its share, best first (as many as hold it at the list's average
-     * block fill).
+     * and `factor`, and the blocks of its share. Of a list longer than its share, the rebuilt blocks are read
+     * best first, as many as the share's fraction of the list, and the appended blocks whose top impact is above
+     * the first rebuilt block left (the threshold): every posting above the threshold is read, and `cut` is the
+     * term's weight times it (bounded as in `prunedRows`; 0 when nothing is left). Appended runs thus cost no
+     * more of the share than their postings above it, however small their blocks.
      * Postings of chunks not packed yet (`search_pending`) are read whole, one row per term. When more than
      * PENDING_READ_LIMIT chunks are pending, one row with a null term says so and nothing is read.
      */
@@ -447,32 +449,39 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       BlockRow,
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, depth: number, blockPostings: number) => {
         const partitioned = (alias: string) => sql`${access.partitions(alias)} ${filtersOn(alias, filters)}`
-        const blocksOf = (alias: string) => sql`
+        /** A term's rebuilt or appended blocks, best top impact first. */
+        const blocksOf = (alias: string, appended: boolean, above: Statement.Fragment = sql``) => sql`
           SELECT b.top_impact, b.packed FROM search_blocks b
           WHERE b.organization_id = ${organizationId} AND b.term = ${sql(alias)}.term AND ${partitioned("b")}
+            AND ${appended ? sql`b.appended` : sql`NOT b.appended`} ${above}
           ORDER BY b.top_impact DESC`
         return sql`
         WITH ${statisticsOf(organizationId, query, access)},
         ${readingPlan(depth)},
-        -- A list whose share covers it is read whole, every block; a longer one as many blocks as hold its
-        -- share at the list's average fill (appends leave blocks part-full: search_packing counts them).
+        -- A list whose share covers it is read whole, every block. A longer one reads the same fraction of its
+        -- rebuilt blocks as its share is of the list (search_packing counts them), and the threshold is the top
+        -- impact of the first rebuilt block left: appended blocks are read when their top is above it.
         fill AS (
           SELECT w.term, w.weight, w.depth, w.df,
-            CASE WHEN w.depth < w.df THEN ceil(w.depth / coalesce(
-              (SELECT sum(k.in_blocks)::float8 / nullif(sum(k.blocks), 0) FROM search_packing k
-               WHERE k.organization_id = ${organizationId} AND k.term = w.term AND ${partitioned("k")}), ${blockPostings}))::int END AS blocks
+            CASE WHEN w.depth < w.df THEN ceil(w.depth * coalesce(
+              (SELECT sum(k.rebuilt_blocks)::float8 / nullif(sum(k.in_blocks), 0) FROM search_packing k
+               WHERE k.organization_id = ${organizationId} AND k.term = w.term AND ${partitioned("k")}), 1.0 / ${blockPostings}))::int END AS blocks
           FROM reads w
         ),
         cuts AS (
-          SELECT w.term, w.weight, bounds.factor, w.blocks,
+          SELECT w.term, w.weight, bounds.factor, w.blocks, next.top_impact AS threshold,
             CASE WHEN next.top_impact IS NULL THEN 0::float8 ELSE w.weight * least(${k1Plus1}, next.top_impact * bounds.factor) END AS cut
           FROM fill w CROSS JOIN bounds
-          LEFT JOIN LATERAL (${blocksOf("w")} OFFSET w.blocks LIMIT 1) next ON w.blocks IS NOT NULL
+          LEFT JOIN LATERAL (${blocksOf("w", false)} OFFSET w.blocks LIMIT 1) next ON w.blocks IS NOT NULL
         ),
         pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p)
         SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed
         FROM cuts c CROSS JOIN corpus
-        LEFT JOIN LATERAL (${blocksOf("c")} LIMIT c.blocks) b ON true
+        LEFT JOIN LATERAL (
+          (${blocksOf("c", false)} LIMIT c.blocks)
+          UNION ALL
+          (${blocksOf("c", true, sql`AND (c.threshold IS NULL OR b.top_impact > c.threshold)`)})
+        ) b ON true
         WHERE (SELECT few FROM pending)
         UNION ALL
         SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed
@@ -528,7 +537,9 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
      * entries; chunks still waiting are left to their turn) when what was appended since the last rebuild
      * reaches what was rebuilt (so a posting is rewritten about twice as a list grows), or the stale entries
      * (entries past the term's document frequency) a quarter of it; otherwise the new postings are appended
-     * as blocks of their own. Bookkeeping is in `search_packing`, which only the packer
+     * as blocks of their own (`appended`), each spanning about the share of its run that a rebuilt block spans
+     * of the rebuilt list, and no less than an eighth of a block: so a run's block that straddles a reading's
+     * threshold holds few postings below it (see `blockReading`). Bookkeeping is in `search_packing`, which only the packer
      * writes, so it never waits on ingestion's locks (waiting chunks locked by another transaction are
      * skipped). Returns the chunks taken. Callers hold the organization's packing lock.
      */
@@ -548,6 +559,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         touched AS (
           SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
             coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks, coalesce(max(k.blocks), 0) AS blocks,
+            coalesce(max(k.rebuilt_blocks), 0) AS rebuilt_blocks,
+            least(${blockPostings}, greatest(ceil(${blockPostings} / 8.0), ceil(${blockPostings}::float8 * count(*) / greatest(max(k.rebuilt), 1))))::int AS appended_block,
             max(k.rebuilt) IS NULL
               OR max(k.in_blocks) + count(*) - max(k.rebuilt) >= max(k.rebuilt)
               OR (max(k.in_blocks) + count(*) - coalesce(max(st.document_frequency), 0)) * 4 >= greatest(max(st.document_frequency), 1) AS rebuild
@@ -559,13 +572,13 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           GROUP BY f.term, f.knowledge_space_id, f.classification_rank
         ),
         source AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
           FROM touched t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
             AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
           -- One snapshot for the whole statement: the chunks taken above still look pending here.
           WHERE t.rebuild AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
           UNION ALL
-          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact
+          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact, true, t.appended_block
           FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank)
           WHERE NOT t.rebuild
         ),
@@ -576,7 +589,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           RETURNING 1
         ),
         inserted AS (
-          ${insertBlocks(organizationId, sql`SELECT * FROM source`, blockPostings)}
+          ${insertBlocks(organizationId, sql`SELECT * FROM source`)}
           RETURNING term, knowledge_space_id, classification_rank, postings
         ),
         counted AS (
@@ -584,14 +597,15 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           FROM inserted GROUP BY 1, 2, 3
         ),
         packing AS (
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks, rebuilt_blocks)
           SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
             CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
             CASE WHEN t.rebuild THEN 0 ELSE t.in_blocks END + coalesce(c.postings, 0),
-            CASE WHEN t.rebuild THEN 0 ELSE t.blocks END + coalesce(c.blocks, 0)
+            CASE WHEN t.rebuild THEN 0 ELSE t.blocks END + coalesce(c.blocks, 0),
+            CASE WHEN t.rebuild THEN coalesce(c.blocks, 0) ELSE t.rebuilt_blocks END
           FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
           ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
-            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, blocks = EXCLUDED.blocks
+            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, blocks = EXCLUDED.blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
@@ -626,13 +640,14 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
             ${takePending ? sql`DELETE FROM search_pending WHERE organization_id = ${organizationId} RETURNING chunk_id` : sql`SELECT NULL::uuid AS chunk_id WHERE false`}
           )
           ${insertBlocks(organizationId, sql`
-            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact FROM search_postings p
+            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
+            FROM search_postings p
             WHERE p.organization_id = ${organizationId}
-              AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))`, blockPostings)}`
+              AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))`)}`
         yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
         yield* sql`
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks)
-          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks, rebuilt_blocks)
+          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*), count(*)
           FROM search_blocks WHERE organization_id = ${organizationId}
           GROUP BY organization_id, term, knowledge_space_id, classification_rank`
       }))

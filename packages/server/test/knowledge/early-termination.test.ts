@@ -79,7 +79,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
     })
 
   interface Comparison {
-    readonly pruned: { readonly ranked: ReadonlyArray<RankedChunk>; readonly certain: boolean; readonly via: "blocks" | "rows" }
+    readonly pruned: { readonly ranked: ReadonlyArray<RankedChunk>; readonly certain: boolean; readonly unscoredBound: number; readonly via: "blocks" | "rows" }
     readonly exhaustive: ReadonlyArray<RankedChunk>
   }
 
@@ -124,6 +124,19 @@ describe("search early termination", { timeout: 180_000 }, () => {
   const expectExactScores = ({ pruned, exhaustive }: Comparison) => {
     const exact = new Map(exhaustive.map((hit) => [hit.id, hit.score]))
     for (const hit of pruned.ranked) expect(hit.score).toBeCloseTo(exact.get(hit.id)!, 9)
+  }
+
+  /**
+   * The bound on chunks not scored holds: a chunk that outscores the pruned ranking's last yet is not in it was
+   * not scored (nothing filters it here), so its exhaustive score is at most the bound.
+   */
+  const expectSoundBound = ({ pruned, exhaustive }: Comparison) => {
+    const ranked = new Set(pruned.ranked.map((hit) => hit.id))
+    const last = pruned.ranked.at(-1)?.score ?? 0
+    for (const hit of exhaustive) {
+      if (hit.score <= last) break
+      if (!ranked.has(hit.id)) expect(hit.score).toBeLessThanOrEqual(pruned.unscoredBound + 1e-9)
+    }
   }
 
   const questions = Array.from({ length: 24 }, (_, i) => words(3 + (i * 7) % 30))
@@ -285,6 +298,53 @@ describe("search early termination", { timeout: 180_000 }, () => {
       await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
       expect(await pendingChunks()).toBe(0)
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+    })
+
+    it("reads appended runs by threshold: after many small appends its bound holds, and it is exact when it says so", async () => {
+      // Every block rebuilt; then eight more documents ingested one at a time, each appended as its own run of
+      // small blocks whose best tops are high (the way steady ingestion leaves a list between rebuilds).
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
+      const admin = client(server.url, server.adminToken)
+      for (let i = 0; i < 8; i++) {
+        const source = await uploaded(admin, { spaceId: spaces[i % 2]!, name: `appended-${i}.md`, bytes: document(4), type: "text/markdown", classification: "INTERNAL" })
+        expect((await settled(admin, source.id)).status).toBe("READY")
+        // Packed now rather than by the job a second later (both take the packing lock; whichever comes first packs).
+        await onIndex((index, organizationId) => index.packPending(organizationId, BLOCK))
+      }
+      // The last run holds the best chunk for the commonest terms (each many times over): an appended posting far
+      // above the rebuilt blocks' threshold, which the reading must not leave out.
+      const common = await server.sql((sql) => sql<{ term: string }>`
+        SELECT term FROM search_terms GROUP BY term ORDER BY sum(document_frequency) DESC, term LIMIT 3`)
+      const loud = await uploaded(admin, { spaceId: spaces[0]!, name: "loud.md", bytes: `# Loud\n\n${`${common.map((c) => c.term).join(" ")} `.repeat(30)}\n`, type: "text/markdown", classification: "INTERNAL" })
+      expect((await settled(admin, loud.id)).status).toBe("READY")
+      await onIndex((index, organizationId) => index.packPending(organizationId, BLOCK))
+      const runs = await server.sql((sql) => sql<{ appended: number; rebuilt: number }>`
+        SELECT count(*) FILTER (WHERE appended)::int AS appended, count(*) FILTER (WHERE NOT appended)::int AS rebuilt FROM search_blocks`)
+      expect(runs[0]!.appended).toBeGreaterThan(runs[0]!.rebuilt / 4)
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+
+      const recall = async () => {
+        let found = 0
+        let wanted = 0
+        for (const q of questions) {
+          const comparison = await compare(q, { depth: 8, candidates: 10, limit: 5 })
+          expectExactScores(comparison)
+          expectSoundBound(comparison)
+          if (comparison.pruned.certain) expectSameRanking(comparison.pruned.ranked, comparison.exhaustive.slice(0, 5))
+          const best = new Set(comparison.exhaustive.slice(0, 5).map((hit) => hit.id))
+          wanted += best.size
+          found += comparison.pruned.ranked.filter((hit) => best.has(hit.id)).length
+        }
+        return found / wanted
+      }
+      const best = await compare(common.map((c) => c.term).join(" "), { depth: 8, candidates: 10, limit: 5 })
+      const [loudChunk] = await server.sql((sql) => sql<{ id: string }>`SELECT id FROM chunks WHERE source_id = ${loud.id}`)
+      expect(best.exhaustive[0]!.id).toBe(loudChunk!.id)
+      expect(best.pruned.ranked[0]!.id).toBe(loudChunk!.id)
+      // Both near what full blocks find (the ids are random, so ties among equal scores break differently per run).
+      expect(await recall()).toBeGreaterThan(0.5)
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
+      expect(await recall()).toBeGreaterThan(0.5)
     })
 
     it("never returns a chunk taken out of search, though its packed entries stay until a rebuild", async () => {
