@@ -232,5 +232,8 @@ export const loreSql = async (target: Target) => {
       })
     )
 
-  return { capture, ingestDirect, pack, close: () => runtime.dispose() }
+  /** Any effect on these services (ad-hoc investigations on a kept database). */
+  const use = <A, E>(effect: Effect.Effect<A, E, SearchIndexRepo | SqlClient.SqlClient>) => runtime.runPromise(effect)
+
+  return { capture, ingestDirect, pack, use, close: () => runtime.dispose() }
 }
