@@ -232,8 +232,5 @@ export const loreSql = async (target: Target) => {
       })
     )
 
-  /** Any effect on these services (ad-hoc investigations on a kept database). */
-  const use = <A, E>(effect: Effect.Effect<A, E, SearchIndexRepo | SqlClient.SqlClient>) => runtime.runPromise(effect)
-
-  return { capture, ingestDirect, pack, use, close: () => runtime.dispose() }
+  return { capture, ingestDirect, pack, close: () => runtime.dispose() }
 }
