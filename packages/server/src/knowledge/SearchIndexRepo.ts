@@ -558,7 +558,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         ),
         touched AS (
           SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
-            coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks, coalesce(max(k.blocks), 0) AS blocks,
+            coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks,
             coalesce(max(k.rebuilt_blocks), 0) AS rebuilt_blocks,
             least(${blockPostings}, greatest(ceil(${blockPostings} / 8.0), ceil(${blockPostings}::float8 * count(*) / greatest(max(k.rebuilt), 1))))::int AS appended_block,
             max(k.rebuilt) IS NULL
@@ -597,15 +597,14 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           FROM inserted GROUP BY 1, 2, 3
         ),
         packing AS (
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks, rebuilt_blocks)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks)
           SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
             CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
             CASE WHEN t.rebuild THEN 0 ELSE t.in_blocks END + coalesce(c.postings, 0),
-            CASE WHEN t.rebuild THEN 0 ELSE t.blocks END + coalesce(c.blocks, 0),
             CASE WHEN t.rebuild THEN coalesce(c.blocks, 0) ELSE t.rebuilt_blocks END
           FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
           ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
-            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, blocks = EXCLUDED.blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks
+            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
@@ -646,8 +645,8 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
               AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))`)}`
         yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
         yield* sql`
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, blocks, rebuilt_blocks)
-          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*), count(*)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks)
+          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*)
           FROM search_blocks WHERE organization_id = ${organizationId}
           GROUP BY organization_id, term, knowledge_space_id, classification_rank`
       }))

@@ -14,6 +14,8 @@ export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`ALTER TABLE search_blocks ADD COLUMN appended boolean NOT NULL DEFAULT false`
   yield* sql`ALTER TABLE search_packing ADD COLUMN rebuilt_blocks integer NOT NULL DEFAULT 0`
+  // Search no longer reads a term's count of all its blocks (appended ones are read by threshold).
+  yield* sql`ALTER TABLE search_packing DROP COLUMN blocks`
   yield* sql`
     DELETE FROM search_blocks b USING search_packing a
     WHERE a.in_blocks <> a.rebuilt AND b.organization_id = a.organization_id AND b.term = a.term
@@ -31,7 +33,7 @@ export default Effect.gen(function* () {
     ) numbered
     GROUP BY organization_id, term, knowledge_space_id, classification_rank, block`
   yield* sql`
-    UPDATE search_packing k SET rebuilt = b.postings, in_blocks = b.postings, blocks = b.blocks, rebuilt_blocks = b.blocks
+    UPDATE search_packing k SET rebuilt = b.postings, in_blocks = b.postings, rebuilt_blocks = b.blocks
     FROM (
       SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
       FROM search_blocks GROUP BY 1, 2, 3, 4
