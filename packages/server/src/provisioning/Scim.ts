@@ -97,12 +97,16 @@ const patchOperations = (body: unknown): Array<ScimPatchOperation> => {
   }
   const operations = message.Operations ?? message.operations
   if (!Array.isArray(operations) || operations.length === 0) throw invalidValue("A PATCH message needs Operations")
+  // Refused before scim-patch sees them, since it walks paths and value keys by assignment (issue 29, finding 1):
+  // denied path segments first (invalidPath), then denied keys anywhere in the message (invalidValue).
+  for (const op of operations) {
+    const path = (op as { path?: unknown } | null)?.path
+    if (path !== undefined && typeof path !== "string") throw new ScimError({ status: 400, scimType: "invalidPath", detail: "An operation's path is a string" })
+    if (typeof path === "string" && deniedPathSegment(path) !== null) throw deniedPath()
+  }
+  checkKeys(message)
   return operations.flatMap((op: any): Array<ScimPatchOperation> => {
     if (!op || typeof op.op !== "string" || !/^(add|replace|remove)$/i.test(op.op)) throw invalidValue("Each operation's op is add, replace or remove")
-    if (op.path !== undefined && typeof op.path !== "string") throw new ScimError({ status: 400, scimType: "invalidPath", detail: "An operation's path is a string" })
-    // Refused before scim-patch sees them: it walks paths and value keys by assignment (issue 29, finding 1).
-    if (typeof op.path === "string" && deniedPathSegment(op.path) !== null) throw deniedPath()
-    checkKeys(op.value)
     const kind = op.op.toLowerCase()
     // Entra removes members as {path: "members", value: [{value: id}]}: the same as one filtered remove per id.
     if (kind === "remove" && typeof op.path === "string" && op.path.toLowerCase() === "members" && Array.isArray(op.value)) {

@@ -105,7 +105,8 @@ export const makeScimApp = Effect.gen(function* () {
       } satisfies ScimCaller
     })
 
-  const body = (request: HttpServerRequest.HttpServerRequest) =>
+  /** A JSON object body; `keysChecked` false leaves the denied-key check to the PATCH parser (paths first). */
+  const body = (request: HttpServerRequest.HttpServerRequest, keysChecked = true) =>
     Effect.flatMap(
       Effect.mapError(request.text, () => new ScimError({ status: 400, scimType: "invalidSyntax", detail: "The request body could not be read" })),
       (text) => {
@@ -114,7 +115,7 @@ export const makeScimApp = Effect.gen(function* () {
           if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("not an object")
           // Denied keys (__proto__, prototype, constructor, also inside dotted keys) are refused at any depth
           // before scim-patch or any other code walks the body.
-          checkKeys(value)
+          if (keysChecked) checkKeys(value)
           return Effect.succeed(value as Record<string, any>)
         } catch (error) {
           if (error instanceof ScimError) return Effect.fail(error)
@@ -188,7 +189,7 @@ export const makeScimApp = Effect.gen(function* () {
           switch (method) {
             case "GET": return yield* one(yield* scim.getUser(caller, id), params)
             case "PUT": return yield* one(yield* scim.replaceUser(caller, id, yield* body(request)), params)
-            case "PATCH": return yield* one(yield* scim.patchUser(caller, id, yield* body(request)), params)
+            case "PATCH": return yield* one(yield* scim.patchUser(caller, id, yield* body(request, false)), params)
             case "DELETE": return (yield* scim.deleteUser(caller, id), HttpServerResponse.empty({ status: 204 }))
           }
           return yield* notAllowed()
@@ -208,7 +209,7 @@ export const makeScimApp = Effect.gen(function* () {
           switch (method) {
             case "GET": return yield* one(yield* scim.getGroup(caller, id), params)
             case "PUT": return yield* one(yield* scim.replaceGroup(caller, id, yield* body(request)), params)
-            case "PATCH": return yield* one(yield* scim.patchGroup(caller, id, yield* body(request)), params)
+            case "PATCH": return yield* one(yield* scim.patchGroup(caller, id, yield* body(request, false)), params)
             case "DELETE": return (yield* scim.deleteGroup(caller, id), HttpServerResponse.empty({ status: 204 }))
           }
           return yield* notAllowed()
