@@ -106,8 +106,8 @@ export const parseFilter = (text: string): Filter => {
 }
 
 /** Timestamps a filter may compare with: years 0001-9999 (outside them PostgreSQL refuses the value). */
-const MIN_FILTER_DATE = Date.UTC(1, 0, 1) - 14 * 3600_000
-const MAX_FILTER_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999) + 14 * 3600_000
+const MIN_FILTER_DATE = Date.parse("0001-01-01T00:00:00.000Z")
+const MAX_FILTER_DATE = Date.parse("9999-12-31T23:59:59.999Z")
 const filterDate = (value: unknown): Date => {
   const time = typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
   if (Number.isNaN(time)) throw new InvalidFilter("A date attribute compares with an ISO 8601 date-time")
