@@ -51,6 +51,26 @@ const segmentsOf = (pathname: string): Array<string> | undefined => {
   }
 }
 
+/** Whether any string (or key) in a JSON value holds NUL, which PostgreSQL cannot store; walked without recursion. */
+const holdsNul = (value: unknown) => {
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0) {
+    const current = stack.pop()
+    if (typeof current === "string") {
+      if (current.includes("\u0000")) return true
+    } else if (Array.isArray(current)) stack.push(...current)
+    else if (current !== null && typeof current === "object") {
+      for (const [key, item] of Object.entries(current)) {
+        if (key.includes("\u0000")) return true
+        stack.push(item)
+      }
+    }
+  }
+  return false
+}
+
+const nulRefused = () => new ScimError({ status: 400, scimType: "invalidValue", detail: "The request must not contain the NUL character" })
+
 /** Fixed details: a 404 or 405 never repeats the path or method the caller sent (docs/security.md). */
 const noEndpoint = () => new ScimError({ status: 404, detail: "No SCIM endpoint at this path" })
 const noEntry = () => new ScimError({ status: 404, detail: "No discovery entry with this id" })
@@ -72,7 +92,9 @@ export const makeScimApp = Effect.gen(function* () {
   const repo = yield* ProvisioningRepo
   const box = yield* SecretBox
   // meta.location and discovery URLs: LORE_PUBLIC_URL, else Host (forwarding headers only from LORE_TRUSTED_PROXIES).
-  const originOf = publicOrigin(yield* Settings)
+  const settings = yield* Settings
+  const originOf = publicOrigin(settings)
+  const maxJsonBytes = settings.maxJsonBytes
   const baseUrl = (request: HttpServerRequest.HttpServerRequest) => `${originOf(request)}${SCIM_BASE_PATH}`
 
   const authenticate = (request: HttpServerRequest.HttpServerRequest, resource: "Users" | "Groups" | null) =>
@@ -107,7 +129,9 @@ export const makeScimApp = Effect.gen(function* () {
 
   /** A JSON object body; `keysChecked` false leaves the denied-key check to the PATCH parser (paths first). */
   const body = (request: HttpServerRequest.HttpServerRequest, keysChecked = true) =>
-    Effect.flatMap(
+    Number(request.headers["content-length"] ?? "0") > maxJsonBytes
+      ? Effect.fail(new ScimError({ status: 413, detail: `The body is larger than ${maxJsonBytes} bytes` }))
+      : Effect.flatMap(
       Effect.mapError(request.text, () => new ScimError({ status: 400, scimType: "invalidSyntax", detail: "The request body could not be read" })),
       (text) => {
         try {
@@ -116,6 +140,7 @@ export const makeScimApp = Effect.gen(function* () {
           // Denied keys (__proto__, prototype, constructor, also inside dotted keys) are refused at any depth
           // before scim-patch or any other code walks the body.
           if (keysChecked) checkKeys(value)
+          if (holdsNul(value)) throw nulRefused()
           return Effect.succeed(value as Record<string, any>)
         } catch (error) {
           if (error instanceof ScimError) return Effect.fail(error)
@@ -156,6 +181,10 @@ export const makeScimApp = Effect.gen(function* () {
       if (segments === undefined || segments.length > 2) {
         yield* authenticate(request, null)
         return yield* noEndpoint()
+      }
+      if (request.url.includes("%00")) {
+        yield* authenticate(request, null)
+        return yield* nulRefused()
       }
       const [collection, id] = segments
       switch (collection) {
