@@ -1,4 +1,5 @@
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { parsePublicUrl, parseTrustedProxies } from "./http/PublicUrl"
 
 /** A per-user token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
 export interface RateLimitSetting {
@@ -170,7 +171,30 @@ export interface LoreSettings {
   readonly ssoAllowHttpIssuer: boolean
   /** LORE_WEB_ALLOW_PRIVATE_ADDRESSES=1, LORE_WEB_FETCH_TIMEOUT ("30 seconds"), LORE_WEB_MAX_CRAWL_DELAY ("10 seconds") */
   readonly webCrawl: WebCrawlSettings
+  /** LORE_PUBLIC_URL: this server's origin for absolute URLs (SCIM locations, SSO redirect URIs); http/PublicUrl.ts. */
+  readonly publicUrl: Option.Option<string>
+  /** LORE_TRUSTED_PROXIES: peers (IPs, CIDRs) whose X-Forwarded-Host/-Proto count; empty: none do. */
+  readonly trustedProxies: ReadonlyArray<string>
 }
+
+/** LORE_PUBLIC_URL, refused at start unless it is an http(s) origin. */
+const publicUrlFromEnv = Config.string("LORE_PUBLIC_URL").pipe(
+  Config.mapOrFail((value) => {
+    if (value.trim() === "") return Either.right(Option.none<string>())
+    const parsed = parsePublicUrl(value)
+    return "origin" in parsed ? Either.right(Option.some(parsed.origin)) : Either.left(ConfigError.InvalidData([], parsed.error))
+  }),
+  Config.withDefault(Option.none<string>())
+)
+
+/** LORE_TRUSTED_PROXIES, refused at start unless every entry is an IP address or CIDR range. */
+const trustedProxiesFromEnv = Config.string("LORE_TRUSTED_PROXIES").pipe(
+  Config.mapOrFail((value) => {
+    const parsed = parseTrustedProxies(value)
+    return "proxies" in parsed ? Either.right(parsed.proxies) : Either.left(ConfigError.InvalidData([], parsed.error))
+  }),
+  Config.withDefault<ReadonlyArray<string>>([])
+)
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
   /** Every setting from the environment (LORE_*, DATABASE_URL). */
@@ -232,7 +256,9 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           allowPrivateAddresses: (yield* Config.string("LORE_WEB_ALLOW_PRIVATE_ADDRESSES").pipe(Config.withDefault("0"))) === "1",
           fetchTimeoutMs: yield* millis("LORE_WEB_FETCH_TIMEOUT", defaultWebCrawl.fetchTimeoutMs),
           maxCrawlDelayMs: yield* millis("LORE_WEB_MAX_CRAWL_DELAY", defaultWebCrawl.maxCrawlDelayMs)
-        }
+        },
+        publicUrl: yield* publicUrlFromEnv,
+        trustedProxies: yield* trustedProxiesFromEnv
       } satisfies LoreSettings
     })
 
@@ -261,6 +287,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     jobs: defaultJobs,
     ssoAllowHttpIssuer: false,
     webCrawl: defaultWebCrawl,
+    publicUrl: Option.none(),
+    trustedProxies: [],
     ...overrides
   })
 }

@@ -10,6 +10,7 @@ import {
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
+import { parsePublicUrl, parseTrustedProxies } from "./http/PublicUrl"
 
 export { LoreApi } from "./http/Api"
 export { Settings } from "./Config"
@@ -49,6 +50,22 @@ export interface StartOptions {
   readonly webCrawl?: Partial<WebCrawlSettings>
   /** How knowledge search ranks at scale (default: Config.ts defaultSearch). */
   readonly search?: Partial<SearchSettings>
+  /** This server's public origin (LORE_PUBLIC_URL); an invalid one is refused like at start. */
+  readonly publicUrl?: string
+  /** Proxies whose X-Forwarded-Host/-Proto count (LORE_TRUSTED_PROXIES): IPs and CIDRs. */
+  readonly trustedProxies?: ReadonlyArray<string>
+}
+
+const checkedPublicUrl = (value: string) => {
+  const parsed = parsePublicUrl(value)
+  if ("error" in parsed) throw new Error(parsed.error)
+  return parsed.origin
+}
+
+const checkedProxies = (value: ReadonlyArray<string>) => {
+  const parsed = parseTrustedProxies(value.join(","))
+  if ("error" in parsed) throw new Error(parsed.error)
+  return parsed.proxies
 }
 
 export interface RunningServer {
@@ -81,7 +98,9 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     jobs: { ...defaultJobs, ...options.jobs },
     webCrawl: { ...defaultWebCrawl, ...options.webCrawl },
     search: { ...defaultSearch, ...options.search },
-    ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
+    ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {}),
+    ...(options.publicUrl !== undefined ? { publicUrl: Option.some(checkedPublicUrl(options.publicUrl)) } : {}),
+    ...(options.trustedProxies !== undefined ? { trustedProxies: checkedProxies(options.trustedProxies) } : {})
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

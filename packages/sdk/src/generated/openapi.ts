@@ -5798,6 +5798,8 @@ export interface components {
              * @enum {string}
              */
             defaultClearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            /** @description Whether SCIM may take over an existing Lore user with the same email that no connection provisioned (never an ADMIN or ORG_ADMIN); false: such a user is 409 uniqueness (added) */
+            linkExistingUsers: boolean;
             /** @description Where the identity provider sends SCIM requests: /scim/v2 on this server (added) */
             scimBaseUrl: string;
             version: components["schemas"]["Int"];
@@ -5817,6 +5819,8 @@ export interface components {
             groupsEnabled: boolean;
             defaultRole?: components["schemas"]["UserRole"];
             defaultClearance?: components["schemas"]["Clearance"];
+            /** @description Let SCIM take over existing Lore users with the same email that no connection provisioned, administrators never (default false) */
+            linkExistingUsers?: boolean;
         };
         /** @description A provisioning connection with this alias exists already */
         ProvisioningAliasTaken: {
@@ -5834,6 +5838,8 @@ export interface components {
         };
         SetProvisioningState: {
             operationalState: components["schemas"]["ProvisioningOperationalState"];
+            /** @description Changes linkExistingUsers when given; unchanged otherwise */
+            linkExistingUsers?: boolean;
             /**
              * int
              * @description The version read; a stale one is 409 VERSION_CONFLICT
