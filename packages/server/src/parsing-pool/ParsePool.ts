@@ -1,5 +1,6 @@
 import { Data, Deferred, Duration, Effect } from "effect"
 import { existsSync } from "node:fs"
+import { MessageChannel } from "node:worker_threads"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Piscina } from "piscina"
@@ -67,9 +68,46 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
 
     const inPool = (task: ParseTask) =>
       Effect.tryPromise({
-        // Aborting (interruption: the time limit, a gone client, shutdown) terminates a running worker.
         try: (signal) => pool!.run(task, { signal }) as Promise<ParseResult>,
         catch: (error) => new ParseWorkerFailed({ reason: describe(error) })
+      })
+
+    /**
+     * One task in a worker, timed from the moment a worker starts it (the worker says so on a MessagePort), so
+     * waiting for a free worker never counts against a document. Aborting (the time limit, or interruption: a
+     * gone client, shutdown) terminates the worker if it is running the task, however busy it is.
+     */
+    const timed = (task: ParseTask) =>
+      Effect.async<ParseResult, ParseTimeout | ParseWorkerFailed>((resume) => {
+        const controller = new AbortController()
+        const { port1, port2 } = new MessageChannel()
+        let timer: NodeJS.Timeout | undefined
+        let timedOut = false
+        port1.once("message", () => {
+          timer = setTimeout(() => {
+            timedOut = true
+            controller.abort()
+          }, parsing.timeoutMs)
+        })
+        port1.unref()
+        const cleanUp = () => {
+          clearTimeout(timer)
+          port1.close()
+        }
+        pool!.run({ ...task, started: port2 }, { signal: controller.signal, transferList: [port2] }).then(
+          (result: ParseResult) => {
+            cleanUp()
+            resume(Effect.succeed(result))
+          },
+          (error: unknown) => {
+            cleanUp()
+            resume(Effect.fail(timedOut ? new ParseTimeout({ timeoutMs: parsing.timeoutMs }) : new ParseWorkerFailed({ reason: describe(error) })))
+          }
+        )
+        return Effect.sync(() => {
+          cleanUp()
+          controller.abort()
+        })
       })
 
     // The pool is usable once a worker answered; until then tasks wait for that answer.
@@ -94,7 +132,7 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
     const run = (task: ParseTask): Effect.Effect<ParseResult, ParseTimeout | ParseWorkerFailed> =>
       Effect.flatMap(Deferred.await(usable), (ok) =>
         ok
-          ? inPool(task).pipe(Effect.timeoutFail({ duration: Duration.millis(parsing.timeoutMs), onTimeout: () => new ParseTimeout({ timeoutMs: parsing.timeoutMs }) }))
+          ? timed(task)
           : Effect.promise(() => runTask(task))
       )
 

@@ -1,3 +1,4 @@
+import type { MessagePort } from "node:worker_threads"
 import { runTask, type ParseTask } from "./Tasks"
 
 /**
@@ -5,4 +6,9 @@ import { runTask, type ParseTask } from "./Tasks"
  * once per task. A task that overruns is stopped by terminating this thread (ParsePool.ts), which works even
  * when the parser never yields.
  */
-export default (task: ParseTask) => runTask(task)
+export default ({ started, ...task }: ParseTask & { readonly started?: MessagePort }) => {
+  // The time limit runs from here (ParsePool.ts): waiting for a free worker does not count.
+  started?.postMessage("started")
+  started?.close()
+  return runTask(task as ParseTask)
+}
