@@ -91,6 +91,16 @@ export const defaultSkillLimits: SkillLimits = {
   maxPathLength: 255
 }
 
+/** Parsing of caller input (documents, skill packages) in worker threads (parsing-pool/ParsePool.ts). */
+export interface ParseSettings {
+  /** Worker threads; a parse waits for a free one. */
+  readonly workers: number
+  /** A parse that takes longer is stopped (its worker terminated): PARSE_TIMEOUT for a skill, TIMEOUT for a document. */
+  readonly timeoutMs: number
+}
+
+export const defaultParsing: ParseSettings = { workers: 2, timeoutMs: 30_000 }
+
 /** Which git repositories skill imports may fetch. */
 export interface RepositorySettings {
   /** `host[:port]` entries; `*` admits any host. */
@@ -159,6 +169,8 @@ export interface LoreSettings {
   readonly assistantFiles: AssistantFileSettings
   /** LORE_SKILL_MAX_FILES, LORE_SKILL_MAX_BYTES (unpacked), LORE_SKILL_MAX_FILE_BYTES, LORE_SKILL_MAX_PATH_LENGTH */
   readonly skillLimits: SkillLimits
+  /** LORE_PARSE_WORKERS (2), LORE_PARSE_TIMEOUT ("30 seconds") */
+  readonly parsing: ParseSettings
   /** LORE_REPO_ALLOWED_HOSTS (comma-separated host[:port], `*` for any), LORE_REPO_ALLOW_FILE=1, LORE_REPO_FETCH_TIMEOUT ("2 minutes") */
   readonly repositories: RepositorySettings
   /** LORE_JOB_WORKERS (4), LORE_JOB_LEASE ("30 seconds": a killed worker's job is taken over after this) */
@@ -232,6 +244,10 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           maxFileBytes: yield* Config.integer("LORE_SKILL_MAX_FILE_BYTES").pipe(Config.withDefault(defaultSkillLimits.maxFileBytes)),
           maxPathLength: yield* Config.integer("LORE_SKILL_MAX_PATH_LENGTH").pipe(Config.withDefault(defaultSkillLimits.maxPathLength))
         },
+        parsing: {
+          workers: yield* Config.integer("LORE_PARSE_WORKERS").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultParsing.workers)),
+          timeoutMs: yield* millis("LORE_PARSE_TIMEOUT", defaultParsing.timeoutMs)
+        },
         repositories: {
           allowedHosts: (yield* Config.string("LORE_REPO_ALLOWED_HOSTS").pipe(Config.option)).pipe(
             Option.map((hosts) => hosts.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0)),
@@ -281,6 +297,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     rateLimits: defaultRateLimits,
     assistantFiles: defaultAssistantFiles,
     skillLimits: defaultSkillLimits,
+    parsing: defaultParsing,
     repositories: defaultRepositories,
     connectors: defaultConnectors,
     search: defaultSearch,

@@ -4,8 +4,8 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultRateLimits, defaultRepositories,
-  defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
+  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultParsing, defaultRateLimits, defaultRepositories,
+  defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type ParseSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
   type SearchSettings, type WebCrawlSettings
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
@@ -38,6 +38,8 @@ export interface StartOptions {
   readonly assistantFiles?: Partial<AssistantFileSettings>
   /** Skill package limits (default: Config.ts defaultSkillLimits). */
   readonly skillLimits?: Partial<SkillLimits>
+  /** Parse workers and their time limit (default: Config.ts defaultParsing: 2 workers, 30 s). */
+  readonly parsing?: Partial<ParseSettings>
   /** Which repositories skill imports may fetch (default: Config.ts defaultRepositories: public code hosts, no file://). */
   readonly repositories?: Partial<RepositorySettings>
   /** Job workers per process and their lease (default: Config.ts defaultJobs). */
@@ -93,6 +95,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
     assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
+    parsing: { ...defaultParsing, ...options.parsing },
     repositories: { ...defaultRepositories, ...options.repositories },
     connectors: { ...defaultConnectors, ...options.connectors },
     jobs: { ...defaultJobs, ...options.jobs },
