@@ -126,10 +126,10 @@ const literalRefusal = (host: string, port: number, policy: OutboundPolicy): Out
 }
 
 /**
- * The address to pin a connection to (git's `http.curloptResolve`): the URL checked, the name resolved once
- * and every address checked; the caller connects to this address only, so DNS cannot change in between.
+ * Every address of a URL's host, each checked (a refusal when any is private and the host is not allowed):
+ * what a pinned connection may use (git's `http.curloptResolve` takes them all, so IPv4/IPv6 fallback works).
  */
-export const resolveChecked = (url: URL, policy: OutboundPolicy): Promise<{ readonly address: string; readonly family: 4 | 6 }> =>
+export const resolveCheckedAll = (url: URL, policy: OutboundPolicy): Promise<ReadonlyArray<{ readonly address: string; readonly family: 4 | 6 }>> =>
   new Promise((resolve, reject) => {
     const checked = checkOutboundUrl(url, policy)
     if (!checked.ok) return reject(new OutboundRefused(checked.code, checked.message))
@@ -137,17 +137,23 @@ export const resolveChecked = (url: URL, policy: OutboundPolicy): Promise<{ read
     const literal = ipLiteral(url.hostname)
     if (literal !== null) {
       const refusal = literalRefusal(url.hostname, port, policy)
-      return refusal ? reject(refusal) : resolve({ address: literal, family: literal.includes(":") ? 6 : 4 })
+      return refusal ? reject(refusal) : resolve([{ address: literal, family: literal.includes(":") ? 6 : 4 }])
     }
     dnsLookup(url.hostname, { all: true }, (error, addresses) => {
       if (error) return reject(error)
       const refusal = checkedAddresses(url.hostname, addresses, policy, port)
       if (refusal) return reject(refusal)
-      const first = addresses[0]
-      if (!first) return reject(Object.assign(new Error(`${url.hostname} has no address`), { code: "ENOTFOUND" }))
-      resolve({ address: first.address, family: first.family === 6 ? 6 : 4 })
+      if (addresses.length === 0) return reject(Object.assign(new Error(`${url.hostname} has no address`), { code: "ENOTFOUND" }))
+      resolve(addresses.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 as const : 4 as const })))
     })
   })
+
+/**
+ * The address to pin a connection to: the URL checked, the name resolved once and every address checked; the
+ * caller connects to this address only, so DNS cannot change in between.
+ */
+export const resolveChecked = (url: URL, policy: OutboundPolicy): Promise<{ readonly address: string; readonly family: 4 | 6 }> =>
+  resolveCheckedAll(url, policy).then((addresses) => addresses[0]!)
 
 /** The guard's refusal somewhere in an error's cause chain (fetch wraps connect errors in `TypeError: fetch failed`). */
 export const outboundRefusal = (error: unknown): OutboundRefused | null => {
