@@ -187,6 +187,11 @@ export interface LoreSettings {
   readonly publicUrl: Option.Option<string>
   /** LORE_TRUSTED_PROXIES: peers (IPs, CIDRs) whose X-Forwarded-Host/-Proto count; empty: none do. */
   readonly trustedProxies: ReadonlyArray<string>
+  /**
+   * LORE_ALLOWED_PRIVATE_HOSTS (comma-separated `host[:port]`, default none): the loopback/private hosts that
+   * outbound fetches made on a caller's behalf may reach (outbound/Guard.ts); every other private address is refused.
+   */
+  readonly allowedPrivateHosts: ReadonlyArray<string>
 }
 
 /** LORE_PUBLIC_URL, refused at start unless it is an http(s) origin. */
@@ -274,7 +279,9 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           maxCrawlDelayMs: yield* millis("LORE_WEB_MAX_CRAWL_DELAY", defaultWebCrawl.maxCrawlDelayMs)
         },
         publicUrl: yield* publicUrlFromEnv,
-        trustedProxies: yield* trustedProxiesFromEnv
+        trustedProxies: yield* trustedProxiesFromEnv,
+        allowedPrivateHosts: (yield* Config.string("LORE_ALLOWED_PRIVATE_HOSTS").pipe(Config.withDefault("")))
+          .split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry.length > 0)
       } satisfies LoreSettings
     })
 
@@ -306,6 +313,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     webCrawl: defaultWebCrawl,
     publicUrl: Option.none(),
     trustedProxies: [],
+    allowedPrivateHosts: [],
     ...overrides
   })
 }

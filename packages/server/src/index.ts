@@ -56,6 +56,8 @@ export interface StartOptions {
   readonly publicUrl?: string
   /** Proxies whose X-Forwarded-Host/-Proto count (LORE_TRUSTED_PROXIES): IPs and CIDRs. */
   readonly trustedProxies?: ReadonlyArray<string>
+  /** Loopback/private hosts outbound fetches may reach (LORE_ALLOWED_PRIVATE_HOSTS; default none). */
+  readonly allowedPrivateHosts?: ReadonlyArray<string>
 }
 
 const checkedPublicUrl = (value: string) => {
@@ -103,7 +105,8 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     search: { ...defaultSearch, ...options.search },
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {}),
     ...(options.publicUrl !== undefined ? { publicUrl: Option.some(checkedPublicUrl(options.publicUrl)) } : {}),
-    ...(options.trustedProxies !== undefined ? { trustedProxies: checkedProxies(options.trustedProxies) } : {})
+    ...(options.trustedProxies !== undefined ? { trustedProxies: checkedProxies(options.trustedProxies) } : {}),
+    allowedPrivateHosts: options.allowedPrivateHosts ?? []
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

@@ -1,4 +1,5 @@
 import { Cause, Effect, Layer, Option, Schedule } from "effect"
+import { withNullPrototypes } from "../domain/SafeKeys"
 import { Settings } from "../Config"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobQueue } from "../jobs/JobQueue"
@@ -40,7 +41,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
     const pages = Effect.gen(function* () {
       for (let page = 0; page < MAX_PAGES; page++) {
         yield* context.fence
-        const step = yield* kind.crawl({ sourceConfig: connection.sourceConfig, credential, settings }, checkpoint)
+        const step = yield* kind.crawl({ sourceConfig: withNullPrototypes(connection.sourceConfig) as Readonly<Record<string, unknown>>, credential, settings }, checkpoint)
         for (const group of step.groups) yield* documents.putGroup(connection, group)
         for (const document of step.documents) {
           const outcome = yield* Effect.either(documents.put(connection, document))

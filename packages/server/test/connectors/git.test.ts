@@ -144,7 +144,7 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
         }
       }
     })
-    server = await startTestServer({ logLevel: "debug", repositories: { allowedHosts: [gitServer.host], allowFile: true, fetchTimeoutMs: 60_000 } })
+    server = await startTestServer({ logLevel: "debug", repositories: { allowedHosts: [gitServer.host], allowFile: true, fetchTimeoutMs: 60_000 }, allowedPrivateHosts: [gitServer.host] })
     admin = client(server.url, server.adminToken)
     const departmentId = (await admin.call("POST", "/api/admin/departments", { name: "Docs" })).body.id
     spaceId = (await admin.call("POST", "/api/admin/knowledge-spaces", { key: "handbook", name: "Handbook" })).body.id
