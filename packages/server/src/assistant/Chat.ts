@@ -133,16 +133,21 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           provider: undefined as ProviderInfo | undefined,
           evidence: [] as ReadonlyArray<ChatPassage>,
           numbering: citationNumbering(0),
-          saved: false
+          /** The status the answer was saved with, once a save has started. */
+          saved: undefined as "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined,
+          /** Set when the stream's last chunk was handed to the response: a later interruption cut nothing. */
+          delivered: false
         }
         const citations = () => state.numbering.used().flatMap((position, index) => {
           const evidence = state.evidence[position - 1]
           return evidence ? [citationOf(evidence, index + 1)] : []
         })
+        // A save, once started, finishes: a client that hangs up while the answer is being saved (the LOCAL
+        // answerer gets there within milliseconds) would otherwise roll it back and leave only the question.
         const save = (status: "COMPLETE" | "INTERRUPTED" | "FAILED") =>
-          Effect.suspend(() => {
+          Effect.uninterruptible(Effect.suspend(() => {
             if (state.saved) return Effect.succeed(citations())
-            state.saved = true
+            state.saved = status
             const cited = citations()
             return transaction(Effect.gen(function* () {
               // A conversation deleted while its answer streamed keeps nothing.
@@ -152,9 +157,14 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
                 provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null
               })
             })).pipe(Effect.as(cited))
-          })
-        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted).
-        yield* Effect.addFinalizer((exit) => Effect.ignoreLogged(save(exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause) ? "FAILED" : "INTERRUPTED")))
+          }))
+        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
+        // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
+        yield* Effect.addFinalizer((exit) => {
+          if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
+          if (exit._tag === "Success" || state.delivered) return Effect.void
+          return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
+        })
 
         const emit = (delta: string): ReadonlyArray<UiMessageChunk> => {
           if (delta.length === 0) return []
@@ -221,7 +231,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause)))
           )),
           Stream.map(sseEvent),
-          Stream.concat(Stream.succeed(SSE_DONE))
+          Stream.concat(Stream.sync(() => ((state.delivered = true), SSE_DONE)))
         )
       }))
 
