@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { ChatMessage } from "../ai/ChatWire"
 import { NOTHING_RELEVANT, type Passage } from "../ai/LocalModel"
 import { localModels } from "../ai/Presets"
-import { Models, type ProviderInfo } from "../ai/Models"
+import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
@@ -12,6 +12,7 @@ import { citationNumbering, titleFrom } from "./CitationNumbering"
 import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
+import { type AnswerPiece, failureCode, localChoice, withLocalFallback } from "./ModelFallback"
 import { ModelOptions } from "./ModelOptions"
 import { AssistantFiles } from "./Files"
 import { type ChatPassage, citationLinks, citationOf, filePassage, knowledgePassage } from "./Passages"
@@ -166,10 +167,13 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
         })
 
+        // text-start goes out with the first delta, so that a MODEL_FALLBACK notice can come before it.
+        let textStarted = false
+        const startText = (): ReadonlyArray<UiMessageChunk> => (textStarted ? [] : ((textStarted = true), [{ type: "text-start", id: textId }]))
         const emit = (delta: string): ReadonlyArray<UiMessageChunk> => {
           if (delta.length === 0) return []
           state.text += delta
-          return [{ type: "text-delta", id: textId, delta }]
+          return [...startText(), { type: "text-delta", id: textId, delta }]
         }
 
         const answer = Stream.unwrap(Effect.gen(function* () {
@@ -181,26 +185,27 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           const boundIds = new Set(bound.map((passage) => passage.citationId))
           state.evidence = [...attached, ...[...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].map(knowledgePassage)].slice(0, PASSAGE_LIMIT)
           state.numbering = citationNumbering(state.evidence.length)
-          const deltas: Stream.Stream<string, unknown> = state.evidence.length === 0
-            // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
-            ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make(NOTHING_RELEVANT))
-            : yield* Effect.map(
+          const modelText = (answerer: ModelChoice | undefined) => Effect.map(
               models.stream(caller, "ASSISTANT_CHAT", {
                 messages: [
                   { role: "system", content: `${SYSTEM_PROMPT}\n\n${state.evidence.map((evidence, index) => `[${index + 1}] ${evidence.title}\n${evidence.content}`).join("\n\n")}` },
                   ...history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content })),
                   { role: "user", content: question }
                 ]
-              }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), choice),
+              }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), answerer),
               ({ provider, chunks }) => {
                 state.provider = provider
                 return chunks.pipe(Stream.filterMap((chunk) => (chunk._tag === "text" ? Option.some(chunk.text) : Option.none())))
               }
             )
-          const textStart: ReadonlyArray<UiMessageChunk> = [{ type: "text-start", id: textId }]
-          return Stream.succeed(textStart).pipe(
-            Stream.concat(deltas.pipe(Stream.map((delta) => emit(state.numbering.push(delta))))),
-            Stream.concat(Stream.sync((): ReadonlyArray<UiMessageChunk> => [...emit(state.numbering.flush()), { type: "text-end", id: textId }])),
+          const pieces: Stream.Stream<AnswerPiece, unknown> = state.evidence.length === 0
+            // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
+            ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make<[AnswerPiece]>({ _tag: "text", text: NOTHING_RELEVANT }))
+            : withLocalFallback(Stream.unwrap(modelText(choice)), modelText(localChoice))
+          return pieces.pipe(
+            Stream.map((piece): ReadonlyArray<UiMessageChunk> =>
+              piece._tag === "notice" ? [{ type: "data-notice", data: { code: piece.code, message: piece.message } }] : emit(state.numbering.push(piece.text))),
+            Stream.concat(Stream.sync((): ReadonlyArray<UiMessageChunk> => [...emit(state.numbering.flush()), ...startText(), { type: "text-end", id: textId }])),
             Stream.flattenIterables
           )
         }))
@@ -218,9 +223,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           Stream.fromEffect(Effect.gen(function* () {
             yield* Effect.logWarning("chat answer failed").pipe(Effect.annotateLogs({ conversationId, messageId, cause: Cause.pretty(cause) }))
             yield* Effect.ignoreLogged(save("FAILED"))
+            // The code only: a provider's message may carry its raw response, which is for the log, not the employee.
             const failure = Cause.failureOption(cause)
-            const reason = failure._tag === "Some" && typeof (failure.value as any)?.code === "string"
-              ? `The model call failed (${(failure.value as any).code}): ${(failure.value as any).message ?? ""}`.trim()
+            const reason = failure._tag === "Some"
+              ? `The model call failed (${failureCode(failure.value)}); the partial answer was saved`
               : "The answer failed; the partial answer was saved"
             return { type: "error", errorText: reason } satisfies UiMessageChunk
           }))
