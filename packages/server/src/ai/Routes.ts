@@ -117,6 +117,8 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
     const requirePassingTest = (actor: Principal, workload: Workload, input: SetRouteInput) =>
       Effect.gen(function* () {
         const gateway = yield* usableGateway(actor, workload, input)
+        // A stale version is answered as such before the gateway is called (the save checks it again).
+        if (((yield* repo.route(actor.organizationId, workload))?.version ?? 0) !== input.version) return yield* stale(workload)
         const test = yield* gateways.test(actor, gateway.id)
         if (test.errorCode === null) return
         const words = test.errorMessage ? `: ${test.errorMessage}` : ""
