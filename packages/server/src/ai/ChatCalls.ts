@@ -105,7 +105,9 @@ const shortened = (text: string, apiKey: string | undefined) => {
 export const chatErrorOf = (error: unknown, apiKey: string | undefined): ChatError => {
   if (error instanceof ChatError) return error
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 6; current = current.cause, depth++) {
-    if (current instanceof GatewayCallError) return new ChatError({ code: current.reason, message: shortened(current.message, apiKey) })
+    if (current instanceof GatewayCallError) {
+      return new ChatError({ code: current.reason === "TOO_LARGE" ? "BAD_RESPONSE" : current.reason, message: shortened(current.message, apiKey) })
+    }
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode
