@@ -127,6 +127,26 @@ describe("hostile providers", () => {
     }
   })
 
+  it("passes a tool call whose arguments are not JSON on as written, for the caller to refuse", async () => {
+    const server = await hostile((response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+      response.end(
+        chunk({ role: "assistant", tool_calls: [{ index: 0, id: "call_x", type: "function", function: { name: "weather", arguments: "{\"city\": " } }] }) +
+        chunk({}, "tool_calls") + "data: [DONE]\n\n"
+      )
+    })
+    try {
+      const chunks: Array<any> = []
+      const tools = [{ name: "weather", description: "The weather", parameters: { type: "object", properties: { city: { type: "string" } } } }]
+      for await (const chunk of streamChat(target(server.url), connection(server.url), { ...question, tools })) chunks.push(chunk)
+      expect(chunks.find((chunk) => chunk._tag === "toolCall")).toEqual({ _tag: "toolCall", call: { id: "call_x", name: "weather", arguments: "{\"city\": " } })
+      expect(chunks.at(-1)).toMatchObject({ _tag: "finish" })
+    } finally {
+      await server.close()
+    }
+  })
+
   it("does not pass on a provider's quote of the key", async () => {
     const server = await hostile((response) => {
       response.writeHead(401, { "content-type": "application/json" })
