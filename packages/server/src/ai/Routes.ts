@@ -3,13 +3,14 @@ import { Effect, Option } from "effect"
 import { transactional } from "../db/Sql"
 import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
-import { EmbeddingIndexHooks, type IndexStatus } from "./EmbeddingIndexHooks"
+import { EmbeddingIndexHooks, type GenerationView, type IndexStatus } from "./EmbeddingIndexHooks"
 import { EmbeddingSettings } from "./EmbeddingSettings"
+import { AiConfigCache } from "./ConfigCache"
 import { AiVersionConflict, GatewayNotFound, GatewayTestFailed } from "./Errors"
 import { Gateways, type GatewayView } from "./Gateways"
 import { GatewaysRepo, type RouteRow } from "./GatewaysRepo"
 import { ENVIRONMENT_GATEWAY_ID, isEmbeddingWorkload, LOCAL_GATEWAY_ID, type ReasoningEffort, type RouteSource, Workload } from "./Model"
-import { routeTarget } from "./Policy"
+import { queryRouteUsable, routeTarget } from "./Policy"
 import { localModels } from "./Presets"
 
 /** A workload's effective route as the API shows it. */
@@ -54,6 +55,7 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
     const audit = yield* Audit
     const { endpoint } = yield* EmbeddingSettings
     const hooks = yield* EmbeddingIndexHooks
+    const cache = yield* AiConfigCache
 
     /** The route a workload has without an administrator's. */
     const fallback = (workload: Workload): RouteView =>
@@ -87,11 +89,26 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
 
     const list = (actor: Principal) =>
       Effect.gen(function* () {
-        const [routes, all] = yield* Effect.all([repo.routes(actor.organizationId), gateways.list(actor)])
+        // One read of the organization's configuration (cached per process) for the routes and their gateways.
+        const snapshot = yield* cache.snapshot(actor.organizationId)
+        const all = gateways.viewsOf(snapshot)
         return Workload.literals.map((workload) => {
-          const route = routes.find((candidate) => candidate.workload === workload)
+          const route = snapshot.routes.find((candidate) => candidate.workload === workload)
           return route ? adminView(route, all.find((gateway) => gateway.id === route.gatewayId)) : fallback(workload)
         })
+      })
+
+    /**
+     * The routes as an administrator reads them. QUERY_EMBEDDING shows what questions are really embedded
+     * with: without an admin route, the search index's own gateway and model (or LOCAL: no index vectors,
+     * lexical search); with one that no longer names the index's model (the index was re-embedded since), a
+     * note that it is not used and what is.
+     */
+    const shown = (actor: Principal) =>
+      Effect.gen(function* () {
+        const all = yield* list(actor)
+        const { active } = yield* hooks.status(actor.organizationId)
+        return all.map((route) => (route.workload === "QUERY_EMBEDDING" ? queryView(route, active) : route))
       })
 
     const stale = (workload: Workload) => new AiVersionConflict({ detail: `The route of ${workload} changed since the version you sent; read it again and retry` })
@@ -107,6 +124,10 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
           { gatewayId: gateway.id, gatewayKey: gateway.gatewayKey, preset: gateway.preset, supportsReasoningEffort: gateway.supportsProviderReasoningEffort },
           input.modelId, input.providerReasoningEffort, input.dimensions
         )
+        if (workload === "QUERY_EMBEDDING" && gateway.preset !== "LOCAL") {
+          const { active, building } = yield* hooks.status(actor.organizationId)
+          yield* queryRouteUsable([active, building].filter((generation) => generation !== undefined), input.modelId, input.dimensions)
+        }
         return gateway
       })
 
@@ -130,6 +151,7 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
 
     return {
       list,
+      shown,
 
       set: (actor: Principal, workload: Workload, input: SetRouteInput) =>
         Effect.zipRight(input.force === true ? Effect.void : requirePassingTest(actor, workload, input), transaction(
@@ -171,8 +193,31 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
       indexSettings: (actor: Principal) => Effect.map(hooks.status(actor.organizationId), indexSettingsOf)
     }
   }),
-  dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default, EmbeddingIndexHooks.Default]
+  dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default, EmbeddingIndexHooks.Default, AiConfigCache.Default]
 }) {}
+
+const queryView = (route: RouteView, active: GenerationView | undefined): RouteView => {
+  const index = active && `${active.modelId} at ${active.dimensions} dimensions on ${active.gatewayKey} (generation ${active.number})`
+  if (route.source === "ADMIN") {
+    if (route.gatewayProfileId === LOCAL_GATEWAY_ID) return { ...route, lifecycleNote: "Query vectors are off: search is lexical" }
+    if (!active) return { ...route, lifecycleNote: "Not used: the search index has no vectors, so search is lexical" }
+    if (route.modelId !== active.modelId || route.dimensions !== active.dimensions) {
+      return { ...route, lifecycleNote: `Not used: questions are embedded with the search index's model, ${index}; route QUERY_EMBEDDING to a gateway serving it, or reset it` }
+    }
+    return route
+  }
+  if (!active) {
+    return {
+      workload: route.workload, gatewayKey: "local", gatewayProfileId: LOCAL_GATEWAY_ID, modelId: localModels.QUERY_EMBEDDING.modelId, source: "DEFAULT",
+      editable: true, version: route.version, lifecycleNote: "The search index has no vectors: questions are not embedded and search is lexical"
+    }
+  }
+  return {
+    workload: route.workload, gatewayKey: active.gatewayKey, gatewayProfileId: active.gatewayId, modelId: active.modelId, dimensions: active.dimensions,
+    source: active.gatewayId === ENVIRONMENT_GATEWAY_ID ? "ENVIRONMENT" : "DEFAULT", editable: true, version: route.version,
+    lifecycleNote: `Follows the search index: questions are embedded with ${index}`
+  }
+}
 
 const indexSettingsOf = ({ active, building }: IndexStatus) => {
   const reembedding = building === undefined

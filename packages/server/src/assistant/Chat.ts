@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Effect, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { ChatMessage } from "../ai/ChatWire"
+import type { ChatMessage } from "../ai/ChatTypes"
 import { NOTHING_RELEVANT, type Passage } from "../ai/LocalModel"
 import { localModels } from "../ai/Presets"
 import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"

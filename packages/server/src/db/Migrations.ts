@@ -28,6 +28,7 @@ import searchImpacts from "./migrations/0024_search_impacts"
 import searchBlocks from "./migrations/0025_search_blocks"
 import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
 import scimLinkExistingUsers from "./migrations/0027_scim_link_existing_users"
+import aiConfigSignals from "./migrations/0031_ai_config_signals"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -57,7 +58,8 @@ export const migrations = {
   "0024_search_impacts": searchImpacts,
   "0025_search_blocks": searchBlocks,
   "0026_search_appended_blocks": searchAppendedBlocks,
-  "0027_scim_link_existing_users": scimLinkExistingUsers
+  "0027_scim_link_existing_users": scimLinkExistingUsers,
+  "0031_ai_config_signals": aiConfigSignals
 }
 
 const run = Migrator.make({})
