@@ -5742,11 +5742,11 @@ export interface components {
             source: components["schemas"]["RepoSource"];
             /**
              * maxItems(200)
-             * @description an array of at most 200 item(s)
+             * @description The skill folders to import; default every folder holding a SKILL.md, the ones that break a rule reported with imported false and their errorCode
              */
-            paths: string[];
-            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
-            namespace: string;
+            paths?: string[];
+            /** @description default: the knowledge space's key */
+            namespace?: string;
             classification?: components["schemas"]["Classification"];
         };
         RepoSource: {
@@ -5755,7 +5755,11 @@ export interface components {
              * @description https://host/owner/repo(.git), or file:///path where allowed
              */
             repository: string;
-            knowledgeSpaceId: components["schemas"]["UUID"];
+            /**
+             * Format: uuid
+             * @description The space the skills are created in; default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several)
+             */
+            knowledgeSpaceId?: string;
             /**
              * maxLength(200)
              * @description A branch, tag or commit; default the remote's HEAD
@@ -13072,8 +13076,8 @@ export interface operations {
     "assistantEvidence.uploadEvidence": {
         parameters: {
             query: {
-                /** @description The caller's conversation the document is evidence for (required) */
-                conversationId: string;
+                /** @description The caller's conversation the document is evidence for; without it, a new conversation titled with the file name is created, and the binding's conversationId names it */
+                conversationId?: string;
                 /** @description The knowledge space the document is ingested into (the caller must be a contributor) */
                 knowledgeSpaceId: string;
                 classification?: components["schemas"]["Classification"];
@@ -16084,10 +16088,11 @@ export interface operations {
     };
     "skills.createSkill": {
         parameters: {
-            query: {
-                /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
-                namespace: string;
-                knowledgeSpaceId: components["schemas"]["UUID"];
+            query?: {
+                /** @description default: the knowledge space's key */
+                namespace?: string;
+                /** @description The space the skill is created in; default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several) */
+                knowledgeSpaceId?: string;
                 classification?: components["schemas"]["Classification"];
             };
             header?: never;
