@@ -1262,6 +1262,24 @@ export interface paths {
         get: operations["assets.getAsset"];
         put?: never;
         post?: never;
+        /** @description Deletes an asset that was never released (a draft created by mistake): its OWNER or BACKUP_OWNER only; 409 ASSET_HAS_RELEASES once released (withdraw instead) */
+        delete: operations["assets.deleteAsset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Feedback given on the asset's releases, newest first, 50 a page: for its owners and its space's curators */
+        get: operations["assets.listAssetFeedback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4485,6 +4503,20 @@ export interface components {
             comment: string | null;
             updatedAt: components["schemas"]["Timestamp"];
         };
+        /** @description Feedback is about the assistant's answers: this message is the caller's own question */
+        WrongMessageRole: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/wrong-message-role";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "WRONG_MESSAGE_ROLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         ModelOptions: {
             selectedModelActivationId: components["schemas"]["UUID"];
             options: components["schemas"]["ModelOption"][];
@@ -4863,6 +4895,46 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
+        AssetRoleRequired: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-role-required";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "ASSET_ROLE_REQUIRED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Only an asset that was never released can be deleted; withdraw its releases instead */
+        AssetHasReleases: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-has-releases";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "ASSET_HAS_RELEASES";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        AssetFeedbackPage: {
+            items: components["schemas"]["AssetFeedbackItem"][];
+            nextCursor: string | null;
+        };
+        AssetFeedbackItem: {
+            id: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            /** @enum {string} */
+            sentiment: "HELPFUL" | "UNHELPFUL";
+            comment: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
         DraftUpdate: {
             /**
              * maxLength(300)
@@ -4890,20 +4962,6 @@ export interface components {
              * @description a positive number
              */
             lockVersion: components["schemas"]["Int"];
-        };
-        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
-        AssetRoleRequired: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/asset-role-required";
-            title: string;
-            /** @enum {number} */
-            status: 403;
-            /** @enum {string} */
-            code: "ASSET_ROLE_REQUIRED";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
         };
         /** @description The draft changed since the lockVersion sent: read it again and reapply the change */
         LockVersionConflict: {
@@ -5544,15 +5602,24 @@ export interface components {
             asset: components["schemas"]["Asset"];
         };
         AssetFeedbackInput: {
-            rating: components["schemas"]["AssetFeedbackRating"];
+            sentiment?: components["schemas"]["AssetFeedbackSentiment"];
+            rating?: components["schemas"]["AssetFeedbackRating"];
             /**
              * maxLength(2000)
              * @description a string at most 2000 character(s) long
              */
             comment?: string;
         };
-        /** @enum {string} */
-        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL";
+        /**
+         * @description HELPFUL or UNHELPFUL (NOT_HELPFUL: deprecated alias of UNHELPFUL)
+         * @enum {string}
+         */
+        AssetFeedbackSentiment: "HELPFUL" | "UNHELPFUL" | "NOT_HELPFUL";
+        /**
+         * @description Deprecated: send sentiment
+         * @enum {string}
+         */
+        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL" | "UNHELPFUL";
         FeedbackAnswer: {
             /**
              * Format: uuid
@@ -6768,6 +6835,7 @@ export type MessageCitation = components['schemas']['MessageCitation'];
 export type MessageNotFound = components['schemas']['MessageNotFound'];
 export type FeedbackInput = components['schemas']['FeedbackInput'];
 export type MessageFeedback = components['schemas']['MessageFeedback'];
+export type WrongMessageRole = components['schemas']['WrongMessageRole'];
 export type ModelOptions = components['schemas']['ModelOptions'];
 export type ModelOption = components['schemas']['ModelOption'];
 export type Starter = components['schemas']['Starter'];
@@ -6808,8 +6876,11 @@ export type AssetRole = components['schemas']['AssetRole'];
 export type AssetNotFound = components['schemas']['AssetNotFound'];
 export type AssetSlugTaken = components['schemas']['AssetSlugTaken'];
 export type InvalidAssetContent = components['schemas']['InvalidAssetContent'];
-export type DraftUpdate = components['schemas']['DraftUpdate'];
 export type AssetRoleRequired = components['schemas']['AssetRoleRequired'];
+export type AssetHasReleases = components['schemas']['AssetHasReleases'];
+export type AssetFeedbackPage = components['schemas']['AssetFeedbackPage'];
+export type AssetFeedbackItem = components['schemas']['AssetFeedbackItem'];
+export type DraftUpdate = components['schemas']['DraftUpdate'];
 export type LockVersionConflict = components['schemas']['LockVersionConflict'];
 export type Submission = components['schemas']['Submission'];
 export type ReviewAlreadyOpen = components['schemas']['ReviewAlreadyOpen'];
@@ -6865,6 +6936,7 @@ export type PackJourneyAnswer = components['schemas']['PackJourneyAnswer'];
 export type ForkInput = components['schemas']['ForkInput'];
 export type ForkAnswer = components['schemas']['ForkAnswer'];
 export type AssetFeedbackInput = components['schemas']['AssetFeedbackInput'];
+export type AssetFeedbackSentiment = components['schemas']['AssetFeedbackSentiment'];
 export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
 export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
 export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
@@ -12312,6 +12384,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MessageNotFound"];
                 };
             };
+            /** @description WRONG_MESSAGE_ROLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongMessageRole"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -13490,6 +13571,152 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.deleteAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description ASSET_HAS_RELEASES */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetHasReleases"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.listAssetFeedback": {
+        parameters: {
+            query?: {
+                /** @description Only the feedback on this release */
+                releaseId?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AssetFeedbackPage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetFeedbackPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"];
                 };
             };
             /** @description ASSET_NOT_FOUND */
@@ -19455,6 +19682,9 @@ export const messageCitationKindValues: ReadonlyArray<components["schemas"]["Mes
 export const messageNotFoundTypeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["type"]> = ["https://lore.dev/problems/message-not-found"];
 export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["status"]> = [404];
 export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
+export const wrongMessageRoleTypeValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["type"]> = ["https://lore.dev/problems/wrong-message-role"];
+export const wrongMessageRoleStatusValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["status"]> = [409];
+export const wrongMessageRoleCodeValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["code"]> = ["WRONG_MESSAGE_ROLE"];
 export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
 export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
 export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
@@ -19484,6 +19714,10 @@ export const invalidAssetContentCodeValues: ReadonlyArray<components["schemas"][
 export const assetRoleRequiredTypeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["type"]> = ["https://lore.dev/problems/asset-role-required"];
 export const assetRoleRequiredStatusValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["status"]> = [403];
 export const assetRoleRequiredCodeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["code"]> = ["ASSET_ROLE_REQUIRED"];
+export const assetHasReleasesTypeValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["type"]> = ["https://lore.dev/problems/asset-has-releases"];
+export const assetHasReleasesStatusValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["status"]> = [409];
+export const assetHasReleasesCodeValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["code"]> = ["ASSET_HAS_RELEASES"];
+export const assetFeedbackItemSentimentValues: ReadonlyArray<components["schemas"]["AssetFeedbackItem"]["sentiment"]> = ["HELPFUL", "UNHELPFUL"];
 export const lockVersionConflictTypeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["type"]> = ["https://lore.dev/problems/lock-version-conflict"];
 export const lockVersionConflictStatusValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["status"]> = [409];
 export const lockVersionConflictCodeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["code"]> = ["LOCK_VERSION_CONFLICT"];
@@ -19556,7 +19790,8 @@ export const invalidVariablesCodeValues: ReadonlyArray<components["schemas"]["In
 export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["type"]> = ["https://lore.dev/problems/prompt-run-failed"];
 export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
 export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
-export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];
+export const assetFeedbackSentimentValues: ReadonlyArray<components["schemas"]["AssetFeedbackSentiment"]> = ["HELPFUL", "UNHELPFUL", "NOT_HELPFUL"];
+export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL", "UNHELPFUL"];
 export const invalidSkillPackageTypeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["type"]> = ["https://lore.dev/problems/invalid-skill-package"];
 export const invalidSkillPackageStatusValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["status"]> = [422];
 export const invalidSkillPackageCodeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["code"]> = ["INVALID_SKILL_PACKAGE"];

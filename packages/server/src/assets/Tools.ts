@@ -11,6 +11,7 @@ import { Delivery } from "./Delivery"
 import { DeliveryRepo } from "./DeliveryRepo"
 import { InvalidVariables, PromptRunFailed, ReleaseNotFound, WrongAssetType } from "./Errors"
 import { renderPrompt } from "./Render"
+import { AssetFeedbackRepo, type FeedbackSentiment } from "./FeedbackRepo"
 
 /**
  * The assistant's tools over released assets: each answer carries a fresh traceId, which is logged with the
@@ -25,6 +26,7 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
     const models = yield* Models
     const search = yield* KnowledgeSearch
     const audit = yield* Audit
+    const feedbackRepo = yield* AssetFeedbackRepo
 
     /** Runs a tool under a new trace id, logged once the tool answered or failed. */
     const traced = <A, E, R>(tool: string, target: Record<string, string>, run: (traceId: string) => Effect.Effect<A, E, R>) => {
@@ -174,26 +176,27 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
         }))
 
     /**
-     * Feedback on a release the caller may see (withdrawn ones included: feedback may explain a withdrawal). It is
-     * kept in the audit trail as `asset.feedback`, the record owners and governance already read.
+     * Feedback on a release the caller may see (withdrawn ones included: feedback may explain a withdrawal). Kept
+     * for the asset's owners (GET /api/assets/{assetId}/feedback) and in the audit trail as `asset.feedback`.
      */
-    const feedback = (caller: Principal, assetId: string, releaseId: string, input: { rating: "HELPFUL" | "NOT_HELPFUL"; comment: string }) =>
+    const feedback = (caller: Principal, assetId: string, releaseId: string, input: { sentiment: FeedbackSentiment; comment: string }) =>
       traced("feedback", { assetId, releaseId }, (traceId) =>
         Effect.gen(function* () {
           const { parts, clearanceRank } = yield* reader.load(caller, assetId)
           const release = parts.releases.find((r) => r.id === releaseId && classificationRank[r.classification] <= clearanceRank)
           if (!release) return yield* new ReleaseNotFound({ detail: "The asset has no release with this id that you may see" })
           const feedbackId = randomUUID()
+          yield* feedbackRepo.insert({ id: feedbackId, organizationId: caller.organizationId, assetId, releaseId, userId: caller.userId, sentiment: input.sentiment, comment: input.comment, traceId })
           yield* audit.record(caller, {
             action: "asset.feedback",
             resourceType: "asset",
             resourceId: assetId,
-            details: { feedbackId, releaseId, versionLabel: release.versionLabel, rating: input.rating, comment: input.comment, traceId }
+            details: { feedbackId, releaseId, versionLabel: release.versionLabel, sentiment: input.sentiment, comment: input.comment, traceId }
           })
           return { traceId, feedbackId }
         }))
 
     return { feedback, promptForm, promptRender, promptRun, workInstruction, pack, packItem, fork, recommendations }
   }),
-  dependencies: [Delivery.Default, AssetReader.Default, Assets.Default, DeliveryRepo.Default, KnowledgeSearch.Default, Audit.Default]
+  dependencies: [Delivery.Default, AssetReader.Default, Assets.Default, DeliveryRepo.Default, KnowledgeSearch.Default, Audit.Default, AssetFeedbackRepo.Default]
 }) {}

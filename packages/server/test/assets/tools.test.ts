@@ -89,7 +89,7 @@ describe("assistant asset tools", { timeout: 240_000 }, () => {
     expect(given.traceId).toMatch(UUID)
     expect(given.feedbackId).toMatch(UUID)
     const audit = await ok(world.admin("GET", `/api/admin/audit?resourceType=asset&resourceId=${instruction.assetId}`))
-    expect(audit.items.find((e: any) => e.action === "asset.feedback").details).toMatchObject({ feedbackId: given.feedbackId, rating: "HELPFUL", comment: "clear steps" })
+    expect(audit.items.find((e: any) => e.action === "asset.feedback").details).toMatchObject({ feedbackId: given.feedbackId, sentiment: "HELPFUL", comment: "clear steps" })
     await problem(outsider.call("POST", `${tools(instruction)}/feedback`, { rating: "HELPFUL" }), 404, "ASSET_NOT_FOUND")
   })
 
