@@ -2530,6 +2530,74 @@ export interface components {
         };
         /** @enum {string} */
         PackItemKind: "ASSET_RELEASE" | "KNOWLEDGE_VERSION";
+        BulkPushedDocument: {
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            externalId: string;
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            title: string;
+            content?: string;
+            contentBase64?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            fileName?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            mediaType?: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            url?: string;
+            classification?: components["schemas"]["Classification"];
+            acl: components["schemas"]["PushedAcl"];
+        };
+        /**
+         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
+         * @enum {string}
+         */
+        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+        /** @description Who may read the document in the source: native user and group principals. An empty ACL admits nobody. */
+        PushedAcl: {
+            users?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(320)
+                 * @description a string at most 320 character(s) long
+                 */
+                email?: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            groups?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+        };
         /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
         Health: {
             [key: string]: string;
@@ -3110,11 +3178,6 @@ export interface components {
             /** @description The same in one sentence, for a person */
             summary: string;
         };
-        /**
-         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
-         * @enum {string}
-         */
-        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
         /** @description The email has a pending invitation already; delete it first */
         InvitationPending: {
             /** @enum {string} */
@@ -6362,38 +6425,6 @@ export interface components {
             classification?: components["schemas"]["Classification"];
             acl: components["schemas"]["PushedAcl"];
         };
-        /** @description Who may read the document in the source: native user and group principals. An empty ACL admits nobody. */
-        PushedAcl: {
-            users?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(320)
-                 * @description a string at most 320 character(s) long
-                 */
-                email?: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-            groups?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-        };
         PushResult: {
             externalId: string;
             /**
@@ -6423,37 +6454,7 @@ export interface components {
              * maxItems(500)
              * @description an array of at most 500 item(s)
              */
-            documents?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                externalId: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                title: string;
-                content?: string;
-                contentBase64?: string;
-                /**
-                 * maxLength(255)
-                 * @description a string at most 255 character(s) long
-                 */
-                fileName?: string;
-                /**
-                 * maxLength(255)
-                 * @description a string at most 255 character(s) long
-                 */
-                mediaType?: string;
-                /**
-                 * maxLength(2000)
-                 * @description a string at most 2000 character(s) long
-                 */
-                url?: string;
-                classification?: components["schemas"]["Classification"];
-                acl: components["schemas"]["PushedAcl"];
-            }[];
+            documents?: components["schemas"]["BulkPushedDocument"][];
             /**
              * maxItems(500)
              * @description an array of at most 500 item(s)
@@ -6461,13 +6462,27 @@ export interface components {
             deletes?: string[];
         };
         BulkPushResult: {
-            results: components["schemas"]["PushResult"][];
+            results: components["schemas"]["BulkPushResultItem"][];
             failed: {
-                externalId: string;
+                /** @description As sent (at most 200 bytes of it), or null when the document had none */
+                externalId: string | null;
+                /** @description INVALID_PUSHED_DOCUMENT for a document that is not a BulkPushedDocument (errors[] names each field), or why indexing it failed */
                 code: string;
                 detail: string;
+                errors?: components["schemas"]["FieldError"][];
             }[];
         };
+        BulkPushResultItem: {
+            externalId: string;
+            outcome: components["schemas"]["BulkPushOutcome"];
+            knowledgeAssetId: components["schemas"]["UUID"] | null;
+            sourceId: components["schemas"]["UUID"] | null;
+        };
+        /**
+         * @description As PushOutcome; NOT_FOUND: a delete of an external id the connection does not hold
+         * @enum {string}
+         */
+        BulkPushOutcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED" | "NOT_FOUND";
         PushedGroup: {
             /**
              * maxLength(500)
@@ -6664,6 +6679,9 @@ export type CapabilityPackBody = components['schemas']['CapabilityPackBody'];
 export type PackPurpose = components['schemas']['PackPurpose'];
 export type PackItemSpec = components['schemas']['PackItemSpec'];
 export type PackItemKind = components['schemas']['PackItemKind'];
+export type BulkPushedDocument = components['schemas']['BulkPushedDocument'];
+export type Classification = components['schemas']['Classification'];
+export type PushedAcl = components['schemas']['PushedAcl'];
 export type Health = components['schemas']['Health'];
 export type InternalError = components['schemas']['InternalError'];
 export type Session = components['schemas']['Session'];
@@ -6718,7 +6736,6 @@ export type InvitationStatus = components['schemas']['InvitationStatus'];
 export type CreateInvitation = components['schemas']['CreateInvitation'];
 export type IssuedInvitation = components['schemas']['IssuedInvitation'];
 export type Readability = components['schemas']['Readability'];
-export type Classification = components['schemas']['Classification'];
 export type InvitationPending = components['schemas']['InvitationPending'];
 export type AdminKnowledgeSpace = components['schemas']['AdminKnowledgeSpace'];
 export type AudienceMode = components['schemas']['AudienceMode'];
@@ -7002,11 +7019,12 @@ export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
 export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type PushedDocument = components['schemas']['PushedDocument'];
-export type PushedAcl = components['schemas']['PushedAcl'];
 export type PushResult = components['schemas']['PushResult'];
 export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument'];
 export type BulkPush = components['schemas']['BulkPush'];
 export type BulkPushResult = components['schemas']['BulkPushResult'];
+export type BulkPushResultItem = components['schemas']['BulkPushResultItem'];
+export type BulkPushOutcome = components['schemas']['BulkPushOutcome'];
 export type PushedGroup = components['schemas']['PushedGroup'];
 export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
 export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
@@ -19459,6 +19477,7 @@ export const payloadTooLargeCodeValues: ReadonlyArray<components["schemas"]["Pay
 export const promptVariableTypeValues: ReadonlyArray<components["schemas"]["PromptVariableType"]> = ["STRING", "NUMBER", "BOOLEAN", "ENUM", "DATE"];
 export const packPurposeValues: ReadonlyArray<components["schemas"]["PackPurpose"]> = ["ROLE_ONBOARDING", "TEAM_ONBOARDING", "SKILL_DEVELOPMENT", "COMPLIANCE", "PROCESS_CHANGE"];
 export const packItemKindValues: ReadonlyArray<components["schemas"]["PackItemKind"]> = ["ASSET_RELEASE", "KNOWLEDGE_VERSION"];
+export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
 export const internalErrorTypeValues: ReadonlyArray<components["schemas"]["InternalError"]["type"]> = ["https://lore.dev/problems/internal-error"];
 export const internalErrorStatusValues: ReadonlyArray<components["schemas"]["InternalError"]["status"]> = [500];
 export const internalErrorCodeValues: ReadonlyArray<components["schemas"]["InternalError"]["code"]> = ["INTERNAL_ERROR"];
@@ -19534,7 +19553,6 @@ export const managerNotFoundTypeValues: ReadonlyArray<components["schemas"]["Man
 export const managerNotFoundStatusValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["status"]> = [404];
 export const managerNotFoundCodeValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["code"]> = ["MANAGER_NOT_FOUND"];
 export const invitationStatusValues: ReadonlyArray<components["schemas"]["InvitationStatus"]> = ["PENDING", "ACCEPTED", "REVOKED", "EXPIRED"];
-export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
 export const invitationPendingTypeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["type"]> = ["https://lore.dev/problems/invitation-pending"];
 export const invitationPendingStatusValues: ReadonlyArray<components["schemas"]["InvitationPending"]["status"]> = [409];
 export const invitationPendingCodeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["code"]> = ["INVITATION_PENDING"];
@@ -19859,6 +19877,7 @@ export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushR
 export const invalidPushedDocumentTypeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["type"]> = ["https://lore.dev/problems/invalid-pushed-document"];
 export const invalidPushedDocumentStatusValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["status"]> = [422];
 export const invalidPushedDocumentCodeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["code"]> = ["INVALID_PUSHED_DOCUMENT"];
+export const bulkPushOutcomeValues: ReadonlyArray<components["schemas"]["BulkPushOutcome"]> = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED", "NOT_FOUND"];
 export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
 export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
 export const invalidSsoSettingsCodeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["code"]> = ["INVALID_SSO_SETTINGS"];

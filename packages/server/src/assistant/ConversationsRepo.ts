@@ -62,7 +62,6 @@ export const FeedbackRow = Schema.Struct({
 })
 
 const Sequence = Schema.Struct({ next: Count })
-const Id = Schema.Struct({ id: Schema.String })
 const OwnedMessage = Schema.Struct({ id: Schema.String, role: Schema.String })
 
 export interface NewAssistantMessage {
