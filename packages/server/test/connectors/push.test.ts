@@ -169,9 +169,16 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(mapped.status, JSON.stringify(mapped.body)).toBe(200)
     expect(mapped.body.mapping).toMatchObject({ appUserId: users.carol!.id, method: "MANUAL", status: "ACTIVE" })
     await eventually(() => finds(users.carol!, "zqcarolrecord"), Boolean, "carol finds her document once mapped")
+    // AdminUser.mappedPrincipalCount counts the ACTIVE mappings to the user (issue 33.9).
+    const mappedCount = async (userId: string) => {
+      const listed = (await admin.call("GET", "/api/admin/users")).body
+      return (Array.isArray(listed) ? listed : listed.items).find((u: any) => u.id === userId).mappedPrincipalCount
+    }
+    expect(await mappedCount(users.carol!.id)).toBe(1)
     const unmapped = await admin.call("DELETE", `/api/admin/source-principals/${carol.id}/mapping`)
     expect(unmapped.status).toBe(200)
     expect(unmapped.body.mapping).toBeNull()
+    expect(await mappedCount(users.carol!.id)).toBe(0)
     expect(await finds(users.carol!, "zqcarolrecord")).toBe(false)
     expect((await admin.call("PUT", `/api/admin/source-principals/${carol.id}/mapping`, { appUserId: "00000000-0000-4000-8000-000000000000" })).body.code).toBe("MAPPING_USER_NOT_FOUND")
     expect((await admin.call("DELETE", "/api/admin/source-principals/00000000-0000-4000-8000-000000000000/mapping")).status).toBe(404)
