@@ -6091,7 +6091,15 @@ export interface components {
         ConnectorKind: {
             sourceSystem: string;
             displayName: string;
+            credentialRequirement: components["schemas"]["CredentialRequirement"];
+            /** @description What the credential is and how long it must be */
+            credentialHint: string | null;
         };
+        /**
+         * @description REQUIRED: a connection does not work without a credential; OPTIONAL: only some sources need one (a private repository); NONE: takes none
+         * @enum {string}
+         */
+        CredentialRequirement: "REQUIRED" | "OPTIONAL" | "NONE";
         ConnectorConfig: {
             sourceSystem: string;
             sourceConnectionKey: string;
@@ -6991,6 +6999,7 @@ export type RotateProvisioningCredential = components['schemas']['RotateProvisio
 export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
 export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
 export type ConnectorKind = components['schemas']['ConnectorKind'];
+export type CredentialRequirement = components['schemas']['CredentialRequirement'];
 export type ConnectorConfig = components['schemas']['ConnectorConfig'];
 export type IdentityTrust = components['schemas']['IdentityTrust'];
 export type ConnectorKindNotFound = components['schemas']['ConnectorKindNotFound'];
@@ -19842,6 +19851,7 @@ export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components[
 export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
 export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
 export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
+export const credentialRequirementValues: ReadonlyArray<components["schemas"]["CredentialRequirement"]> = ["REQUIRED", "OPTIONAL", "NONE"];
 export const identityTrustValues: ReadonlyArray<components["schemas"]["IdentityTrust"]> = ["TRUSTED", "UNTRUSTED"];
 export const connectorKindNotFoundTypeValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["type"]> = ["https://lore.dev/problems/connector-kind-not-found"];
 export const connectorKindNotFoundStatusValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["status"]> = [404];

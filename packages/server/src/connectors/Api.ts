@@ -19,7 +19,12 @@ export const MappingStatus = Schema.Literal("ACTIVE", "REVOKED").annotations({ i
 
 export const ConnectorKind = Schema.Struct({
   sourceSystem: Schema.String,
-  displayName: Schema.String
+  displayName: Schema.String,
+  credentialRequirement: Schema.Literal("REQUIRED", "OPTIONAL", "NONE").annotations({
+    identifier: "CredentialRequirement",
+    description: "REQUIRED: a connection does not work without a credential; OPTIONAL: only some sources need one (a private repository); NONE: takes none"
+  }),
+  credentialHint: Schema.NullOr(Schema.String).annotations({ description: "What the credential is and how long it must be" })
 }).annotations({ identifier: "ConnectorKind" })
 
 export const ConnectorConfig = Schema.Struct({
