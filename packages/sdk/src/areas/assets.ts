@@ -2,6 +2,7 @@ import type { LoreFetchClient } from "../fetchClient"
 import { unwrap, unwrapEmpty } from "../response"
 import { AssetToolsArea } from "./assetTools"
 import { SkillsArea } from "./skills"
+import { assetPayload } from "../payload"
 import type {
   Asset,
   AssetFeedbackPage,
@@ -35,6 +36,8 @@ export class AssetsArea {
   readonly tools: AssetToolsArea
   /** Agent Skills packages: inspection, upload, releases, manifests, packages, activation, repository import. */
   readonly skills: SkillsArea
+  /** An asset's payload text as its type's body (PromptTemplateBody, ...) and back: typed only, the server validates. */
+  readonly payload = assetPayload
 
   constructor(private readonly client: LoreFetchClient) {
     this.tools = new AssetToolsArea(client)
