@@ -114,4 +114,35 @@ describe("authoring assets", { timeout: 240_000 }, () => {
     const gone = await lore(["--json", "assets", "rm", "ops/brief", "--yes"], { env: env() })
     expect(gone.code).toBe(5)
   })
+
+  it("refuses to submit or release a work instruction that still holds the starter text; instructions show reads the release", async () => {
+    const admin = createLoreClient({ baseUrl: server.url, token: server.adminToken })
+    const space = (await admin.knowledgeSpaces.visible()).find((candidate) => candidate.key === "general")!
+    const policy = await admin.assets.policy(space.id)
+    await admin.assets.setPolicy(space.id, { requiredApprovals: policy.requiredApprovals, directReleaseAllowed: true, version: policy.version })
+    await ok(lore(["assets", "new", "sre/pager", "--type", "WORK_INSTRUCTION", "--space", "general", "--title", "Pager rotation"], { env: env() }))
+    for (const args of [["assets", "submit", "sre/pager"], ["assets", "release", "sre/pager", "--direct", "--label", "1.0.0"]]) {
+      const refused = await lore(args, { env: env() })
+      expect(refused.code, refused.stderr).toBe(6)
+      expect(refused.stderr).toContain("STARTER_TEXT")
+      expect(refused.stderr).toMatch(/^ {2}payload\.steps\[0\]\.instruction: still holds the starter text "Do the first thing"$/m)
+    }
+    const asset = await admin.assets.get((await admin.assets.list({ q: "pager" }))[0]!.id)
+    await admin.assets.updateDraft(asset.id, {
+      title: asset.draft!.title, summary: "Who carries the pager", classification: asset.draft!.classification, schemaVersion: asset.draft!.schemaVersion,
+      lockVersion: asset.draft!.lockVersion,
+      payload: admin.assets.payload.stringify("WORK_INSTRUCTION", {
+        purpose: "Keep one engineer reachable at all times", audience: "SREs", prerequisites: ["A working phone"], completionOutcome: "The pager is handed over",
+        responsibleRole: "SRE lead",
+        steps: [{ key: "handover", title: "Hand over the pager", instruction: "Call the next engineer and confirm they have the pager.", check: "They answered a test page", escalation: "Call the SRE lead" }]
+      })
+    })
+    await ok(lore(["assets", "release", "sre/pager", "--direct", "--label", "1.0.0"], { env: env() }))
+    const shown = await ok(lore(["instructions", "show", "sre/pager"], { env: env() }))
+    expect(shown.stdout).toContain("1. Hand over the pager")
+    expect(shown.stdout).toContain("Check: They answered a test page")
+    const json = (await ok(lore(["--json", "instructions", "show", "sre/pager", "--release", "1.0.0"], { env: env() }))).json()
+    expect(json).toMatchObject({ versionLabel: "1.0.0", instruction: { steps: [{ key: "handover" }] } })
+    expect((await lore(["instructions", "show", "sre/pager", "--release", "9.9.9"], { env: env() })).code).toBe(5)
+  })
 })

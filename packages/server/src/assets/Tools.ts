@@ -65,9 +65,10 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
           const { release, body } = yield* delivery.deliverable(caller, assetId, releaseId, "PROMPT_TEMPLATE")
           const rendered = renderPrompt(body, release.digest, variables)
           if (!rendered.ok) return yield* new InvalidVariables({ detail: "The variables do not fit the template", errors: [...rendered.errors] })
-          const evidence = body.knowledgeRequirements.length > 0
-            ? (yield* search.search(caller, { q: [rendered.userPrompt, ...body.knowledgeRequirements].join(" ").slice(0, 1000), limit: 5 })).evidence
-            : []
+          // What the prompt is about is searched even when the template names no knowledge requirements: the LOCAL
+          // model answers only from passages, and would otherwise say it found nothing (issue 33.7).
+          const requirements = body.knowledgeRequirements
+          const evidence = (yield* search.search(caller, { q: [rendered.userPrompt, ...requirements].join(" ").slice(0, 1000), limit: 5 })).evidence
           const started = yield* Clock.currentTimeMillis
           const answer = yield* models.generate(caller, "PROMPT_EXECUTION", {
             messages: [
@@ -95,7 +96,8 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
               releaseDigest: release.digest,
               modelRoute: { gatewayId: answer.provider.gatewayId, modelId: answer.provider.modelId },
               output: answer.text,
-              citations: evidence.filter((e) => cited.size === 0 || cited.has(e.citationId)).map((e) => ({
+              // A model that cites nothing is credited with the passages only when the template asked for knowledge.
+              citations: evidence.filter((e) => cited.has(e.citationId) || (cited.size === 0 && requirements.length > 0)).map((e) => ({
                 chunkId: e.citationId,
                 knowledgeAssetId: e.knowledgeAssetId,
                 sourceRevisionId: e.knowledgeAssetVersionId,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ingested } from "../knowledge/support"
 import { createAsset, draftOf, ok, type Person, problem, promptPayload, startWorld, workInstructionPayload, type World } from "./support"
 
 /**
@@ -66,6 +67,17 @@ describe("assistant asset tools", { timeout: 240_000 }, () => {
     expect(runs).toHaveLength(1)
     expect(runs[0].details).toMatchObject({ runId: run.traceId, modelId: "lore-extractive" })
     expect(JSON.stringify(audit)).not.toContain(SECRET)
+  })
+
+  it("answers a LOCAL prompt run from the passages on its topic, even with no knowledge requirements (issue 33.7)", async () => {
+    await ingested({ url: world.server.url, token: owner.token, call: owner.call }, {
+      spaceId: world.spaceId, name: "incident-inc-77.md", type: "text/markdown", title: "INC-77",
+      bytes: "# INC-77\n\nIncident INC-77 was caused by an expired certificate on the payments gateway. Severity SEV2 was declared at 09:12.\n"
+    })
+    const run = await ok(viewer.call("POST", `${tools(prompt)}/prompt-run`, { variables: { incident_id: "INC-77", date: "2026-01-03", severity: "SEV2" } }))
+    expect(run.result.output).not.toMatch(/nothing relevant/)
+    expect(run.result.output).toContain("expired certificate")
+    expect(run.result.citations).toEqual([expect.objectContaining({ title: "INC-77" })])
   })
 
   it("serves work instructions and packs through the tools", async () => {

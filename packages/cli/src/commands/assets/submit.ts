@@ -1,4 +1,5 @@
 import { requireAsset } from "../../arguments"
+import { refuseStarterText } from "../../assetStarters"
 import { defineCommand } from "../../command"
 import { CliError, ExitCode } from "../../errors"
 import { present } from "../../output/present"
@@ -48,6 +49,7 @@ export default defineCommand({
       run: async () => {
         const asset = await lore.assets.get(await requireAsset(lore, ref))
         if (!asset.draft) throw new CliError(ExitCode.forbidden, "ASSET_ROLE_REQUIRED", "you see this asset's releases only")
+        refuseStarterText(asset.type, asset.draft.payload, ref)
         const submitted = await lore.assets.submit(asset.id, { changeNote: flags.note, lockVersion: flags.lockVersion ?? asset.draft.lockVersion })
         if (runtime.output !== "json") hint = approvalsHint(submitted, await reviewersOf(lore, submitted, (await lore.me.get()).userId))
         return submitted
