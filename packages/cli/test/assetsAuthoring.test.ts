@@ -104,6 +104,8 @@ describe("authoring assets", { timeout: 240_000 }, () => {
   })
 
   it("assets submit names who may approve; assets rm deletes a never-released draft (asking first)", async () => {
+    const roles = await ok(lore(["assets", "roles", "ops/brief"], { env: env() }))
+    expect(roles.stdout).toContain("admin@lore.local")
     const submitted = await ok(lore(["assets", "submit", "ops/brief", "--note", "first"], { env: env() }))
     expect(submitted.stdout + submitted.stderr).toMatch(/APPROVALS 0\/1 — .*lore assets roles ops\/brief --add REVIEWER/)
     const refused = await lore(["assets", "rm", "ops/brief"], { env: env() })

@@ -60,5 +60,10 @@ describe("hints", { timeout: 240_000 }, () => {
     expect(web.code, web.stderr).toBe(0)
     expect(web.stdout + web.stderr).not.toContain("Next: set its credential")
     expect(web.stdout + web.stderr).toContain("Optional: a credential")
+
+    // Tables name spaces by key, not by id.
+    const table = await lore(["connectors", "list"], { env: env() })
+    expect(table.stdout).toMatch(/handbook.*general/)
+    expect(table.stdout).not.toContain(saved.knowledgeSpaceId)
   })
 })
