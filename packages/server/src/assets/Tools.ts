@@ -11,6 +11,7 @@ import { Delivery } from "./Delivery"
 import { DeliveryRepo } from "./DeliveryRepo"
 import { InvalidVariables, PromptRunFailed, ReleaseNotFound, WrongAssetType } from "./Errors"
 import { renderPrompt } from "./Render"
+import { bm25Scores, terms } from "./Recommendations"
 import { AssetFeedbackRepo, type FeedbackSentiment } from "./FeedbackRepo"
 
 /**
@@ -138,23 +139,21 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
           return { traceId, asset }
         }))
 
-    /** Released assets the caller may use, best match first: query terms in title (twice the weight), summary, slug. */
+    /** Released assets the caller may use, best match first: BM25 over title, summary and body (Recommendations.ts). */
     const recommendations = (caller: Principal, query: { q?: string | undefined; type?: string | undefined }) =>
       traced("asset-recommendations", {}, (traceId) =>
         Effect.gen(function* () {
           const visible = yield* reader.predicate(caller)
           const rows = yield* repo.recommendable(caller.organizationId, visible, query.type)
           const ceiling = classificationRank[clearanceCeiling[caller.clearance]]
-          const terms = (query.q ?? "").toLowerCase().split(/\W+/).filter((t) => t.length > 1)
-          const scored = rows
-            .filter((row) => row.classificationRank <= ceiling)
-            .map((row) => {
-              const title = row.title.toLowerCase()
-              const rest = `${row.summary} ${row.namespace} ${row.slug}`.toLowerCase()
-              const score = terms.reduce((sum, term) => sum + (title.includes(term) ? 2 : 0) + (rest.includes(term) ? 1 : 0), 0)
-              return { row, score }
-            })
-            .filter(({ score }) => terms.length === 0 || score > 0)
+          const usable = rows.filter((row) => row.classificationRank <= ceiling)
+          const q = query.q ?? ""
+          // A request of stop words only asks for nothing in particular: every usable release, newest first.
+          const asked = terms(q).length > 0
+          const scores = bm25Scores(q, usable)
+          const scored = usable
+            .map((row, index) => ({ row, score: scores[index]! }))
+            .filter(({ score }) => !asked || score > 0)
             .sort((a, b) => b.score - a.score || b.row.releasedAt.getTime() - a.row.releasedAt.getTime())
           return {
             traceId,
