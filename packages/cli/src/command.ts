@@ -68,7 +68,7 @@ export const handler =
     } catch (error) {
       if (error instanceof CliError && error.exitCode === ExitCode.usage && !error.hint?.includes("--help")) {
         const hint = [error.hint, helpHint(command)].filter((line) => line !== undefined).join("\n")
-        throw new CliError(error.exitCode, error.code, error.detail, error.status, error.requestId, hint)
+        throw new CliError(error.exitCode, error.code, error.detail, error.status, error.requestId, hint, error.errors)
       }
       throw error
     }

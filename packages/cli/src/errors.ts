@@ -1,5 +1,12 @@
 import { LoreApiError } from "@lore/sdk"
 
+/** One entry of a problem's `errors[]`: which field broke which rule (`payload.userTemplate`, ...). */
+export interface CliFieldError {
+  readonly path: string
+  readonly message: string
+  readonly code?: string
+}
+
 /** The documented exit codes (docs/cli.md, `lore --help`). Scripts depend on them: never renumber. */
 export const ExitCode = {
   ok: 0,
@@ -35,16 +42,31 @@ export class CliError extends Error {
     readonly status = 0,
     readonly requestId: string | undefined = undefined,
     /** Extra lines for people (what to do next); never part of the JSON error. */
-    readonly hint: string | undefined = undefined
+    readonly hint: string | undefined = undefined,
+    /** The server's `errors[]` (each field and the rule it broke); `[]` when there were none. */
+    readonly errors: ReadonlyArray<CliFieldError> = []
   ) {
     super(detail)
     this.name = "CliError"
   }
 
-  toJSON() {
-    return { error: { status: this.status, code: this.code, detail: this.detail, requestId: this.requestId ?? null } }
+  /** The --json error document; `errors` is always an array, so scripts need not test for it. */
+  toJSON(): { error: Record<string, unknown> } {
+    return { error: { status: this.status, code: this.code, detail: this.detail, requestId: this.requestId ?? null, errors: this.errors.map(fieldErrorJson) } }
   }
 }
+
+const fieldErrorJson = (entry: CliFieldError) => (entry.code === undefined ? { path: entry.path, message: entry.message } : { path: entry.path, message: entry.message, code: entry.code })
+
+/** A problem's `errors[]` as the CLI keeps it; anything that is not a {path, message} entry is dropped. */
+export const fieldErrorsOf = (errors: unknown): ReadonlyArray<CliFieldError> =>
+  Array.isArray(errors)
+    ? errors.flatMap((entry) =>
+        typeof entry === "object" && entry !== null && typeof entry.message === "string"
+          ? [{ path: typeof entry.path === "string" ? entry.path : "", message: entry.message, ...(typeof entry.code === "string" ? { code: entry.code } : {}) }]
+          : []
+      )
+    : []
 
 export const usageError = (detail: string, hint?: string) =>
   new CliError(ExitCode.usage, "USAGE_ERROR", detail, 0, undefined, hint)
@@ -76,16 +98,43 @@ export const toCliError = (error: unknown): CliError => {
   if (error instanceof CliError) return error
   if (LoreApiError.is(error)) {
     const detail = (error.detail || error.message || `HTTP ${error.status}`) + (error.status === 0 ? networkReason(error) : "")
-    return new CliError(exitCodeForStatus(error.status), error.code || "HTTP_ERROR", detail, error.status, error.requestId ?? undefined)
+    return new CliError(exitCodeForStatus(error.status), error.code || "HTTP_ERROR", detail, error.status, error.requestId ?? undefined, undefined, fieldErrorsOf(error.errors))
   }
   const detail = error instanceof Error ? error.message : String(error)
   return new CliError(ExitCode.unexpected, "UNEXPECTED", detail)
 }
 
-/** `error: <detail> (code CODE, request id R)` — the human form on stderr. */
+/** `  <path>: <message>`: one line per field error, the path left out when the error names none. */
+export const fieldErrorLines = (errors: ReadonlyArray<CliFieldError>) =>
+  errors.map((entry) => `  ${entry.path ? `${entry.path}: ` : ""}${entry.message}`)
+
+/**
+ * `error: <detail> (code CODE, request id R)`, then one `  <path>: <message>` line per field error, then
+ * the hint — the human form on stderr.
+ */
 export const formatError = (error: CliError) => {
   const facts = [`code ${error.code}`]
   if (error.requestId) facts.push(`request id ${error.requestId}`)
-  const line = `error: ${error.detail} (${facts.join(", ")})`
-  return error.hint ? `${line}\n${error.hint}` : line
+  return [`error: ${error.detail} (${facts.join(", ")})`, ...fieldErrorLines(error.errors), ...(error.hint ? [error.hint] : [])].join("\n")
+}
+
+/**
+ * An answer that failed inside its stream (the model or the gateway broke after the answer started): status 0,
+ * as for every failure with no HTTP status of its own, with the conversation and the saved FAILED message,
+ * so a script can retry in the same conversation or show the message.
+ */
+export class AnswerFailedError extends CliError {
+  constructor(
+    detail: string,
+    requestId: string | undefined,
+    readonly conversationId: string | undefined,
+    readonly messageId: string | undefined
+  ) {
+    super(ExitCode.unexpected, "ANSWER_FAILED", detail, 0, requestId)
+  }
+
+  override toJSON() {
+    const base = super.toJSON()
+    return { error: { ...base.error, conversationId: this.conversationId ?? null, messageId: this.messageId ?? null } }
+  }
 }

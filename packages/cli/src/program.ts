@@ -1,4 +1,4 @@
-import { Command, CommanderError } from "commander"
+import { Command, CommanderError, Help, type Option } from "commander"
 import commandFiles from "virtual:lore-commands"
 import { type CommandSpec, type GroupSpec, handler, HELP_GROUPS, type HelpGroup } from "./command"
 import { cliVersion } from "./context"
@@ -28,6 +28,12 @@ export class CommandUsageError extends Error {
 
 const examplesHelp = (examples: ReadonlyArray<string>) => `\nExamples:\n${examples.map((example) => `  $ ${example}`).join("\n")}`
 
+/** Commander's help says nothing of `requiredOption`s; Lore's marks them, as `gh` does: "(required)". */
+const optionDescription = (option: Option) => {
+  const described = Help.prototype.optionDescription.call(new Help(), option)
+  return option.mandatory ? `${described} (required)` : described
+}
+
 /** Every command reports its own errors to lore.ts, which prints them in the documented format, never commander. */
 const quiet = (command: Command) =>
   command
@@ -35,6 +41,7 @@ const quiet = (command: Command) =>
       throw new CommandUsageError(error, command)
     })
     .configureOutput({ outputError: () => undefined })
+    .configureHelp({ optionDescription })
     .showSuggestionAfterError()
 
 /**

@@ -3,7 +3,7 @@ import { zipSync, unzipSync, type Zippable } from "fflate"
 import { createHash } from "node:crypto"
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, writeFile } from "node:fs/promises"
 import { basename, dirname, join, relative, resolve, sep } from "node:path"
-import { CliError, ExitCode, usageError } from "./errors"
+import { CliError, ExitCode, fieldErrorsOf, usageError } from "./errors"
 
 /**
  * Skill packages on disk: a folder packed as the zip the server inspects (one top folder named like the
@@ -47,11 +47,13 @@ export const packSkill = async (path: string): Promise<PackedSkill> => {
   return { bytes: zipSync(entries), fileName: `${folder}.zip` }
 }
 
-/** The server's 422 for a package, as one error listing every broken rule (exit 6). */
+/** The server's 422 for a package, as one error listing every broken rule (exit 6), each as `  <path>: <message>`. */
 export const packageProblems = (error: LoreApiError): CliError => {
-  const problems = (error.problem.errors ?? []) as ReadonlyArray<{ path: string; message: string; code?: string }>
-  const lines = problems.map((p) => `  ${p.code ?? "INVALID"}  ${p.path ? `${p.path}: ` : ""}${p.message}`)
-  return new CliError(ExitCode.invalid, error.code, [`the skill package breaks ${problems.length} rule${problems.length === 1 ? "" : "s"}:`, ...lines].join("\n"), error.status, error.requestId ?? undefined)
+  const problems = fieldErrorsOf(error.problem.errors)
+  // The rules' codes go in the detail (scripts and people grep for them); each field's line follows it.
+  const codes = [...new Set(problems.map((p) => p.code ?? "INVALID"))]
+  const detail = `the skill package breaks ${problems.length} rule${problems.length === 1 ? "" : "s"} (${codes.join(", ")})`
+  return new CliError(ExitCode.invalid, error.code, detail, error.status, error.requestId ?? undefined, undefined, problems)
 }
 
 export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")

@@ -55,10 +55,13 @@ describe("lore evidence", () => {
     expect(added.json()).toMatchObject({ fileName: "broken.pdf", status: "FAILED", failureCode: expect.any(String) })
   })
 
-  it("names the missing flag, and a conversation that is not yours is not found", async () => {
-    const noConversation = await lore(["evidence", "add", path("memo.md"), "--space", "audits"], { env: env() })
-    expect(noConversation.code).toBe(2)
-    expect(noConversation.stderr).toContain("--conversation")
+  it("starts a conversation when none is named (issue 33.10); names the missing flag; another's conversation is not found", async () => {
+    const noConversation = await lore(["--json", "evidence", "add", path("memo.md"), "--space", "audits", "--no-wait"], { env: env(), ...slow })
+    expect(noConversation.code, noConversation.stderr).toBe(0)
+    const started = noConversation.json()
+    expect(started.conversationId).not.toBe(conversationId)
+    const conversations = (await lore(["--json", "conversations", "list"], { env: env() })).json()
+    expect(conversations.find((c: any) => c.id === started.conversationId)).toMatchObject({ title: "memo.md" })
     const noList = await lore(["evidence", "list"], { env: env() })
     expect(noList.code).toBe(2)
     const unknown = await lore(["evidence", "list", "--conversation", "00000000-0000-4000-8000-000000000000", "--json"], { env: env() })

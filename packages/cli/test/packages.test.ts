@@ -58,6 +58,8 @@ describe("the published packages", () => {
       expect(files.filter((file) => !/^(dist|bin)\/|^package\.json$|^README(\.md)?$/.test(file)), name).toEqual([])
     }
     expect(packed.find((p) => p.name === "@lore/cli")!.files).toEqual(expect.arrayContaining(["bin/lore.js", "dist/lore.js"]))
+    // The SDK's tarball tells a newcomer how to install it, search, handle errors and stream chat (issue 33.8).
+    expect(packed.find((p) => p.name === "@lore/sdk")!.files).toContain("README.md")
 
     const cli = JSON.parse(readFileSync(installed("@lore/cli/package.json"), "utf8"))
     expect(Object.keys(cli.dependencies).sort()).toEqual(["@inkjs/ui", "@modelcontextprotocol/sdk", "commander", "fflate", "ink", "react", "yaml"])

@@ -101,12 +101,14 @@ export async function* readChatParts(body: ReadableStream<Uint8Array>): AsyncGen
  */
 export class ChatStream implements AsyncIterable<ChatStreamPart> {
   private started = false
-  constructor(private readonly open: () => Promise<ReadableStream<Uint8Array>>) {}
+  /** The server's X-Request-Id for this answer, once the stream has opened (quote it when reporting a failed answer). */
+  requestId: string | undefined = undefined
+  constructor(private readonly open: (stream: ChatStream) => Promise<ReadableStream<Uint8Array>>) {}
 
   async *[Symbol.asyncIterator](): AsyncGenerator<ChatStreamPart> {
     if (this.started) throw LoreApiError.client("INVALID_ARGUMENT", "Invalid Argument", "A chat stream can be read once")
     this.started = true
-    yield* readChatParts(await this.open())
+    yield* readChatParts(await this.open(this))
   }
 
   /** The text deltas only, as they arrive. */

@@ -2,6 +2,7 @@ export { createLoreClient, type LoreClient, type LoreClientOptions, type LoreFet
 export { LoreApiError, isLoreError, type ClientErrorCode, type LoreErrorCode, type ProblemWithCode } from "./errors"
 export type { ErrorCode, OperationName, Operation, QueryOf, ServerErrorCode } from "./operations"
 export { paginate, type Page } from "./paginate"
+export { assetPayload, type AssetPayload, type AssetPayloads } from "./payload"
 export { unwrap, unwrapEmpty, type FetchResult } from "./response"
 export { withRetry, retryAfterMs, type RetryOptions, type FetchLike } from "./retry"
 export { CookieJar } from "./cookies"

@@ -2,7 +2,7 @@ import { collectAnswer, emptyAnswer, foldAnswer } from "@lore/sdk"
 import { nonEmpty, requireId, resolveSpace } from "../arguments"
 import { attachFiles } from "../assistantFiles"
 import { defineCommand } from "../command"
-import { CliError, ExitCode } from "../errors"
+import { AnswerFailedError } from "../errors"
 import { writeJson } from "../output/present"
 import { writePlain } from "../output/plain"
 import { answerJson, citationBlocks } from "../views/assistant"
@@ -16,7 +16,8 @@ export default defineCommand({
     "lore ask \"Summarize the risks\" --file ./contract.pdf   # uploaded privately, then attached",
     "lore --json ask \"What is the per diem in Lisbon?\" | jq '.citations[0].citationId'"
   ],
-  notes: "With --json, prints the saved message when the answer is complete: {messageId, conversationId, content, status, provider, model, citations}.",
+  notes: "With --json, prints the saved message when the answer is complete: {messageId, conversationId, content, status, provider, model, citations};\n" +
+    "when the answer fails inside its stream, only the error: {\"error\": {status: 0, code: \"ANSWER_FAILED\", detail, requestId, errors, conversationId, messageId}} (exit 1).",
   configure: (command) =>
     command
       .argument("<question>", "the question (quote it; at most 8000 characters)")
@@ -43,7 +44,8 @@ export default defineCommand({
     let answer = emptyAnswer
     if (runtime.output === "json") {
       answer = await collectAnswer(stream)
-      writeJson(answerJson(answer))
+      // --json is one document: a failed answer is the error alone (lore.ts prints it), never the message and then the error.
+      if (!answer.error) writeJson(answerJson(answer))
     } else {
       // Streamed as it arrives, piped or not: the text on stdout, the sources after it.
       for await (const part of stream) {
@@ -53,6 +55,6 @@ export default defineCommand({
       process.stdout.write("\n")
       writePlain(citationBlocks(answer.citations))
     }
-    if (answer.error) throw new CliError(ExitCode.unexpected, "ANSWER_FAILED", answer.error)
+    if (answer.error) throw new AnswerFailedError(answer.error, stream.requestId, answer.conversationId, answer.messageId)
   }
 })

@@ -102,7 +102,8 @@ export default defineCommand({
       const retired: Array<PushResult> = []
       for (let at = 0; at < missing.length; at += 500) {
         const reply = await lore.indexing.bulk("PUSH", connection, { deletes: missing.slice(at, at + 500) }, credential)
-        retired.push(...reply.results)
+        // An id retired meanwhile (by another pusher) comes back NOT_FOUND: nothing left to retire.
+        for (const result of reply.results) if (result.outcome !== "NOT_FOUND") retired.push({ ...result, outcome: result.outcome })
       }
       return retired
     }

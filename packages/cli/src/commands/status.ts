@@ -2,6 +2,7 @@ import { LoreApiError } from "@lore/sdk"
 import { defineCommand, type Health, type Me } from "../command"
 import type { LoreClient, Target } from "../context"
 import { present } from "../output/present"
+import { CliError, ExitCode, toCliError } from "../errors"
 import { type Block, type Cell, styled, type View } from "../output/view"
 import { meFields } from "../views/users"
 
@@ -25,7 +26,14 @@ export interface Status {
  */
 export const status = async (lore: LoreClient, context: { readonly profile: string; readonly target: Target }): Promise<Status> => {
   const { target } = context
-  const health = await lore.platform.health()
+  const health = await lore.platform.health().catch((error: unknown) => {
+    // "fetch failed" says nothing to a new user: say where we looked and how to start a server there.
+    if (LoreApiError.is(error) && error.status === 0) {
+      const reason = toCliError(error).detail
+      throw new CliError(ExitCode.unreachable, error.code || "NETWORK_ERROR", `is the server running at ${target.server}? (lore serve starts one) — ${reason}`)
+    }
+    throw error
+  })
   let user: Me | null = null
   let authError: Status["authError"] = null
   if (target.token) {

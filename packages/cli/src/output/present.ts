@@ -35,7 +35,11 @@ export const loadInk = async (runtime: Pick<Runtime, "color">) => {
 
 const ignoreProgress: ProgressReporter = () => {}
 
+/** Whether this run has written its --json document (there is exactly one per run). */
+let documentWritten = false
+
 export const writeJson = (value: unknown) => {
+  documentWritten = true
   process.stdout.write(JSON.stringify(value, null, 2) + "\n")
 }
 
@@ -64,8 +68,13 @@ export const notice = (runtime: Runtime, text: string) => {
   process.stderr.write(colored ? `\u001b[33mwarning:\u001b[39m ${text}\n` : `warning: ${text}\n`)
 }
 
+/**
+ * With --json the error is the one document on stdout. A command that already wrote its result (a batch
+ * whose items carry their own outcomes, then exits non-zero) keeps that result as the document, and the
+ * error goes to stderr: stdout never holds two documents.
+ */
 export const reportError = (error: CliError, json: boolean) => {
-  if (json) writeJson(error.toJSON())
+  if (json && !documentWritten) writeJson(error.toJSON())
   else process.stderr.write(formatError(error) + "\n")
 }
 

@@ -62,11 +62,12 @@ export const assetView = (asset: Asset): View => {
   return view
 }
 
-export const rolesView = (asset: Asset): View => [
+/** `emails`: users' emails by id, when the caller may read users (ids otherwise). */
+export const rolesView = (asset: Asset, emails: ReadonlyMap<string, string> = new Map()): View => [
   {
     kind: "table",
     columns: [{ header: "assignment" }, { header: "role" }, { header: "user" }, { header: "from" }, { header: "until" }],
-    rows: asset.roleAssignments.map((assignment) => [idCell(assignment.id), assignment.role, assignment.principalId, formatTime(assignment.validFrom), formatTime(assignment.validUntil, "open")]),
+    rows: asset.roleAssignments.map((assignment) => [idCell(assignment.id), assignment.role, emails.get(assignment.principalId) ?? assignment.principalId, formatTime(assignment.validFrom), formatTime(assignment.validUntil, "open")]),
     empty: "No role assignments."
   },
   {

@@ -113,13 +113,14 @@ export const findPrincipal = async (lore: LoreClient, ref: string, connection?: 
 
 const trustCell = (trust: string) => styled(trust.toLowerCase(), trust === "TRUSTED" ? "success" : "warning")
 
-export const connectorsView = (configs: ReadonlyArray<ConnectorConfig>): View => [
+/** `spaceKeys`: knowledge space keys by id, so the table names spaces as people type them (ids when unknown). */
+export const connectorsView = (configs: ReadonlyArray<ConnectorConfig>, spaceKeys: ReadonlyMap<string, string> = new Map()): View => [
   {
     kind: "table",
     columns: [{ header: "kind" }, { header: "key" }, { header: "trust" }, { header: "credential" }, { header: "crawl" }, { header: "space" }],
     rows: configs.map((c) => [
       c.sourceSystem, styled(c.sourceConnectionKey, "accent"), trustCell(c.identityTrust), c.credentialSet ? "set" : styled("missing", "warning"),
-      c.crawlEnabled ? "enabled" : "off", styled(c.knowledgeSpaceId, "muted")
+      c.crawlEnabled ? "enabled" : "off", spaceKeys.get(c.knowledgeSpaceId) ?? styled(c.knowledgeSpaceId, "muted")
     ]),
     empty: "No connections. Add one with: lore connectors add --kind PUSH --key <key> --space <space>"
   }

@@ -18,7 +18,8 @@ export const evidenceAddedView = (binding: EvidenceBinding): View => [
       { text: binding.id, tone: "muted" },
       ...(binding.failureCode ? [{ text: `  ${binding.failureCode}: ${binding.failureMessage ?? ""}`.trimEnd(), tone: "error" as const }] : [])
     ]
-  }
+  },
+  { kind: "hint", text: `conversation ${binding.conversationId}: lore ask "..." --conversation ${binding.conversationId}` }
 ]
 
 export const evidenceListView = (bindings: ReadonlyArray<EvidenceBinding>): View => [

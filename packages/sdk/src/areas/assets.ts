@@ -1,9 +1,11 @@
 import type { LoreFetchClient } from "../fetchClient"
-import { unwrap } from "../response"
+import { unwrap, unwrapEmpty } from "../response"
 import { AssetToolsArea } from "./assetTools"
 import { SkillsArea } from "./skills"
+import { assetPayload } from "../payload"
 import type {
   Asset,
+  AssetFeedbackPage,
   AssetPolicy,
   AssetPolicyInput,
   AssetSummary,
@@ -34,6 +36,8 @@ export class AssetsArea {
   readonly tools: AssetToolsArea
   /** Agent Skills packages: inspection, upload, releases, manifests, packages, activation, repository import. */
   readonly skills: SkillsArea
+  /** An asset's payload text as its type's body (PromptTemplateBody, ...) and back: typed only, the server validates. */
+  readonly payload = assetPayload
 
   constructor(private readonly client: LoreFetchClient) {
     this.tools = new AssetToolsArea(client)
@@ -51,6 +55,16 @@ export class AssetsArea {
 
   get(assetId: string): Promise<Asset> {
     return unwrap(this.client.GET("/api/assets/{assetId}", { params: { path: { assetId } } }))
+  }
+
+  /** Deletes an asset that was never released (its OWNER or BACKUP_OWNER); 409 ASSET_HAS_RELEASES once released. */
+  delete(assetId: string): Promise<void> {
+    return unwrapEmpty(this.client.DELETE("/api/assets/{assetId}", { params: { path: { assetId } } }))
+  }
+
+  /** Feedback on the asset's releases, newest first, a page at a time (owners and the space's curators). */
+  feedback(assetId: string, query: { releaseId?: string; cursor?: string } = {}): Promise<AssetFeedbackPage> {
+    return unwrap(this.client.GET("/api/assets/{assetId}/feedback", { params: { path: { assetId }, query } }))
   }
 
   updateDraft(assetId: string, input: DraftUpdate): Promise<Asset> {

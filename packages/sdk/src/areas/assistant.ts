@@ -38,7 +38,7 @@ export class AssistantArea {
    * saves what was written as INTERRUPTED).
    */
   chat(input: ChatInput, options: { readonly signal?: AbortSignal } = {}): ChatStream {
-    return new ChatStream(async () => {
+    return new ChatStream(async (stream) => {
       const { data, error, response } = await this.client.POST("/api/assistant/chat", {
         body: input,
         parseAs: "stream",
@@ -46,6 +46,7 @@ export class AssistantArea {
         ...(options.signal ? { signal: options.signal } : {})
       })
       if (!response.ok) throw LoreApiError.fromBody(response, error)
+      stream.requestId = response.headers.get("x-request-id") ?? undefined
       if (!data) throw LoreApiError.client("INVALID_RESPONSE", "Invalid Response", "The chat answer has no body")
       return data as ReadableStream<Uint8Array>
     })

@@ -6,8 +6,8 @@ import type { Classification, EvidenceBinding } from "../generated/openapi"
 import type { Operation } from "../operations"
 
 export interface EvidenceUploadOptions {
-  /** The caller's conversation the document is evidence for. */
-  readonly conversationId: string
+  /** The caller's conversation the document is evidence for; without it, a new conversation titled with the file name (the binding's conversationId). */
+  readonly conversationId?: string | undefined
   /** The knowledge space the document is ingested into; the caller needs contributor access to it. */
   readonly knowledgeSpaceId: string
   /** Default CONFIDENTIAL; never above the caller's clearance. */
@@ -63,7 +63,7 @@ export class AssistantEvidenceArea {
    */
   async upload(options: EvidenceUploadOptions): Promise<EvidenceBinding> {
     const { init, sent } = await encodedUpload<UploadPayload>("lore.assistant.evidence.upload", options)
-    const query = { conversationId: options.conversationId, knowledgeSpaceId: options.knowledgeSpaceId, classification: options.classification }
+    const query = { ...(options.conversationId ? { conversationId: options.conversationId } : {}), knowledgeSpaceId: options.knowledgeSpaceId, classification: options.classification }
     return sent(await unwrap(this.client.POST("/api/assistant/evidence", { params: { query }, ...init })))
   }
 

@@ -18,8 +18,10 @@ export interface SkillPackageUpload {
 }
 
 export interface SkillCreateOptions extends SkillPackageUpload {
-  readonly namespace: string
-  readonly knowledgeSpaceId: string
+  /** Default: the knowledge space's key. */
+  readonly namespace?: string | undefined
+  /** Default: the caller's only upload target (400 VALIDATION_FAILED naming knowledgeSpaceId when they have none or several). */
+  readonly knowledgeSpaceId?: string | undefined
   /** Default INTERNAL. */
   readonly classification?: Classification | undefined
 }
@@ -67,7 +69,11 @@ export class SkillsArea {
   /** A new SKILL asset `namespace/<name>` whose draft is the package. */
   async create(options: SkillCreateOptions): Promise<Asset> {
     const { init, sent } = await this.upload(options)
-    const query = { namespace: options.namespace, knowledgeSpaceId: options.knowledgeSpaceId, classification: options.classification }
+    const query = {
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+      ...(options.knowledgeSpaceId ? { knowledgeSpaceId: options.knowledgeSpaceId } : {}),
+      classification: options.classification
+    }
     return sent(await unwrap(this.client.POST("/api/assets/skills", { params: { query }, ...init })))
   }
 

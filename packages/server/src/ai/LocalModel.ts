@@ -30,26 +30,32 @@ const stem = (word: string) => word.replace(/(ing|ed|es|s)$/, "")
 export const NOTHING_RELEVANT = "I found nothing relevant to this question in the passages available to you."
 
 /**
- * LOCAL's answer: the sentences of the passages that share the most salient terms with the question,
- * quoted and cited by passage number ([1] is the first passage given), with the sources listed; says so
- * plainly when no passage shares any term.
+ * LOCAL's answer: the sentences of the passages that share the most salient terms with the question, each
+ * quoted once (a sentence several passages hold, as overlapping chunks do, is cited by the first of them) and
+ * cited by passage number ([1] is the first passage given); says so plainly when no passage shares any term.
+ * The sources are not listed in the text: they travel as the answer's citations, which every client shows.
  */
 export const extractiveAnswer = (question: string, passages: ReadonlyArray<Passage>, limit = 3) => {
   const terms = salientTerms(question).map(stem)
-  const scored = passages.flatMap((passage, index) =>
+  const ranked = passages.flatMap((passage, index) =>
     sentences(passage.text).map((sentence, position) => {
       const words = new Set((sentence.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map(stem))
       return { passage: index, position, sentence, score: terms.filter((term) => words.has(term)).length }
     }))
     .filter((candidate) => candidate.score > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position)
-    .slice(0, limit)
+  const quoted = new Set<string>()
+  const scored = ranked.filter((candidate) => {
+    const key = candidate.sentence.toLowerCase()
+    if (quoted.has(key)) return false
+    quoted.add(key)
+    return true
+  }).slice(0, limit)
   if (scored.length === 0) return { text: NOTHING_RELEVANT, citations: [] as ReadonlyArray<{ readonly index: number; readonly passageId: string; readonly title: string }> }
   const cited = [...new Set(scored.map((candidate) => candidate.passage))].sort((a, b) => a - b)
   const quotes = scored.map((candidate) => `> "${candidate.sentence}" [${candidate.passage + 1}]`)
-  const sources = cited.map((index) => `[${index + 1}] ${passages[index]!.title}`)
   return {
-    text: `From the passages found:\n\n${quotes.join("\n")}\n\nSources:\n${sources.join("\n")}`,
+    text: `From the passages found:\n\n${quotes.join("\n")}`,
     citations: cited.map((index) => ({ index: index + 1, passageId: passages[index]!.id, title: passages[index]!.title }))
   }
 }

@@ -1,13 +1,13 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import { Classification } from "../domain/Model"
 import { Body, created, Query, Timestamp } from "../domain/Schemas"
-import { UserNotFound } from "../domain/Errors"
+import { InvalidCursor, UserNotFound } from "../domain/Errors"
 import { authenticated, requires } from "../domain/Security"
 import { ClassificationAboveClearance, NotAContributor } from "../knowledge/Errors"
 import {
-  AssetNotFound, AssetRoleRequired, AssetSlugTaken, AssignmentNotFound, DirectReleaseNotAllowed, DuplicateDecision, InvalidAssetContent,
+  AssetHasReleases, AssetNotFound, AssetRoleRequired, AssetSlugTaken, AssignmentNotFound, DirectReleaseNotAllowed, DuplicateDecision, InvalidAssetContent,
   InvalidRoleAssignment, InvalidVersionLabel, LockVersionConflict, NotAReviewer, ReleaseNotAvailable, ReleaseNotFound, ReviewAlreadyOpen,
   ReviewNotFound, ReviewResolved, RevisionAlreadyReleased, RevisionNotApproved, RevisionNotFound, SelfApprovalForbidden, VersionNotGreater
 } from "./Errors"
@@ -224,6 +224,24 @@ export const AssetListQuery = Query({
 
 const AssetPath = Schema.Struct({ assetId: Schema.UUID })
 
+const AssetFeedbackQuery = Query({
+  releaseId: Schema.optional(Schema.UUID.annotations({ description: "Only the feedback on this release" })),
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(200)).annotations({ description: "nextCursor of the previous page" }))
+})
+
+export const AssetFeedbackItem = Schema.Struct({
+  id: Schema.UUID,
+  releaseId: Schema.UUID,
+  sentiment: Schema.Literal("HELPFUL", "UNHELPFUL"),
+  comment: Schema.String,
+  createdAt: Timestamp
+}).annotations({ identifier: "AssetFeedbackItem" })
+
+export const AssetFeedbackPage = Schema.Struct({
+  items: Schema.Array(AssetFeedbackItem),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "AssetFeedbackPage" })
+
 export class AssetsApi extends HttpApiGroup.make("assets")
   .add(HttpApiEndpoint.get("listAssets", "/assets").setUrlParams(AssetListQuery).addSuccess(Schema.Array(AssetSummary)).pipe(authenticated))
   .add(
@@ -239,6 +257,27 @@ export class AssetsApi extends HttpApiGroup.make("assets")
       .pipe(authenticated)
   )
   .add(HttpApiEndpoint.get("getAsset", "/assets/:assetId").setPath(AssetPath).addSuccess(Asset).addError(AssetNotFound).pipe(authenticated))
+  .add(
+    HttpApiEndpoint.del("deleteAsset", "/assets/:assetId")
+      .setPath(AssetPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(AssetNotFound)
+      .addError(AssetRoleRequired)
+      .addError(AssetHasReleases)
+      .annotate(OpenApi.Description, "Deletes an asset that was never released (a draft created by mistake): its OWNER or BACKUP_OWNER only; 409 ASSET_HAS_RELEASES once released (withdraw instead)")
+      .pipe(authenticated)
+  )
+  .add(
+    HttpApiEndpoint.get("listAssetFeedback", "/assets/:assetId/feedback")
+      .setPath(AssetPath)
+      .setUrlParams(AssetFeedbackQuery)
+      .addSuccess(AssetFeedbackPage)
+      .addError(AssetNotFound)
+      .addError(AssetRoleRequired)
+      .addError(InvalidCursor)
+      .annotate(OpenApi.Description, "Feedback given on the asset's releases, newest first, 50 a page: for its owners and its space's curators")
+      .pipe(authenticated)
+  )
   .add(
     HttpApiEndpoint.put("updateAssetDraft", "/assets/:assetId/draft")
       .setPath(AssetPath)

@@ -177,6 +177,11 @@ export class AssetsRepo extends Effect.Service<AssetsRepo>()("lore/AssetsRepo", 
         SELECT ${assetColumns} FROM assets a WHERE a.organization_id = ${organizationId} AND a.id = ${id} AND ${visible("a")}`),
 
       /** Locks the asset's row for a lifecycle change (serializes submissions, decisions, releases). */
+      /** Deletes an asset that has no release (its draft, revisions, reviews and roles go with it); the id when deleted. */
+      deleteUnreleased: row("assets.deleteUnreleased", Id, (id: string) => sql`
+        DELETE FROM assets a WHERE a.id = ${id} AND NOT EXISTS (SELECT 1 FROM asset_releases r WHERE r.asset_id = a.id)
+        RETURNING a.id`),
+
       lockAsset: row("assets.lock", AssetRow, (id: string) => sql`SELECT ${assetColumns} FROM assets a WHERE a.id = ${id} FOR UPDATE`),
 
       list: rows("assets.list", Schema.Struct({

@@ -27,6 +27,7 @@ const Recommendable = Schema.Struct({
   releaseDigest: Schema.String,
   title: Schema.String,
   summary: Schema.String,
+  payload: Schema.String,
   classificationRank: Schema.Number,
   releasedAt: Timestamp
 })
@@ -41,7 +42,7 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("lore/AssetDeli
       /** Each visible asset's latest AVAILABLE release (withdrawn releases are never recommended). */
       recommendable: rows("delivery.recommendable", Recommendable, (organizationId: string, visible: AccessPredicate, type: string | undefined) => sql`
         SELECT a.id AS asset_id, a.type, a.namespace, a.slug, a.knowledge_space_id, a.portfolio_state, a.sharing_state,
-          r.id AS release_id, r.version_label, r.digest AS release_digest, r.title, r.summary, r.classification_rank, r.released_at
+          r.id AS release_id, r.version_label, r.digest AS release_digest, r.title, r.summary, r.payload, r.classification_rank, r.released_at
         FROM assets a
         JOIN LATERAL (SELECT * FROM asset_releases x WHERE x.asset_id = a.id AND x.availability = 'AVAILABLE' ORDER BY x.sequence DESC LIMIT 1) r ON true
         WHERE a.organization_id = ${organizationId} AND ${visible("a")} ${type ? sql`AND a.type = ${type}` : sql``}

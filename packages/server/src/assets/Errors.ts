@@ -114,3 +114,7 @@ export class InvalidSkillPackage extends ProblemError<InvalidSkillPackage>()("In
 
 // The git fetcher's errors live with it (src/git); skill imports answer them.
 export { RepositoryFetchFailed, RepositoryRefused } from "../git/Errors"
+
+export class AssetHasReleases extends ProblemError<AssetHasReleases>()("AssetHasReleases", {
+  status: 409, code: "ASSET_HAS_RELEASES", description: "Only an asset that was never released can be deleted; withdraw its releases instead"
+}) {}

@@ -3,6 +3,9 @@ import { Effect } from "effect"
 import { LoreApi } from "../http/Api"
 import { asCaller } from "../domain/Principal"
 import { Assets } from "./Assets"
+import { AssetDeletion } from "./Deletion"
+import { AssetFeedback } from "./Feedback"
+import { feedbackSentiment } from "./ToolsApi"
 import { Delivery } from "./Delivery"
 import { AssetTools } from "./Tools"
 import { Governance } from "./Governance"
@@ -13,10 +16,14 @@ export const AssetsHttp = HttpApiBuilder.group(LoreApi, "assets", (handlers) =>
     const assets = yield* Assets
     const governance = yield* Governance
     const policies = yield* SpacePolicies
+    const deletion = yield* AssetDeletion
+    const feedback = yield* AssetFeedback
     return handlers
       .handle("listAssets", ({ urlParams }) => asCaller((me) => assets.list(me, urlParams)))
       .handle("createAsset", ({ payload }) => asCaller((me) => assets.create(me, payload)))
       .handle("getAsset", ({ path }) => asCaller((me) => assets.present(me, path.assetId)))
+      .handle("deleteAsset", ({ path }) => asCaller((me) => deletion.remove(me, path.assetId)))
+      .handle("listAssetFeedback", ({ path, urlParams }) => asCaller((me) => feedback.list(me, path.assetId, urlParams)))
       .handle("updateAssetDraft", ({ path, payload }) => asCaller((me) => assets.updateDraft(me, path.assetId, payload)))
       .handle("submitAsset", ({ path, payload }) => asCaller((me) => assets.submit(me, path.assetId, payload)))
       .handle("assignAssetRole", ({ path, payload }) => asCaller((me) => governance.assignRole(me, path.assetId, payload)))
@@ -60,7 +67,8 @@ export const AssetToolsHttp = HttpApiBuilder.group(LoreApi, "assetTools", (handl
       .handle("assetToolStartPack", ({ path }) => asCaller((me) => tools.pack(me, path.assetId, path.releaseId)))
       .handle("assetToolPackItem", ({ path, payload }) => asCaller((me) => tools.packItem(me, path.assetId, path.releaseId, path.itemKey, payload.completed)))
       .handle("assetToolFork", ({ path, payload }) => asCaller((me) => tools.fork(me, path.assetId, path.releaseId, payload)))
-      .handle("assetToolFeedback", ({ path, payload }) => asCaller((me) => tools.feedback(me, path.assetId, path.releaseId, payload)))
+      .handle("assetToolFeedback", ({ path, payload }) =>
+        asCaller((me) => tools.feedback(me, path.assetId, path.releaseId, { sentiment: feedbackSentiment(payload), comment: payload.comment })))
       .handle("assetRecommendations", ({ urlParams }) => asCaller((me) => tools.recommendations(me, urlParams)))
   })
 )

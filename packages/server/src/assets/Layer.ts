@@ -7,6 +7,9 @@ import { AssetTools } from "./Tools"
 import { Governance } from "./Governance"
 import { SkillImports } from "./SkillImports"
 import { Skills } from "./Skills"
+import { SkillTargets } from "./SkillTargets"
+import { AssetDeletion } from "./Deletion"
+import { AssetFeedback } from "./Feedback"
 import { SpacePolicies } from "./SpacePolicies"
 
 /** The explanation and the audit trail's labels find assets through this resolver. */
@@ -20,6 +23,6 @@ const AssetResolversLive = Layer.effectDiscard(
 
 /** The governed assets area: drafts, the lifecycle, ownership, policies and delivery. */
 export const AssetsLive = AssetResolversLive.pipe(
-  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default, Delivery.Default, AssetTools.Default, Skills.Default, SkillImports.Default)),
+  Layer.provideMerge(Layer.mergeAll(Assets.Default, Governance.Default, SpacePolicies.Default, Delivery.Default, AssetTools.Default, Skills.Default, SkillImports.Default, SkillTargets.Default, AssetDeletion.Default, AssetFeedback.Default)),
   Layer.provide(Layer.mergeAll(ResourceResolvers.Default, AssetsRepo.Default))
 )

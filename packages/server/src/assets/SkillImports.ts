@@ -16,6 +16,7 @@ import { type FetchedTree, type RepositoryCredential, type TreeEntry, withReposi
 import { outboundPolicy } from "../outbound/Guard"
 import { skillPayload, Skills } from "./Skills"
 import { SkillsRepo } from "./SkillsRepo"
+import { SkillTargets } from "./SkillTargets"
 
 export interface RepositorySource {
   readonly repository: string
@@ -53,6 +54,7 @@ export class SkillImports extends Effect.Service<SkillImports>()("lore/SkillImpo
     const skills = yield* Skills
     const repo = yield* SkillsRepo
     const audit = yield* Audit
+    const targets = yield* SkillTargets
     const limits = settings.skillLimits
 
     const requireSpace = (caller: Principal, knowledgeSpaceId: string, relation: "viewer" | "contributor") =>
@@ -152,37 +154,48 @@ export class SkillImports extends Effect.Service<SkillImports>()("lore/SkillImpo
         )
       }).pipe(Effect.catchTag("AssetNotFound", Effect.die))
 
-    const importPaths = (caller: Principal, input: { source: RepositorySource; paths: ReadonlyArray<string>; namespace: string; classification: Classification }) =>
+    /**
+     * Imports the chosen folders, or, without `paths`, every folder holding a SKILL.md: the ones that break a rule
+     * are reported (imported false, with their errorCode), never silently left out. The space defaults to the
+     * caller's only upload target and the namespace to the space's key (SkillTargets).
+     */
+    const importPaths = (
+      caller: Principal,
+      input: { source: Omit<RepositorySource, "knowledgeSpaceId"> & { knowledgeSpaceId?: string | undefined }; paths?: ReadonlyArray<string> | undefined; namespace?: string | undefined; classification: Classification }
+    ) =>
       Effect.gen(function* () {
-        yield* requireSpace(caller, input.source.knowledgeSpaceId, "contributor")
-        return yield* withRepository(settings.repositories, outboundPolicy(settings), input.source, (tree) =>
+        const target = yield* targets.resolve(caller, { knowledgeSpaceId: input.source.knowledgeSpaceId, namespace: input.namespace })
+        const source: RepositorySource = { ...input.source, knowledgeSpaceId: target.knowledgeSpaceId }
+        yield* requireSpace(caller, source.knowledgeSpaceId, "contributor")
+        return yield* withRepository(settings.repositories, outboundPolicy(settings), source, (tree) =>
           Effect.gen(function* () {
             const found = yield* findSkills(tree)
+            const chosen = input.paths ?? found.map((skill) => skill.path)
             const results = []
-            for (const path of [...new Set(input.paths.map((p) => p.replace(/\/+$/, "") || "."))]) {
+            for (const path of [...new Set(chosen.map((p) => p.replace(/\/+$/, "") || "."))]) {
               const skill = found.find((f) => f.path === path)
               if (!skill) {
                 results.push({ path, imported: false, asset: null, errorCode: "SKILL_NOT_FOUND", errorMessage: "The revision has no SKILL.md in this folder" })
                 continue
               }
-              results.push(yield* importOne(caller, { namespace: input.namespace, classification: input.classification, knowledgeSpaceId: input.source.knowledgeSpaceId }, skill, { repository: input.source.repository, revision: tree.commit }))
+              results.push(yield* importOne(caller, { namespace: target.namespace, classification: input.classification, knowledgeSpaceId: source.knowledgeSpaceId }, skill, { repository: source.repository, revision: tree.commit }))
             }
             yield* audit.record(caller, {
               action: "asset.skill.import",
               resourceType: "asset",
               resourceId: null,
               details: {
-                repository: input.source.repository,
+                repository: source.repository,
                 revision: tree.commit,
-                namespace: input.namespace,
+                namespace: target.namespace,
                 results: results.map((r) => ({ path: r.path, imported: r.imported, errorCode: r.errorCode, assetId: r.asset?.id ?? null }))
               }
             })
-            return { repository: input.source.repository, revision: tree.commit, visibility: visibility(input.source), skills: results }
+            return { repository: source.repository, revision: tree.commit, visibility: visibility(source), skills: results }
           }))
       })
 
     return { preview, importPaths }
   }),
-  dependencies: [AccessEvaluator.Default, AssetReader.Default, Assets.Default, Skills.Default, SkillsRepo.Default, Audit.Default]
+  dependencies: [AccessEvaluator.Default, AssetReader.Default, Assets.Default, Skills.Default, SkillsRepo.Default, Audit.Default, SkillTargets.Default]
 }) {}

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import { Classification } from "../domain/Model"
 import { Body, created, IntegerParam, Query } from "../domain/Schemas"
-import { FieldError, PayloadTooLarge } from "../domain/Errors"
+import { FieldError, PayloadTooLarge, ValidationFailed } from "../domain/Errors"
 import { authenticated } from "../domain/Security"
 import { ClassificationAboveClearance, NotAContributor } from "../knowledge/Errors"
 import { Asset, PublicationMode, ReleaseBody } from "./Api"
@@ -112,21 +112,28 @@ export const RepoPreviewBody = Body({
 
 const Namespace = Schema.String.pipe(Schema.pattern(/^[a-z0-9][a-z0-9._-]{0,62}$/, { message: () => "must be lower-case letters, digits, '.', '_' or '-' (at most 63), starting with a letter or digit" }))
 
+const DefaultSpace = "default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several)"
+const DefaultNamespace = "default: the knowledge space's key"
+
 export const RepoImportBody = Body({
   source: Schema.Struct({
     repository: Repository,
-    knowledgeSpaceId: Schema.UUID,
+    knowledgeSpaceId: Schema.optional(Schema.UUID.annotations({ description: `The space the skills are created in; ${DefaultSpace}` })),
     revision: Schema.optional(Revision),
     credential: Schema.optional(RepositoryCredential)
   }).annotations({ identifier: "RepoSource" }),
-  paths: Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500))).pipe(Schema.minItems(1), Schema.maxItems(200)),
-  namespace: Namespace,
+  paths: Schema.optional(
+    Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500))).pipe(Schema.minItems(1), Schema.maxItems(200)).annotations({
+      description: "The skill folders to import; default every folder holding a SKILL.md, the ones that break a rule reported with imported false and their errorCode"
+    })
+  ),
+  namespace: Schema.optional(Namespace.annotations({ description: DefaultNamespace })),
   classification: Schema.optionalWith(Classification, { default: () => "INTERNAL" as const })
 }).annotations({ identifier: "RepoImportInput" })
 
 export const SkillUploadQuery = Query({
-  namespace: Namespace,
-  knowledgeSpaceId: Schema.UUID,
+  namespace: Schema.optional(Namespace.annotations({ description: DefaultNamespace })),
+  knowledgeSpaceId: Schema.optional(Schema.UUID.annotations({ description: `The space the skill is created in; ${DefaultSpace}` })),
   classification: Schema.optionalWith(Classification, { default: () => "INTERNAL" as const })
 })
 const DraftQuery = Query({ expectedLockVersion: Schema.optional(IntegerParam(1, Number.MAX_SAFE_INTEGER)) })
@@ -158,6 +165,7 @@ export class SkillsApi extends HttpApiGroup.make("skills")
       .addError(ClassificationAboveClearance)
       .addError(AssetSlugTaken)
       .addError(AssetNotFound)
+      .addError(ValidationFailed)
       .pipe(authenticated)
   )
   .add(
@@ -241,6 +249,7 @@ export class SkillsApi extends HttpApiGroup.make("skills")
     HttpApiEndpoint.post("importSkillRepository", "/assets/skills/repo/import")
       .setPayload(RepoImportBody)
       .addSuccess(RepoImport)
+      .addError(ValidationFailed)
       .addError(KnowledgeSpaceNotFound)
       .addError(NotAContributor)
       .addError(RepositoryRefused)

@@ -4,6 +4,7 @@ import { LoreApi } from "../http/Api"
 import { asCaller } from "../domain/Principal"
 import { SkillImports } from "./SkillImports"
 import { SKILL_MEDIA_TYPE, Skills } from "./Skills"
+import { SkillTargets } from "./SkillTargets"
 
 const notModified = (header: string | undefined, digest: string) =>
   header !== undefined && header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === `"${digest}"` || tag.trim() === "*")
@@ -12,9 +13,11 @@ export const SkillsHttp = HttpApiBuilder.group(LoreApi, "skills", (handlers) =>
   Effect.gen(function* () {
     const skills = yield* Skills
     const imports = yield* SkillImports
+    const targets = yield* SkillTargets
     return handlers
       .handle("inspectSkill", ({ payload }) => asCaller((me) => skills.inspect(me, payload.file)))
-      .handle("createSkill", ({ payload, urlParams }) => asCaller((me) => skills.create(me, urlParams, payload.file)))
+      .handle("createSkill", ({ payload, urlParams }) =>
+        asCaller((me) => Effect.flatMap(targets.resolve(me, urlParams), (target) => skills.create(me, { ...target, classification: urlParams.classification }, payload.file))))
       .handle("updateSkillDraft", ({ path, payload, urlParams }) => asCaller((me) => skills.updateDraft(me, path.assetId, urlParams.expectedLockVersion, payload.file)))
       .handle("releaseSkill", ({ path, payload }) => asCaller((me) => skills.release(me, path.assetId, payload)))
       .handle("getSkillManifest", ({ path }) => asCaller((me) => skills.manifest(me, path.assetId, path.releaseId)))

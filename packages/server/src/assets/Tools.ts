@@ -11,6 +11,8 @@ import { Delivery } from "./Delivery"
 import { DeliveryRepo } from "./DeliveryRepo"
 import { InvalidVariables, PromptRunFailed, ReleaseNotFound, WrongAssetType } from "./Errors"
 import { renderPrompt } from "./Render"
+import { bm25Scores, terms } from "./Recommendations"
+import { AssetFeedbackRepo, type FeedbackSentiment } from "./FeedbackRepo"
 
 /**
  * The assistant's tools over released assets: each answer carries a fresh traceId, which is logged with the
@@ -25,6 +27,7 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
     const models = yield* Models
     const search = yield* KnowledgeSearch
     const audit = yield* Audit
+    const feedbackRepo = yield* AssetFeedbackRepo
 
     /** Runs a tool under a new trace id, logged once the tool answered or failed. */
     const traced = <A, E, R>(tool: string, target: Record<string, string>, run: (traceId: string) => Effect.Effect<A, E, R>) => {
@@ -63,9 +66,10 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
           const { release, body } = yield* delivery.deliverable(caller, assetId, releaseId, "PROMPT_TEMPLATE")
           const rendered = renderPrompt(body, release.digest, variables)
           if (!rendered.ok) return yield* new InvalidVariables({ detail: "The variables do not fit the template", errors: [...rendered.errors] })
-          const evidence = body.knowledgeRequirements.length > 0
-            ? (yield* search.search(caller, { q: [rendered.userPrompt, ...body.knowledgeRequirements].join(" ").slice(0, 1000), limit: 5 })).evidence
-            : []
+          // What the prompt is about is searched even when the template names no knowledge requirements: the LOCAL
+          // model answers only from passages, and would otherwise say it found nothing (issue 33.7).
+          const requirements = body.knowledgeRequirements
+          const evidence = (yield* search.search(caller, { q: [rendered.userPrompt, ...requirements].join(" ").slice(0, 1000), limit: 5 })).evidence
           const started = yield* Clock.currentTimeMillis
           const answer = yield* models.generate(caller, "PROMPT_EXECUTION", {
             messages: [
@@ -93,7 +97,8 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
               releaseDigest: release.digest,
               modelRoute: { gatewayId: answer.provider.gatewayId, modelId: answer.provider.modelId },
               output: answer.text,
-              citations: evidence.filter((e) => cited.size === 0 || cited.has(e.citationId)).map((e) => ({
+              // A model that cites nothing is credited with the passages only when the template asked for knowledge.
+              citations: evidence.filter((e) => cited.has(e.citationId) || (cited.size === 0 && requirements.length > 0)).map((e) => ({
                 chunkId: e.citationId,
                 knowledgeAssetId: e.knowledgeAssetId,
                 sourceRevisionId: e.knowledgeAssetVersionId,
@@ -134,23 +139,21 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
           return { traceId, asset }
         }))
 
-    /** Released assets the caller may use, best match first: query terms in title (twice the weight), summary, slug. */
+    /** Released assets the caller may use, best match first: BM25 over title, summary and body (Recommendations.ts). */
     const recommendations = (caller: Principal, query: { q?: string | undefined; type?: string | undefined }) =>
       traced("asset-recommendations", {}, (traceId) =>
         Effect.gen(function* () {
           const visible = yield* reader.predicate(caller)
           const rows = yield* repo.recommendable(caller.organizationId, visible, query.type)
           const ceiling = classificationRank[clearanceCeiling[caller.clearance]]
-          const terms = (query.q ?? "").toLowerCase().split(/\W+/).filter((t) => t.length > 1)
-          const scored = rows
-            .filter((row) => row.classificationRank <= ceiling)
-            .map((row) => {
-              const title = row.title.toLowerCase()
-              const rest = `${row.summary} ${row.namespace} ${row.slug}`.toLowerCase()
-              const score = terms.reduce((sum, term) => sum + (title.includes(term) ? 2 : 0) + (rest.includes(term) ? 1 : 0), 0)
-              return { row, score }
-            })
-            .filter(({ score }) => terms.length === 0 || score > 0)
+          const usable = rows.filter((row) => row.classificationRank <= ceiling)
+          const q = query.q ?? ""
+          // A request of stop words only asks for nothing in particular: every usable release, newest first.
+          const asked = terms(q).length > 0
+          const scores = bm25Scores(q, usable)
+          const scored = usable
+            .map((row, index) => ({ row, score: scores[index]! }))
+            .filter(({ score }) => !asked || score > 0)
             .sort((a, b) => b.score - a.score || b.row.releasedAt.getTime() - a.row.releasedAt.getTime())
           return {
             traceId,
@@ -174,26 +177,27 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
         }))
 
     /**
-     * Feedback on a release the caller may see (withdrawn ones included: feedback may explain a withdrawal). It is
-     * kept in the audit trail as `asset.feedback`, the record owners and governance already read.
+     * Feedback on a release the caller may see (withdrawn ones included: feedback may explain a withdrawal). Kept
+     * for the asset's owners (GET /api/assets/{assetId}/feedback) and in the audit trail as `asset.feedback`.
      */
-    const feedback = (caller: Principal, assetId: string, releaseId: string, input: { rating: "HELPFUL" | "NOT_HELPFUL"; comment: string }) =>
+    const feedback = (caller: Principal, assetId: string, releaseId: string, input: { sentiment: FeedbackSentiment; comment: string }) =>
       traced("feedback", { assetId, releaseId }, (traceId) =>
         Effect.gen(function* () {
           const { parts, clearanceRank } = yield* reader.load(caller, assetId)
           const release = parts.releases.find((r) => r.id === releaseId && classificationRank[r.classification] <= clearanceRank)
           if (!release) return yield* new ReleaseNotFound({ detail: "The asset has no release with this id that you may see" })
           const feedbackId = randomUUID()
+          yield* feedbackRepo.insert({ id: feedbackId, organizationId: caller.organizationId, assetId, releaseId, userId: caller.userId, sentiment: input.sentiment, comment: input.comment, traceId })
           yield* audit.record(caller, {
             action: "asset.feedback",
             resourceType: "asset",
             resourceId: assetId,
-            details: { feedbackId, releaseId, versionLabel: release.versionLabel, rating: input.rating, comment: input.comment, traceId }
+            details: { feedbackId, releaseId, versionLabel: release.versionLabel, sentiment: input.sentiment, comment: input.comment, traceId }
           })
           return { traceId, feedbackId }
         }))
 
     return { feedback, promptForm, promptRender, promptRun, workInstruction, pack, packItem, fork, recommendations }
   }),
-  dependencies: [Delivery.Default, AssetReader.Default, Assets.Default, DeliveryRepo.Default, KnowledgeSearch.Default, Audit.Default]
+  dependencies: [Delivery.Default, AssetReader.Default, Assets.Default, DeliveryRepo.Default, KnowledgeSearch.Default, Audit.Default, AssetFeedbackRepo.Default]
 }) {}

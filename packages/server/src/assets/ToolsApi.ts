@@ -71,10 +71,25 @@ export const ForkBody = Body({
   knowledgeSpaceId: Schema.optional(Schema.UUID)
 }).annotations({ identifier: "ForkInput" })
 
+/**
+ * One vocabulary with message feedback: `sentiment` HELPFUL | UNHELPFUL. `rating` and NOT_HELPFUL are the
+ * deprecated spellings of earlier clients, still accepted (NOT_HELPFUL means UNHELPFUL); one of the two is required.
+ */
 export const FeedbackBody = Body({
-  rating: Schema.Literal("HELPFUL", "NOT_HELPFUL").annotations({ identifier: "AssetFeedbackRating" }),
+  sentiment: Schema.optional(
+    Schema.Literal("HELPFUL", "UNHELPFUL", "NOT_HELPFUL").annotations({ identifier: "AssetFeedbackSentiment", description: "HELPFUL or UNHELPFUL (NOT_HELPFUL: deprecated alias of UNHELPFUL)" })
+  ),
+  rating: Schema.optional(
+    Schema.Literal("HELPFUL", "NOT_HELPFUL", "UNHELPFUL").annotations({ identifier: "AssetFeedbackRating", description: "Deprecated: send sentiment" })
+  ),
   comment: Schema.optionalWith(Schema.String.pipe(Schema.maxLength(2000)), { default: () => "" })
-}).annotations({ identifier: "AssetFeedbackInput" })
+}).pipe(
+  Schema.filter((body) => body.sentiment !== undefined || body.rating !== undefined || { path: ["sentiment"], message: "is required (HELPFUL or UNHELPFUL)" })
+).annotations({ identifier: "AssetFeedbackInput" })
+
+/** The one sentiment of a feedback body, its deprecated spellings resolved. */
+export const feedbackSentiment = (body: { readonly sentiment?: string | undefined; readonly rating?: string | undefined }): "HELPFUL" | "UNHELPFUL" =>
+  (body.sentiment ?? body.rating) === "HELPFUL" ? "HELPFUL" : "UNHELPFUL"
 
 const ReleasePath = Schema.Struct({ assetId: Schema.UUID, releaseId: Schema.UUID })
 const T = "/assistant/tools/assets/:assetId/releases/:releaseId"

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Body, Query, Timestamp } from "../domain/Schemas"
 import { authenticated, requires } from "../domain/Security"
-import { ConversationNotFound, InvalidChatRequest, MessageNotFound, ModelOptionNotFound } from "./Errors"
+import { ConversationNotFound, InvalidChatRequest, MessageNotFound, ModelOptionNotFound, WrongMessageRole } from "./Errors"
 import { AssistantFileNotFound, AssistantFileNotReady } from "./FilesErrors"
 import { RateLimitExceeded } from "./RateLimitErrors"
 
@@ -190,7 +190,7 @@ export class AssistantApi extends HttpApiGroup.make("assistant")
   )
   .add(
     HttpApiEndpoint.put("setMessageFeedback", "/assistant/messages/:messageId/feedback")
-      .setPath(MessagePath).setPayload(FeedbackInput).addSuccess(MessageFeedback).addError(MessageNotFound).pipe(authenticated)
+      .setPath(MessagePath).setPayload(FeedbackInput).addSuccess(MessageFeedback).addError(MessageNotFound).addError(WrongMessageRole).pipe(authenticated)
   )
   .add(
     HttpApiEndpoint.del("deleteMessageFeedback", "/assistant/messages/:messageId/feedback")

@@ -5,6 +5,7 @@ import { CitationNotFound } from "../knowledge/Errors"
 import { type CitationRow, ConversationsRepo } from "./ConversationsRepo"
 import { AssistantFiles } from "./Files"
 import { AssistantFileNotFound, FileChunkNotFound } from "./FilesErrors"
+import { WrongMessageRole } from "./Errors"
 import { citationLinks } from "./Passages"
 import { ModelOptions } from "./ModelOptions"
 import { ownConversation, ownedChange, ownMessage } from "./Policy"
@@ -95,7 +96,8 @@ export class Conversations extends Effect.Service<Conversations>()("lore/Assista
 
       setFeedback: (caller: Principal, messageId: string, input: { readonly sentiment: "HELPFUL" | "UNHELPFUL"; readonly comment?: string | undefined }) =>
         Effect.gen(function* () {
-          yield* ownedMessage(caller, messageId)
+          const message = yield* ownedMessage(caller, messageId)
+          if (message.role !== "ASSISTANT") return yield* new WrongMessageRole({ detail: "Feedback is given on the assistant's answers, not on your own messages" })
           return yield* repo.setFeedback(messageId, caller.userId, input.sentiment, input.comment ?? null)
         }),
 

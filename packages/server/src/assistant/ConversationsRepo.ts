@@ -62,7 +62,7 @@ export const FeedbackRow = Schema.Struct({
 })
 
 const Sequence = Schema.Struct({ next: Count })
-const Id = Schema.Struct({ id: Schema.String })
+const OwnedMessage = Schema.Struct({ id: Schema.String, role: Schema.String })
 
 export interface NewAssistantMessage {
   readonly id: string
@@ -121,8 +121,8 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
         ) recent ORDER BY sequence`),
 
       /** The message's id when it belongs to a conversation the caller owns. */
-      ownedMessage: row("assistant.ownedMessage", Id, (ownerUserId: string, messageId: string) => sql`
-        SELECT m.id FROM assistant_messages m JOIN assistant_conversations c ON c.id = m.conversation_id
+      ownedMessage: row("assistant.ownedMessage", OwnedMessage, (ownerUserId: string, messageId: string) => sql`
+        SELECT m.id, m.role FROM assistant_messages m JOIN assistant_conversations c ON c.id = m.conversation_id
         WHERE m.id = ${messageId} AND c.owner_user_id = ${ownerUserId}`),
 
       appendUserMessage: (conversationId: string, content: string) =>

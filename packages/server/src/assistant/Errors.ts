@@ -8,6 +8,10 @@ export class MessageNotFound extends ProblemError<MessageNotFound>()("MessageNot
   status: 404, code: "MESSAGE_NOT_FOUND", description: "No message with this id in a conversation the caller owns"
 }) {}
 
+export class WrongMessageRole extends ProblemError<WrongMessageRole>()("WrongMessageRole", {
+  status: 409, code: "WRONG_MESSAGE_ROLE", description: "Feedback is about the assistant's answers: this message is the caller's own question"
+}) {}
+
 export class ModelOptionNotFound extends ProblemError<ModelOptionNotFound>()("ModelOptionNotFound", {
   status: 404, code: "MODEL_OPTION_NOT_FOUND", description: "No assistant model with this id on an enabled gateway of the caller's organization"
 }) {}

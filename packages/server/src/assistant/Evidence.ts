@@ -11,6 +11,7 @@ import { EvidenceBindingNotFound } from "./EvidenceErrors"
 import { type BindingRow, EvidenceRepo } from "./EvidenceRepo"
 import { ownConversation } from "./Policy"
 import { RateLimits } from "./RateLimits"
+import { titleFrom } from "./CitationNumbering"
 
 /** A passage of evidence: exactly what knowledge search (and so the chat's retrieval) returns per passage. */
 export type EvidencePassage = Effect.Effect.Success<ReturnType<KnowledgeSearch["search"]>>["evidence"][number]
@@ -83,17 +84,21 @@ export class Evidence extends Effect.Service<Evidence>()("lore/AssistantEvidence
 
     const upload = (
       caller: Principal,
-      input: { readonly conversationId: string; readonly knowledgeSpaceId: string; readonly classification: Classification },
+      input: { readonly conversationId?: string | undefined; readonly knowledgeSpaceId: string; readonly classification: Classification },
       file: UploadedFile
     ) =>
       Effect.gen(function* () {
         // Fail fast (and without spending an upload token) on a conversation that is not the caller's.
-        yield* ownedConversation(caller, input.conversationId)
+        if (input.conversationId !== undefined) yield* ownedConversation(caller, input.conversationId)
         yield* rateLimits.consume(caller, "fileUpload")
         return yield* transaction(
           Effect.gen(function* () {
             // Locked, so a conversation deleted meanwhile cannot leave a binding behind (or fail on the foreign key).
-            const conversation = yield* ownedConversation(caller, input.conversationId, true)
+            // Without one, the upload starts a conversation of its own, titled with the file name (rolled back
+            // with the upload if the upload is refused).
+            const conversation = input.conversationId !== undefined
+              ? yield* ownedConversation(caller, input.conversationId, true)
+              : yield* conversations.create(caller.organizationId, caller.userId, titleFrom(file.name) || "Evidence", null)
             const source = yield* sources.upload(caller, { knowledgeSpaceId: input.knowledgeSpaceId, classification: input.classification }, file)
             const binding = yield* repo.bind({
               organizationId: conversation.organizationId,

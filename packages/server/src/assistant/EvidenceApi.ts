@@ -29,7 +29,9 @@ export const EvidenceBinding = Schema.Struct({
 }).annotations({ identifier: "EvidenceBinding" })
 
 export const EvidenceUploadQuery = Query({
-  conversationId: Schema.UUID.annotations({ description: "The caller's conversation the document is evidence for (required)" }),
+  conversationId: Schema.optional(
+    Schema.UUID.annotations({ description: "The caller's conversation the document is evidence for; without it, a new conversation titled with the file name is created, and the binding's conversationId names it" })
+  ),
   knowledgeSpaceId: Schema.UUID.annotations({ description: "The knowledge space the document is ingested into (the caller must be a contributor)" }),
   classification: Schema.optionalWith(Classification, { default: () => "CONFIDENTIAL" as const })
 })

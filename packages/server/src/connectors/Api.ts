@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { InvalidCursor } from "../domain/Errors"
+import { FieldError, InvalidCursor } from "../domain/Errors"
 import { Classification } from "../domain/Model"
 import { Body, IntegerParam, Timestamp } from "../domain/Schemas"
 import { isPublic, requires } from "../domain/Security"
@@ -19,7 +19,12 @@ export const MappingStatus = Schema.Literal("ACTIVE", "REVOKED").annotations({ i
 
 export const ConnectorKind = Schema.Struct({
   sourceSystem: Schema.String,
-  displayName: Schema.String
+  displayName: Schema.String,
+  credentialRequirement: Schema.Literal("REQUIRED", "OPTIONAL", "NONE").annotations({
+    identifier: "CredentialRequirement",
+    description: "REQUIRED: a connection does not work without a credential; OPTIONAL: only some sources need one (a private repository); NONE: takes none"
+  }),
+  credentialHint: Schema.NullOr(Schema.String).annotations({ description: "What the credential is and how long it must be" })
 }).annotations({ identifier: "ConnectorKind" })
 
 export const ConnectorConfig = Schema.Struct({
@@ -294,8 +299,15 @@ const documentFields = {
   acl: PushedAcl
 }
 export const PushedDocument = Body(documentFields).annotations({ identifier: "PushedDocument" })
+/** One document of a bulk push. Each is decoded on its own (connectors/Http.ts): an invalid one is listed in `failed`. */
+export const BulkPushedDocument = Schema.Struct({ externalId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)), ...documentFields })
+  .annotations({ identifier: "BulkPushedDocument", parseOptions: { onExcessProperty: "error", errors: "all" } })
 export const BulkPush = Body({
-  documents: Schema.optionalWith(Schema.Array(Schema.Struct({ externalId: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)), ...documentFields })).pipe(Schema.maxItems(500)), { default: () => [] }),
+  // Unknown on the way in, so one bad document cannot refuse the batch; the contract still shows each as a BulkPushedDocument.
+  documents: Schema.optionalWith(
+    Schema.Array(Schema.Unknown.annotations({ jsonSchema: { $ref: "#/components/schemas/BulkPushedDocument" } })).pipe(Schema.maxItems(500)),
+    { default: () => [] }
+  ),
   deletes: Schema.optionalWith(Schema.Array(Schema.String).pipe(Schema.maxItems(500)), { default: () => [] })
 }).annotations({ identifier: "BulkPush" })
 export const PushedGroup = Body({
@@ -313,6 +325,13 @@ export const PushResult = Schema.Struct({
   knowledgeAssetId: Schema.NullOr(Schema.UUID),
   sourceId: Schema.NullOr(Schema.UUID)
 }).annotations({ identifier: "PushResult" })
+
+export const BulkPushResultItem = Schema.Struct({
+  externalId: Schema.String,
+  outcome: Schema.Literal(...PushOutcome.literals, "NOT_FOUND").annotations({ identifier: "BulkPushOutcome", description: "As PushOutcome; NOT_FOUND: a delete of an external id the connection does not hold" }),
+  knowledgeAssetId: Schema.NullOr(Schema.UUID),
+  sourceId: Schema.NullOr(Schema.UUID)
+}).annotations({ identifier: "BulkPushResultItem" })
 
 export const PushedDocumentRef = Schema.Struct({
   externalId: Schema.String,
@@ -364,7 +383,15 @@ export class IndexingApi extends HttpApiGroup.make("indexing")
     .setPath(ConnectionPath)
     .setHeaders(IndexingHeaders)
     .setPayload(BulkPush)
-    .addSuccess(Schema.Struct({ results: Schema.Array(PushResult), failed: Schema.Array(Schema.Struct({ externalId: Schema.String, code: Schema.String, detail: Schema.String })) }).annotations({ identifier: "BulkPushResult" }))
+    .addSuccess(Schema.Struct({
+      results: Schema.Array(BulkPushResultItem),
+      failed: Schema.Array(Schema.Struct({
+        externalId: Schema.NullOr(Schema.String).annotations({ description: "As sent (at most 200 bytes of it), or null when the document had none" }),
+        code: Schema.String.annotations({ description: "INVALID_PUSHED_DOCUMENT for a document that is not a BulkPushedDocument (errors[] names each field), or why indexing it failed" }),
+        detail: Schema.String,
+        errors: Schema.optional(Schema.Array(FieldError))
+      }))
+    }).annotations({ identifier: "BulkPushResult" }))
     .addError(IndexingUnauthorized)
     .pipe(isPublic))
   .add(HttpApiEndpoint.put("pushGroup", "/indexing/:sourceSystem/:connectionKey/groups/:externalGroupId")

@@ -256,7 +256,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     /** The decrypted credential of a connection, for crawls. */
     const credentialOf = decrypted
 
-    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf }
+    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName, credentialRequirement: k.credentialRequirement ?? "OPTIONAL", credentialHint: k.credentialHint ?? null })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf }
   }),
   dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, AuthorizationGeneration.Default, Audit.Default, SecretBox.Default]
 }) {}

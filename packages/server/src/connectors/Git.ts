@@ -231,6 +231,8 @@ const listScopes = (context: KindContext): Effect.Effect<ReadonlyArray<Scope>> =
 export const GitKind: ConnectorKindModule = {
   sourceSystem: "GIT",
   displayName: "Git repository",
+  credentialRequirement: "OPTIONAL",
+  credentialHint: "for a private repository only: an access token with read access",
   validateConfig,
   readCredential: readGitCredential,
   testCredentials,

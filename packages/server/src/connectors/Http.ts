@@ -1,10 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { quoteInput } from "../domain/Echo"
+import { describeIssues, summarize } from "../http/ValidationMessages"
 import { asCaller } from "../domain/Principal"
 import { LoreApi } from "../http/Api"
 import { ConnectorConnections } from "./Connections"
 import { SourceIdentity } from "./Identity"
-import { Indexing } from "./Indexing"
+import { type BulkDocument, type BulkFailure, Indexing } from "./Indexing"
+import { BulkPushedDocument } from "./Api"
 
 export const ConnectorsAdminHttp = HttpApiBuilder.group(LoreApi, "adminConnectors", (handlers) =>
   Effect.gen(function* () {
@@ -37,6 +40,19 @@ export const SourceIdentityHttp = HttpApiBuilder.group(LoreApi, "adminSourceIden
   })
 )
 
+const decodeDocument = Schema.decodeUnknownEither(BulkPushedDocument)
+
+/**
+ * One document of a bulk push, decoded on its own so an invalid one is reported in `failed` (INVALID_PUSHED_DOCUMENT
+ * with errors[] per field, never repeating a submitted value) while the others are indexed.
+ */
+const decodeBulkDocument = (raw: unknown): Either.Either<BulkDocument, BulkFailure> =>
+  Either.mapLeft(decodeDocument(raw), (error) => {
+    const errors = describeIssues(ParseResult.ArrayFormatter.formatErrorSync(error))
+    const id = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as { externalId?: unknown }).externalId : undefined
+    return { externalId: typeof id === "string" ? quoteInput(id) : null, code: "INVALID_PUSHED_DOCUMENT", detail: summarize(errors), errors }
+  })
+
 export const IndexingHttp = HttpApiBuilder.group(LoreApi, "indexing", (handlers) =>
   Effect.gen(function* () {
     const indexing = yield* Indexing
@@ -48,7 +64,7 @@ export const IndexingHttp = HttpApiBuilder.group(LoreApi, "indexing", (handlers)
       .handle("deletePushedDocument", ({ path, headers }) =>
         indexing.deleteDocument(headers.authorization, path.sourceSystem, path.connectionKey, path.externalId))
       .handle("pushDocuments", ({ path, headers, payload }) =>
-        indexing.bulk(headers.authorization, path.sourceSystem, path.connectionKey, payload))
+        indexing.bulk(headers.authorization, path.sourceSystem, path.connectionKey, { documents: payload.documents.map(decodeBulkDocument), deletes: payload.deletes }))
       .handle("pushGroup", ({ path, headers, payload }) =>
         indexing.putGroup(headers.authorization, path.sourceSystem, path.connectionKey, path.externalGroupId, payload))
   })

@@ -1,4 +1,6 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
+import { quoteInput } from "../domain/Echo"
+import type { FieldError } from "../domain/Errors"
 import { SecretBox } from "../platform/SecretBox"
 import { InvalidCursor } from "../domain/Errors"
 import type { Classification } from "../domain/Model"
@@ -18,6 +20,17 @@ export interface PushedDocumentInput {
   readonly url?: string | undefined
   readonly classification: Classification
   readonly acl: NativeAcl
+}
+
+/** A document of a bulk push, decoded on its own (connectors/Http.ts). */
+export type BulkDocument = PushedDocumentInput & { readonly externalId: string }
+
+/** A document of a bulk push that was not indexed: its id (quoted, at most 200 bytes), the code and each field's error. */
+export interface BulkFailure {
+  readonly externalId: string | null
+  readonly code: string
+  readonly detail: string
+  readonly errors?: ReadonlyArray<FieldError>
 }
 
 const unauthorized = new IndexingUnauthorized({ detail: "Send this connection's credential as Authorization: Bearer <credential>" })
@@ -95,19 +108,26 @@ export class Indexing extends Effect.Service<Indexing>()("lore/Indexing", {
       authorization: string | undefined,
       sourceSystem: string,
       connectionKey: string,
-      input: { readonly documents: ReadonlyArray<PushedDocumentInput & { readonly externalId: string }>; readonly deletes: ReadonlyArray<string> }
+      input: { readonly documents: ReadonlyArray<Either.Either<BulkDocument, BulkFailure>>; readonly deletes: ReadonlyArray<string> }
     ) =>
       Effect.gen(function* () {
         const connection = yield* authenticate(authorization, sourceSystem, connectionKey)
-        const results: Array<{ externalId: string; outcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED"; knowledgeAssetId: string | null; sourceId: string | null }> = []
-        const failed: Array<{ externalId: string; code: string; detail: string }> = []
-        for (const { externalId, ...document } of input.documents) {
+        const results: Array<{ externalId: string; outcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED" | "NOT_FOUND"; knowledgeAssetId: string | null; sourceId: string | null }> = []
+        const failed: Array<BulkFailure> = []
+        for (const decoded of input.documents) {
+          if (Either.isLeft(decoded)) {
+            failed.push(decoded.left)
+            continue
+          }
+          const { externalId, ...document } = decoded.right
           const outcome = yield* Effect.either(Effect.flatMap(toDocument(externalId, document), (d) => documents.put(connection, d)))
-          if (outcome._tag === "Left") failed.push({ externalId, code: outcome.left.code, detail: outcome.left.detail })
+          if (outcome._tag === "Left") failed.push({ externalId: quoteInput(externalId), code: outcome.left.code, detail: outcome.left.detail, ...(outcome.left.errors ? { errors: outcome.left.errors } : {}) })
           else results.push(outcome.right)
         }
         for (const externalId of input.deletes) {
-          if (yield* documents.retire(connection, externalId)) results.push({ externalId, outcome: "RETIRED", knowledgeAssetId: null, sourceId: null })
+          // A delete of an id the connection does not hold is reported, so a pusher's list and Lore's can be reconciled.
+          const retired = yield* documents.retire(connection, externalId)
+          results.push({ externalId: quoteInput(externalId), outcome: retired ? "RETIRED" : "NOT_FOUND", knowledgeAssetId: null, sourceId: null })
         }
         const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length
         yield* repo.recordAttempt(connection.id, {

@@ -81,6 +81,10 @@ export interface Scope {
 export interface ConnectorKindModule {
   readonly sourceSystem: string
   readonly displayName: string
+  /** Whether a connection of this kind needs a credential to work (REQUIRED), may use one (OPTIONAL, the default) or takes none (NONE). */
+  readonly credentialRequirement?: "REQUIRED" | "OPTIONAL" | "NONE"
+  /** What the credential is, in a sentence a person acts on (shown after `connectors add`). */
+  readonly credentialHint?: string
   /** Field errors of a sourceConfig (paths like `sourceConfig.baseUrl`); empty when valid. */
   readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>, settings: LoreSettings) => ReadonlyArray<FieldError>
   /** The credential as stored (a string; objects are kept as JSON), or a message that never repeats the value. */

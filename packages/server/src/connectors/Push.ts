@@ -11,6 +11,8 @@ const MIN_SECRET = 24
 export const PushKind: ConnectorKindModule = {
   sourceSystem: "PUSH",
   displayName: "Indexing API (push)",
+  credentialRequirement: "REQUIRED",
+  credentialHint: `the shared secret the pusher sends as Authorization: Bearer: ${MIN_SECRET} to 4096 characters without whitespace`,
   validateConfig: (sourceConfig) => {
     const errors: Array<{ path: string; message: string }> = []
     for (const [key, value] of Object.entries(sourceConfig)) {

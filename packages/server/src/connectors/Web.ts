@@ -41,6 +41,8 @@ const probe = async (context: WebContext, url: string): Promise<string | null> =
 export const WebKind: ConnectorKindModule = {
   sourceSystem: "WEB",
   displayName: "Web site (crawler)",
+  credentialRequirement: "OPTIONAL",
+  credentialHint: "for a site behind a login only: the Authorization header value to send (\"Bearer <token>\" or \"Basic <base64>\")",
   validateConfig: (sourceConfig, settings) => {
     const read = readWebConfig(sourceConfig, webPolicy(settings))
     return read.ok ? [] : read.errors

@@ -29,6 +29,7 @@ import searchBlocks from "./migrations/0025_search_blocks"
 import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
 import scimLinkExistingUsers from "./migrations/0027_scim_link_existing_users"
 import aiConfigSignals from "./migrations/0031_ai_config_signals"
+import assetFeedback from "./migrations/0033_asset_feedback"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -59,7 +60,8 @@ export const migrations = {
   "0025_search_blocks": searchBlocks,
   "0026_search_appended_blocks": searchAppendedBlocks,
   "0027_scim_link_existing_users": scimLinkExistingUsers,
-  "0031_ai_config_signals": aiConfigSignals
+  "0031_ai_config_signals": aiConfigSignals,
+  "0033_asset_feedback": assetFeedback
 }
 
 const run = Migrator.make({})

@@ -9,6 +9,7 @@ import { AssetDeliveryApi } from "../assets/DeliveryApi"
 import { AssetToolsApi } from "../assets/ToolsApi"
 import { SkillsApi } from "../assets/SkillsApi"
 import { publishedPayloadSchemas } from "../assets/Payloads"
+import { BulkPushedDocument } from "../connectors/Api"
 import { AccessAdminApi } from "../access/AdminApi"
 import { InvitationsApi, UsersAdminApi } from "../identity/AdminApi"
 import { AuditApi } from "../platform/AuditApi"
@@ -55,5 +56,5 @@ export class LoreApi extends HttpApi.make("lore")
   .annotate(OpenApi.Title, "Lore API")
   .annotate(OpenApi.Version, "0.1.0")
   .annotate(OpenApi.Description, "Permission-aware knowledge assistant and governed AI asset registry")
-  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge, ...publishedPayloadSchemas])
+  .annotate(HttpApi.AdditionalSchemas, [Problem, ValidationFailed, MalformedBody, PayloadTooLarge, ...publishedPayloadSchemas, BulkPushedDocument])
   .annotate(OpenApi.Transform, problemDocument) {}

@@ -97,7 +97,7 @@ export class AdminRepo extends Effect.Service<AdminRepo>()("lore/AdminRepo", {
       SELECT u.id, u.organization_id, u.name, u.email, u.role, u.clearance, u.department_id, u.active, u.created_at,
         (u.sso_subject IS NOT NULL OR EXISTS (SELECT 1 FROM access_tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL
                   AND (t.expires_at IS NULL OR t.expires_at > now()))) AS sign_in_linked,
-        0 AS mapped_principal_count,
+        (SELECT count(*)::int FROM source_principal_mappings spm WHERE spm.app_user_id = u.id AND spm.status = 'ACTIVE') AS mapped_principal_count,
         coalesce((SELECT array_agg(m.role ORDER BY m.role) FROM platform_role_members m WHERE m.user_id = u.id), '{}') AS platform_roles
       FROM users u`
     const departmentSelect = sql`

@@ -164,14 +164,27 @@ describe("hostile providers", () => {
 })
 
 describe("LOCAL", () => {
-  it("cites passages by their position and lists each source once", () => {
+  it("cites passages by their position and does not list the sources in the text", () => {
     const answer = extractiveAnswer("How long is the notice period for leaving?", [
       { id: "a", title: "Pay", text: "Salaries are paid monthly." },
       { id: "b", title: "Leaving", text: "The notice period is one month. Leaving staff return their laptops." }
     ])
     expect(answer.citations).toEqual([{ index: 2, passageId: "b", title: "Leaving" }])
     expect(answer.text).toContain("\"The notice period is one month.\" [2]")
-    expect(answer.text.match(/\[2\] Leaving/g)).toHaveLength(1)
+    // The sources travel as citations; the text does not list them again (issue 33.6: "Sources" shown twice).
+    expect(answer.text).not.toMatch(/Sources/)
+  })
+
+  it("quotes a sentence several passages hold once, citing the first (issue 33.7)", () => {
+    const overlap = "Flights need a manager's approval."
+    const answer = extractiveAnswer("Do flights need a manager's approval?", [
+      { id: "a", title: "Travel", text: `Trains are booked for short trips. ${overlap}` },
+      { id: "b", title: "Travel (2)", text: `${overlap} Hotels are booked by the office.` },
+      { id: "c", title: "Travel (3)", text: `${overlap}` }
+    ])
+    expect(answer.text.split(overlap)).toHaveLength(2)
+    expect(answer.text).toContain(`"${overlap}" [1]`)
+    expect(answer.citations.map((c) => c.passageId)).toEqual(["a"])
   })
 
   it("says nothing relevant was found when there are no passages", () => {

@@ -69,16 +69,36 @@ describe("skills over HTTP", { timeout: 240_000 }, () => {
     expect(fields.body.errors.map((e: any) => e.code).sort()).toEqual(["DESCRIPTION_REQUIRED", "NAME_DIRECTORY_MISMATCH", "NAME_INVALID_CHARACTERS", "NAME_INVALID_HYPHENS", "UNKNOWN_FIELD"])
   })
 
-  it("needs namespace and knowledgeSpaceId to create (400 naming the parameter)", async () => {
+  it("defaults knowledgeSpaceId to the caller's only upload target and namespace to the space's key (issue 33.10)", async () => {
+    const alone = await send(author, "POST", "/api/assets/skills", skillZip("md-tools", "Reads Markdown."))
+    expect(alone.status, JSON.stringify(alone.body)).toBe(201)
+    expect(alone.body).toMatchObject({ namespace: "assets", slug: "md-tools", knowledgeSpaceId: world.spaceId })
+    const spaceOnly = await send(author, "POST", `/api/assets/skills?knowledgeSpaceId=${world.spaceId}`, skillZip("txt-tools", "Reads text."))
+    expect(spaceOnly.status, JSON.stringify(spaceOnly.body)).toBe(201)
+    expect(spaceOnly.body).toMatchObject({ namespace: "assets", slug: "txt-tools" })
+    // A namespace that breaks the pattern is still refused, naming it.
+    const badNamespace = await send(author, "POST", "/api/assets/skills?namespace=Not%20A%20Namespace", skillZip("md-tools", "Reads Markdown."))
+    expect(badNamespace.status).toBe(400)
+    expect(JSON.stringify(badNamespace.body.errors)).toContain("namespace")
+  })
+
+  it("answers 400 naming knowledgeSpaceId when the caller has no upload target or several, and keeps the space checks", async () => {
     const zip = skillZip("pdf-tools", "Extracts text from PDFs.")
-    const missing = await send(author, "POST", `/api/assets/skills?knowledgeSpaceId=${world.spaceId}`, zip)
-    expect(missing.status).toBe(400)
-    expect(JSON.stringify(missing.body.errors)).toContain("namespace")
-    const noSpace = await send(author, "POST", "/api/assets/skills?namespace=docs", zip)
-    expect(noSpace.status).toBe(400)
-    expect(JSON.stringify(noSpace.body.errors)).toContain("knowledgeSpaceId")
+    const none = await problem(send(viewer, "POST", "/api/assets/skills", zip), 400, "VALIDATION_FAILED")
+    expect(none.errors).toEqual([{ path: "knowledgeSpaceId", message: expect.stringContaining("no knowledge space") }])
+    const second = await ok(world.admin("POST", "/api/admin/knowledge-spaces", { key: "second-space", name: "Second" }), 201)
+    const twoSpaces = await world.person("skill-two-spaces@example.com")
+    expect((await world.admin("POST", `/api/admin/knowledge-spaces/${second.id}/grants`, { relation: "contributor", kind: "USER", subjectId: twoSpaces.id })).status).toBeLessThan(300)
+    const several = await problem(send(twoSpaces, "POST", "/api/assets/skills", zip), 400, "VALIDATION_FAILED")
+    expect(several.errors[0].path).toBe("knowledgeSpaceId")
+    expect(several.errors[0].message).toContain("assets")
+    expect(several.errors[0].message).toContain("second-space")
     expect((await send(viewer, "POST", `/api/assets/skills?namespace=docs&knowledgeSpaceId=${world.spaceId}`, zip)).body.code).toBe("NOT_A_CONTRIBUTOR")
+    expect((await send(viewer, "POST", `/api/assets/skills?knowledgeSpaceId=${world.spaceId}`, zip)).body.code).toBe("NOT_A_CONTRIBUTOR")
     expect((await send(outsider, "POST", `/api/assets/skills?namespace=docs&knowledgeSpaceId=${world.spaceId}`, zip)).body.code).toBe("KNOWLEDGE_SPACE_NOT_FOUND")
+    expect((await send(outsider, "POST", `/api/assets/skills?knowledgeSpaceId=${world.spaceId}`, zip)).body.code).toBe("KNOWLEDGE_SPACE_NOT_FOUND")
+    // Another organization's space, or one that does not exist, is not found either way.
+    expect((await send(author, "POST", "/api/assets/skills?knowledgeSpaceId=00000000-0000-4000-8000-000000000000", zip)).body.code).toBe("KNOWLEDGE_SPACE_NOT_FOUND")
   })
 
   it("creates a SKILL asset named after the skill, with the inspection as its draft (INTERNAL by default)", async () => {

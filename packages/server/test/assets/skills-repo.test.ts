@@ -171,4 +171,19 @@ describe("skills from git repositories", { timeout: 240_000 }, () => {
     const audit = await ok(world.admin("GET", "/api/admin/audit?pageSize=200"))
     expect(JSON.stringify(audit)).not.toContain(TOKEN)
   })
+
+  it("imports with defaults: the only upload target, its key as namespace, every SKILL.md folder, the invalid ones reported (issue 33.10)", async () => {
+    const reply = await ok(author.call("POST", "/api/assets/skills/repo/import", { source: { repository: fileUrl } }))
+    const skills = byPath(reply.skills)
+    expect(Object.keys(skills).sort()).toEqual(["skills/broken", "skills/csv-tools", "skills/linked", "skills/pdf-tools", "skills/with-module"])
+    expect(skills["skills/pdf-tools"]).toMatchObject({ imported: true, asset: { namespace: "assets", slug: "pdf-tools", knowledgeSpaceId: world.spaceId } })
+    expect(skills["skills/csv-tools"]).toMatchObject({ imported: true, asset: { namespace: "assets", slug: "csv-tools" } })
+    expect(skills["skills/broken"]).toMatchObject({ imported: false, asset: null, errorCode: "NAME_DIRECTORY_MISMATCH", errorMessage: expect.stringContaining("folder name") })
+    expect(skills["skills/linked"]).toMatchObject({ imported: false, errorCode: "SYMLINK" })
+    // A viewer has no upload target: 400 naming knowledgeSpaceId, before anything is fetched.
+    const refused = await problem(viewer.call("POST", "/api/assets/skills/repo/import", { source: { repository: fileUrl } }), 400, "VALIDATION_FAILED")
+    expect(refused.errors).toEqual([{ path: "knowledgeSpaceId", message: expect.stringContaining("no knowledge space") }])
+    // An empty paths list is still refused (leaving it out is how to ask for every folder).
+    await problem(author.call("POST", "/api/assets/skills/repo/import", { source: { repository: fileUrl }, paths: [] }), 400, "VALIDATION_FAILED")
+  })
 })

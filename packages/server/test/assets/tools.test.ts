@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ingested } from "../knowledge/support"
 import { createAsset, draftOf, ok, type Person, problem, promptPayload, startWorld, workInstructionPayload, type World } from "./support"
 
 /**
@@ -68,6 +69,17 @@ describe("assistant asset tools", { timeout: 240_000 }, () => {
     expect(JSON.stringify(audit)).not.toContain(SECRET)
   })
 
+  it("answers a LOCAL prompt run from the passages on its topic, even with no knowledge requirements (issue 33.7)", async () => {
+    await ingested({ url: world.server.url, token: owner.token, call: owner.call }, {
+      spaceId: world.spaceId, name: "incident-inc-77.md", type: "text/markdown", title: "INC-77",
+      bytes: "# INC-77\n\nIncident INC-77 was caused by an expired certificate on the payments gateway. Severity SEV2 was declared at 09:12.\n"
+    })
+    const run = await ok(viewer.call("POST", `${tools(prompt)}/prompt-run`, { variables: { incident_id: "INC-77", date: "2026-01-03", severity: "SEV2" } }))
+    expect(run.result.output).not.toMatch(/nothing relevant/)
+    expect(run.result.output).toContain("expired certificate")
+    expect(run.result.citations).toEqual([expect.objectContaining({ title: "INC-77" })])
+  })
+
   it("serves work instructions and packs through the tools", async () => {
     const wi = await ok(viewer.call("GET", `${tools(instruction)}/work-instruction`))
     expect(wi.traceId).toMatch(UUID)
@@ -89,7 +101,7 @@ describe("assistant asset tools", { timeout: 240_000 }, () => {
     expect(given.traceId).toMatch(UUID)
     expect(given.feedbackId).toMatch(UUID)
     const audit = await ok(world.admin("GET", `/api/admin/audit?resourceType=asset&resourceId=${instruction.assetId}`))
-    expect(audit.items.find((e: any) => e.action === "asset.feedback").details).toMatchObject({ feedbackId: given.feedbackId, rating: "HELPFUL", comment: "clear steps" })
+    expect(audit.items.find((e: any) => e.action === "asset.feedback").details).toMatchObject({ feedbackId: given.feedbackId, sentiment: "HELPFUL", comment: "clear steps" })
     await problem(outsider.call("POST", `${tools(instruction)}/feedback`, { rating: "HELPFUL" }), 404, "ASSET_NOT_FOUND")
   })
 

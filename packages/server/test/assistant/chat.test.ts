@@ -168,6 +168,13 @@ describe.each(backends)("the assistant on $name", { timeout: 240_000 }, (backend
     expect((await blue.call("GET", `/api/assistant/conversations/${conversationId}/messages`)).body[1].feedback).toBe("UNHELPFUL")
     expect((await blue.call("DELETE", `/api/assistant/messages/${messageId}/feedback`)).status).toBe(204)
     expect((await blue.call("GET", `/api/assistant/conversations/${conversationId}/messages`)).body[1].feedback).toBeUndefined()
+    // Feedback is about answers: the caller's own question is refused (409), the old vocabulary too (400).
+    const question = (await blue.call("GET", `/api/assistant/conversations/${conversationId}/messages`)).body[0]
+    expect(question.role).toBe("USER")
+    const onQuestion = await blue.call("PUT", `/api/assistant/messages/${question.id}/feedback`, { sentiment: "HELPFUL" })
+    expect(onQuestion.status).toBe(409)
+    expect(onQuestion.body.code).toBe("WRONG_MESSAGE_ROLE")
+    expect((await blue.call("PUT", `/api/assistant/messages/${messageId}/feedback`, { sentiment: "NOT_HELPFUL" })).status).toBe(400)
     expect((await blue.call("DELETE", `/api/assistant/conversations/${conversationId}`)).status).toBe(204)
     expect((await blue.call("GET", `/api/assistant/conversations/${conversationId}/messages`)).status).toBe(404)
   })

@@ -155,8 +155,22 @@ describe("conversation evidence", { timeout: 120_000 }, () => {
     expectProblemReply(above, 403, "CLASSIFICATION_ABOVE_CLEARANCE")
   })
 
-  it("needs a conversationId: 400 problem+json without one or with one that is not a uuid", async () => {
-    expectProblemReply(await uploadEvidence(owner, { knowledgeSpaceId: spaceId }, "memo.md", memo), 400, "VALIDATION_FAILED")
+  it("without a conversationId starts a conversation titled with the file name; a refused upload starts none", async () => {
+    const conversationsBefore = (await owner.call("GET", "/api/assistant/conversations")).body.length
+    const reply = await uploadEvidence(owner, { knowledgeSpaceId: spaceId }, "vendor-renewal-notes.md", memo, "text/markdown")
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201)
+    const conversationId = reply.body.conversationId
+    expect(conversationId).not.toBe(ownerConversation)
+    const conversations = (await owner.call("GET", "/api/assistant/conversations")).body
+    expect(conversations.length).toBe(conversationsBefore + 1)
+    expect(conversations.find((c: any) => c.id === conversationId)).toMatchObject({ title: "vendor-renewal-notes.md" })
+    expect((await owner.call("GET", `/api/assistant/conversations/${conversationId}/evidence`)).body.map((b: any) => b.id)).toEqual([reply.body.id])
+    // Refused (above the uploader's clearance): the transaction takes the new conversation back with it.
+    expectProblemReply(await uploadEvidence(owner, { knowledgeSpaceId: spaceId, classification: "RESTRICTED" }, "secret.txt", "Restricted words."), 403, "CLASSIFICATION_ABOVE_CLEARANCE")
+    expect((await owner.call("GET", "/api/assistant/conversations")).body.length).toBe(conversationsBefore + 1)
+  })
+
+  it("refuses a conversationId that is not a uuid and a missing knowledgeSpaceId: 400 problem+json", async () => {
     expectProblemReply(await uploadEvidence(owner, { conversationId: "nope", knowledgeSpaceId: spaceId }, "memo.md", memo), 400, "VALIDATION_FAILED")
     expectProblemReply(await uploadEvidence(owner, { conversationId: ownerConversation }, "memo.md", memo), 400, "VALIDATION_FAILED")
   })
@@ -228,7 +242,7 @@ describe("conversation evidence", { timeout: 120_000 }, () => {
   it("deleting the conversation deletes its bindings, not the sources", async () => {
     expect((await owner.call("DELETE", `/api/assistant/conversations/${ownerConversation}`)).status).toBe(204)
     expectProblemReply(await owner.call("GET", `/api/assistant/conversations/${ownerConversation}/evidence`), 404, "CONVERSATION_NOT_FOUND")
-    const left = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM assistant_evidence_bindings`))
+    const left = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM assistant_evidence_bindings WHERE conversation_id = ${ownerConversation}`))
     expect(left[0]!.count).toBe(0)
     expect((await admin.call("GET", `/api/sources/${memoBinding.sourceObjectId}`)).status).toBe(200)
   })

@@ -169,9 +169,16 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(mapped.status, JSON.stringify(mapped.body)).toBe(200)
     expect(mapped.body.mapping).toMatchObject({ appUserId: users.carol!.id, method: "MANUAL", status: "ACTIVE" })
     await eventually(() => finds(users.carol!, "zqcarolrecord"), Boolean, "carol finds her document once mapped")
+    // AdminUser.mappedPrincipalCount counts the ACTIVE mappings to the user (issue 33.9).
+    const mappedCount = async (userId: string) => {
+      const listed = (await admin.call("GET", "/api/admin/users")).body
+      return (Array.isArray(listed) ? listed : listed.items).find((u: any) => u.id === userId).mappedPrincipalCount
+    }
+    expect(await mappedCount(users.carol!.id)).toBe(1)
     const unmapped = await admin.call("DELETE", `/api/admin/source-principals/${carol.id}/mapping`)
     expect(unmapped.status).toBe(200)
     expect(unmapped.body.mapping).toBeNull()
+    expect(await mappedCount(users.carol!.id)).toBe(0)
     expect(await finds(users.carol!, "zqcarolrecord")).toBe(false)
     expect((await admin.call("PUT", `/api/admin/source-principals/${carol.id}/mapping`, { appUserId: "00000000-0000-4000-8000-000000000000" })).body.code).toBe("MAPPING_USER_NOT_FOUND")
     expect((await admin.call("DELETE", "/api/admin/source-principals/00000000-0000-4000-8000-000000000000/mapping")).status).toBe(404)
@@ -244,13 +251,33 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
       documents: [
         { externalId: "bulk-1", ...doc("zqbulkone", { users: [{ id: "u-bob" }] }) },
         { externalId: "bulk-2", ...doc("zqbulktwo", { users: [{ id: "u-bob" }] }) },
-        { externalId: "bulk-empty", ...doc("zqbulkempty", {}, { content: "" }) }
+        { externalId: "bulk-empty", ...doc("zqbulkempty", {}, { content: "" }) },
+        // Not BulkPushedDocuments: each is reported on its own (issue 33.12), the batch is not refused.
+        { externalId: "bulk-untitled", content: "zqbulkuntitled", acl: {} },
+        { externalId: "bulk-extra", ...doc("zqbulkextra", {}), bogus: "secret-value-zq" },
+        "not a document",
+        { externalId: "x".repeat(1000), ...doc("zqbulklong", {}) }
       ],
       deletes: ["doc-carol", "never-pushed"]
     })
     expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-    expect(reply.body.results.map((r: any) => `${r.externalId}:${r.outcome}`)).toEqual(["bulk-1:MATERIALIZED", "bulk-2:MATERIALIZED", "doc-carol:RETIRED"])
-    expect(reply.body.failed).toEqual([expect.objectContaining({ externalId: "bulk-empty", code: "INVALID_PUSHED_DOCUMENT" })])
+    expect(reply.body.results.map((r: any) => `${r.externalId}:${r.outcome}`)).toEqual(["bulk-1:MATERIALIZED", "bulk-2:MATERIALIZED", "doc-carol:RETIRED", "never-pushed:NOT_FOUND"])
+    expect(reply.body.failed.map((f: any) => [f.externalId?.slice(0, 20) ?? null, f.code])).toEqual([
+      ["bulk-empty", "INVALID_PUSHED_DOCUMENT"],
+      ["bulk-untitled", "INVALID_PUSHED_DOCUMENT"],
+      ["bulk-extra", "INVALID_PUSHED_DOCUMENT"],
+      [null, "INVALID_PUSHED_DOCUMENT"],
+      ["x".repeat(20), "INVALID_PUSHED_DOCUMENT"]
+    ])
+    expect(reply.body.failed[1].errors).toEqual([expect.objectContaining({ path: "title" })])
+    expect(reply.body.failed[2].errors).toEqual([expect.objectContaining({ path: "bogus" })])
+    expect(reply.body.failed[4].errors).toEqual([expect.objectContaining({ path: "externalId" })])
+    // Caller input is quoted, at most 200 bytes, and never a rejected field's value.
+    expect(Buffer.byteLength(reply.body.failed[4].externalId)).toBeLessThan(260)
+    expect(JSON.stringify(reply.body)).not.toContain("secret-value-zq")
+    // The batch itself is still bounded: more than 500 documents is refused whole.
+    const tooMany = await pusher("POST", "/api/indexing/PUSH/crm/documents:bulk", { documents: Array.from({ length: 501 }, () => "x") })
+    expect(tooMany.status).toBe(400)
     await eventually(() => finds(users.bob!, "zqbulktwo"), Boolean, "bob finds a bulk document")
     expect((await http(server.url, OTHER_SECRET)("POST", "/api/indexing/PUSH/crm/documents:bulk", { documents: [] })).status).toBe(401)
   })
@@ -269,7 +296,7 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(activity.body).toMatchObject({ sourceSystem: "PUSH", sourceConnectionKey: "crm", objectsTotal: 5, objectsActive: 3, objectsArchived: 2 })
     expect(activity.body.recentAttempts.some((a: any) => a.objectsRematerialized === 1)).toBe(true)
     expect(activity.body.recentAttempts.some((a: any) => a.objectsRetired === 1)).toBe(true)
-    expect(activity.body.recentAttempts.some((a: any) => a.outcome === "PARTIAL" && a.objectsMaterialized === 2 && a.objectsFailed === 1)).toBe(true)
+    expect(activity.body.recentAttempts.some((a: any) => a.outcome === "PARTIAL" && a.objectsMaterialized === 2 && a.objectsFailed === 5)).toBe(true)
     const [content] = activity.body.componentCheckpoints
     expect(content).toMatchObject({ component: "content", captureStatus: "COMPLETE", incompleteReason: null, progress: null })
     expect(content.lastSuccessfulAt, JSON.stringify(activity.body.recentAttempts)).not.toBeNull()

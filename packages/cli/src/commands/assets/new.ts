@@ -2,32 +2,11 @@ import { assetTypeValues, type AssetType, type Classification, classificationVal
 import { readFile } from "node:fs/promises"
 import { parse } from "yaml"
 import { oneOf, resolveSpace } from "../../arguments"
+import { starters } from "../../assetStarters"
 import { defineCommand } from "../../command"
 import { usageError } from "../../errors"
 import { present } from "../../output/present"
 import { assetView } from "../../views/assets"
-
-/** A valid first payload for the types that can start without one (a pack needs its items: --payload). */
-const starters: Partial<Record<AssetType, unknown>> = {
-  PROMPT_TEMPLATE: {
-    objective: "What the prompt is for",
-    audience: "Who uses it",
-    systemInstruction: "You are a careful assistant.",
-    userTemplate: "Answer about {{topic}}.",
-    variables: [{ name: "topic", type: "STRING", required: true, sensitive: false }],
-    outputContract: {},
-    knowledgeRequirements: [],
-    knownLimitations: ""
-  },
-  WORK_INSTRUCTION: {
-    purpose: "What the instruction achieves",
-    audience: "Who follows it",
-    prerequisites: [],
-    completionOutcome: "What is true when done",
-    responsibleRole: "Who answers for it",
-    steps: [{ key: "first", title: "First step", instruction: "Do the first thing" }]
-  }
-}
 
 export default defineCommand({
   description: "create an asset with a first draft (you own it)",

@@ -1,4 +1,5 @@
 import { parseVersionLabel, requireAsset, requireId } from "../../arguments"
+import { refuseStarterText } from "../../assetStarters"
 import { defineCommand } from "../../command"
 import { CliError, ExitCode } from "../../errors"
 import { present } from "../../output/present"
@@ -26,6 +27,7 @@ export default defineCommand({
         const asset = await lore.assets.get(await requireAsset(lore, ref))
         if (flags.direct) {
           if (!asset.draft) throw new CliError(ExitCode.forbidden, "ASSET_ROLE_REQUIRED", "you see this asset's releases only")
+          refuseStarterText(asset.type, asset.draft.payload, ref)
           return lore.assets.directRelease(asset.id, { versionLabel: flags.label, changeNote: flags.note, lockVersion: asset.draft.lockVersion })
         }
         const released = new Set(asset.releases.map((release) => release.revisionId))

@@ -29,10 +29,16 @@ export default defineCommand({
     const validFrom = flags.from ? parseTime("--from", flags.from) : undefined
     const validUntil = flags.until ? parseTime("--until", flags.until) : undefined
     const lore = runtime.client({ requireToken: true })
+    // People read emails, not ids: best effort, since listing users takes users.read.
+    let emails = new Map<string, string>()
+    const loadEmails = async () => {
+      if (runtime.output === "json") return
+      emails = new Map(((await lore.admin.users.list().catch(() => [])) ?? []).map((user) => [user.id, user.email]))
+    }
     await present(runtime, {
       progress: "Loading roles",
       run: async () => {
-        const assetId = await requireAsset(lore, ref)
+        const [assetId] = await Promise.all([requireAsset(lore, ref), loadEmails()])
         if (flags.end) return lore.assets.endRole(assetId, flags.end)
         if (flags.add) {
           const principalId = isUuid(flags.user!) ? flags.user! : await new Directory(lore).userId(flags.user!)
@@ -40,7 +46,7 @@ export default defineCommand({
         }
         return lore.assets.get(assetId)
       },
-      view: rolesView
+      view: (asset) => rolesView(asset, emails)
     })
   }
 })

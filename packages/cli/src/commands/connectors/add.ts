@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { Directory } from "../../arguments"
 import { defineCommand } from "../../command"
 import { usageError } from "../../errors"
@@ -11,37 +12,66 @@ export default defineCommand({
     "lore connectors add --kind WEB --key handbook --space docs --set baseUrl=https://handbook.example.com/ --every 6h",
     "lore connectors add --kind GIT --key runbooks --space ops --config '{\"repository\":\"https://git.example.com/ops/runbooks.git\",\"branch\":\"main\"}'"
   ],
-  notes: "The settings of each kind's sourceConfig are in docs/connectors.md; an invalid one is 422 (exit 6) naming the field.",
+  notes:
+    "The settings of each kind's sourceConfig are in docs/connectors.md; an invalid one is 422 (exit 6) naming the field.\n" +
+    "--generate-credential makes the connection's credential (32 random bytes, base64url), saves it and prints it once: keep it, Lore never shows it again.\n" +
+    "'lore connectors kinds' says which kinds need a credential (REQUIRED), may use one (OPTIONAL) or take none (NONE).",
   configure: (command) =>
     withSourceConfig(withKind(command))
       .option("--key <key>", "the connection's key (lowercase, unique per kind)")
       .option("--space <space>", "the knowledge space (key or id) its documents go to")
       .option("--trust", "trust the connection's identities: mapped principals grant access (default: untrusted)")
-      .option("--description <text>", "a description kept in the connection's config"),
+      .option("--description <text>", "a description kept in the connection's config")
+      .option("--generate-credential", "make a random credential (32 bytes, base64url), save it and print it once (e.g. a PUSH connection's shared secret)"),
   run: async (runtime, command) => {
-    const flags = command.opts<{ key?: string; space?: string; trust?: boolean } & SourceConfigFlags>()
+    const flags = command.opts<{ key?: string; space?: string; trust?: boolean; generateCredential?: boolean } & SourceConfigFlags>()
     if (!flags.key) throw usageError("missing --key: pass --key <connection-key>")
     if (!flags.space) throw usageError("missing --space: pass --space <space key or id>")
     const kind = kindOf(command)
     const sourceConfig = sourceConfigFrom(flags, {})
     const interval = flags.every === undefined ? 0 : intervalSeconds(flags.every)
     const directory = new Directory(runtime.client({ requireToken: true }))
+    const lore = directory.lore
+    const generated = flags.generateCredential ? randomBytes(32).toString("base64url") : undefined
     await present(runtime, {
       progress: `Adding ${kind} connection ${flags.key}`,
       run: async () => {
         const space = await directory.space(flags.space!)
-        return directory.lore.admin.connectors.put(kind, flags.key!, {
-          knowledgeSpaceId: space.id,
-          sourceConfig,
-          contentCrawlIntervalSeconds: interval,
-          crawlEnabled: interval > 0,
-          identityTrust: flags.trust ? "TRUSTED" : "UNTRUSTED"
-        })
+        const [saved, kinds] = await Promise.all([
+          lore.admin.connectors.put(kind, flags.key!, {
+            knowledgeSpaceId: space.id,
+            sourceConfig,
+            contentCrawlIntervalSeconds: interval,
+            crawlEnabled: interval > 0,
+            identityTrust: flags.trust ? "TRUSTED" : "UNTRUSTED"
+          }),
+          lore.admin.connectors.kinds()
+        ])
+        if (generated) await lore.admin.connectors.setCredential(kind, flags.key!, generated)
+        const connection = generated ? { ...saved, credentialSet: true } : saved
+        return { connection, kind: kinds.find((k) => k.sourceSystem === kind) }
       },
-      view: (c) => [
+      json: ({ connection }) => (generated ? { ...connection, credential: generated } : connection),
+      view: ({ connection: c, kind: about }) => [
         ...connectorView(c, `Saved ${c.sourceSystem} connection ${c.sourceConnectionKey}`),
-        ...(c.credentialSet ? [] : [{ kind: "hint" as const, text: `Next: printf %s "$SECRET" | lore connectors credential ${c.sourceConnectionKey} --kind ${c.sourceSystem} --credential-stdin` }])
+        ...(generated ? [{ kind: "message" as const, text: `Credential (shown once, keep it): ${generated}` }] : []),
+        ...credentialNext(c.credentialSet, about, c.sourceSystem, c.sourceConnectionKey)
       ]
     })
   }
 })
+
+/** What to do about the credential next: nothing for a kind that takes none or has one; else how to set one. */
+const credentialNext = (
+  isSet: boolean,
+  about: { readonly credentialRequirement: "REQUIRED" | "OPTIONAL" | "NONE"; readonly credentialHint: string | null } | undefined,
+  kind: string,
+  key: string
+) => {
+  if (isSet || about?.credentialRequirement === "NONE") return []
+  const set = `printf %s "$SECRET" | lore connectors credential ${key} --kind ${kind} --credential-stdin`
+  const what = about?.credentialHint ? ` (${about.credentialHint})` : ""
+  return about?.credentialRequirement === "REQUIRED"
+    ? [{ kind: "hint" as const, text: `Next: set its credential${what}: ${set}, or run this again with --generate-credential to make one` }]
+    : [{ kind: "hint" as const, text: `Optional: a credential${what}: ${set}` }]
+}

@@ -9,7 +9,12 @@ export default defineCommand({
     await present(runtime, {
       progress: "Loading connector kinds",
       run: () => lore.admin.connectors.kinds(),
-      view: (kinds) => [{ kind: "table", columns: [{ header: "kind" }, { header: "name" }], rows: kinds.map((k) => [k.sourceSystem, k.displayName]), empty: "No connector kinds." }]
+      view: (kinds) => [{
+        kind: "table",
+        columns: [{ header: "kind" }, { header: "name" }, { header: "credential" }, { header: "what it is", fit: "optional" }],
+        rows: kinds.map((k) => [k.sourceSystem, k.displayName, k.credentialRequirement, k.credentialHint ?? ""]),
+        empty: "No connector kinds."
+      }]
     })
   }
 })

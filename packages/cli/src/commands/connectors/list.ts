@@ -10,13 +10,19 @@ export default defineCommand({
   run: async (runtime, command) => {
     const { kind } = command.opts<{ kind?: string }>()
     const lore = runtime.client({ requireToken: true })
+    let spaceKeys = new Map<string, string>()
     await present(runtime, {
       progress: "Loading connections",
       run: async () => {
         const kinds = kind ? [kind] : (await lore.admin.connectors.kinds()).map((k) => k.sourceSystem)
-        return (await Promise.all(kinds.map((k) => lore.admin.connectors.list(k)))).flat()
+        const [configs, spaces] = await Promise.all([
+          Promise.all(kinds.map((k) => lore.admin.connectors.list(k))),
+          runtime.output === "json" ? Promise.resolve([]) : lore.knowledgeSpaces.visible().catch(() => [])
+        ])
+        spaceKeys = new Map(spaces.map((space) => [space.id, space.key]))
+        return configs.flat()
       },
-      view: connectorsView
+      view: (configs) => connectorsView(configs, spaceKeys)
     })
   }
 })

@@ -38,15 +38,14 @@ export default defineCommand({
   configure: (command) =>
     command
       .argument("<file>", "the document to upload")
-      .option("--conversation <id>", "your conversation it is evidence for (required; see lore conversations list)")
+      .option("--conversation <id>", "your conversation it is evidence for (default: a new one titled with the file name; see lore conversations list)")
       .option("--space <key|id>", "the knowledge space to ingest it into (required)")
       .option("--classification <level>", `${classificationValues.join(", ")} (default: the server's, CONFIDENTIAL)`, oneOf(classificationValues))
       .option("--no-wait", "return once uploaded, without waiting for ingestion"),
   run: async (runtime, command) => {
     const [file] = command.processedArgs as [string]
     const flags = command.opts<AddFlags>()
-    if (!flags.conversation) throw usageError("missing --conversation: pass --conversation <id> (the conversation the document is evidence for)")
-    const conversationId = requireId(flags.conversation, "conversation", "lore conversations list shows your conversations' ids")
+    const conversationId = flags.conversation ? requireId(flags.conversation, "conversation", "lore conversations list shows your conversations' ids") : undefined
     if (!flags.space) throw usageError("missing --space: pass --space <key|id> (the knowledge space to ingest the document into)")
     const paths = await filesFromArguments([file])
     if (paths.length !== 1) throw usageError(`'${file}' names ${paths.length} files: add one document at a time`)
@@ -55,7 +54,7 @@ export default defineCommand({
     const space = await resolveSpace(lore, flags.space, "upload")
     const add = async () => {
       const uploaded = await uploadEvidence(lore, path, { conversationId, knowledgeSpaceId: space.id, classification: flags.classification })
-      return flags.wait ? lore.assistant.evidence.waitUntilSettled(conversationId, uploaded.id, { intervalMs: 500 }) : uploaded
+      return flags.wait ? lore.assistant.evidence.waitUntilSettled(uploaded.conversationId, uploaded.id, { intervalMs: 500 }) : uploaded
     }
     if (runtime.output === "json") {
       const binding = await add()
