@@ -4,13 +4,15 @@ import type { MessageCitation } from "./generated/openapi"
 
 /**
  * The chat stream's parts: the AI SDK UI Message Stream protocol v1 chunks Lore sends, in this order:
- * start (messageId = the saved assistant message), data-conversation, text-start, text-delta..., text-end,
+ * start (messageId = the saved assistant message), data-conversation, data-notice (only when the model call failed
+ * and the offline LOCAL answerer answers instead: code MODEL_FALLBACK), text-start, text-delta..., text-end,
  * source-document... (the cited passages), data-citations, finish ({provider, model}); or an `error` part
  * after the stream started. The same chunks the `ai` package's `useChat` and `readUIMessageStream` read.
  */
 export type ChatStreamPart =
   | { readonly type: "start"; readonly messageId: string }
   | { readonly type: "data-conversation"; readonly data: { readonly conversationId: string } }
+  | { readonly type: "data-notice"; readonly data: ChatNotice }
   | { readonly type: "text-start"; readonly id: string }
   | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
   | { readonly type: "text-end"; readonly id: string }
@@ -18,6 +20,12 @@ export type ChatStreamPart =
   | { readonly type: "data-citations"; readonly data: { readonly citations: ReadonlyArray<MessageCitation> } }
   | { readonly type: "finish"; readonly finishReason?: string; readonly messageMetadata?: { readonly provider: string; readonly model: string } }
   | { readonly type: "error"; readonly errorText: string }
+
+/** Something the reader should know about the answer: MODEL_FALLBACK when the model failed and LOCAL answered instead. */
+export interface ChatNotice {
+  readonly code: string
+  readonly message: string
+}
 
 /** A whole answer, assembled from its parts. */
 export interface ChatAnswer {
@@ -33,6 +41,8 @@ export interface ChatAnswer {
   readonly error: string | undefined
   /** Whether the `finish` part arrived. */
   readonly finished: boolean
+  /** The stream's notices, in order (e.g. MODEL_FALLBACK). */
+  readonly notices: ReadonlyArray<ChatNotice>
 }
 
 /** Folds parts into the answer so far (use it on each part to render as they come, or once at the end). */
@@ -42,6 +52,7 @@ export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer
     case "data-conversation": return { ...answer, conversationId: part.data.conversationId }
     case "text-delta": return { ...answer, text: answer.text + part.delta }
     case "data-citations": return { ...answer, citations: part.data.citations }
+    case "data-notice": return { ...answer, notices: [...answer.notices, part.data] }
     case "finish": return { ...answer, finished: true, provider: part.messageMetadata?.provider, model: part.messageMetadata?.model }
     case "error": return { ...answer, error: part.errorText }
     default: return answer
@@ -49,7 +60,7 @@ export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer
 }
 
 export const emptyAnswer: ChatAnswer = {
-  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false
+  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false, notices: []
 }
 
 /** The final text and citations of a stream of parts (consumes it). */

@@ -51,6 +51,8 @@ export default defineCommand({
       for await (const part of stream) {
         answer = foldAnswer(answer, part)
         if (part.type === "text-delta") process.stdout.write(part.delta)
+        // Said on stderr, before the answer: e.g. the model failed and the offline answerer answers instead.
+        if (part.type === "data-notice") process.stderr.write(`note: ${part.data.message}\n`)
       }
       process.stdout.write("\n")
       writePlain(citationBlocks(answer.citations))

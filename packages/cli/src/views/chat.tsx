@@ -31,6 +31,7 @@ const TurnView = ({ turn }: { readonly turn: Turn }) => (
       <Text bold color="cyan">You </Text>
       {turn.question}
     </Text>
+    {turn.answer.notices.map((notice, index) => <Text key={index} color="yellow">{notice.message}</Text>)}
     <Text>
       <Text bold color="green">Lore </Text>
       {turn.answer.text}

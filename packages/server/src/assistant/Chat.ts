@@ -64,7 +64,8 @@ const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered p
  * retrieves through knowledge search (the access evaluator), answers with the conversation's model (or the
  * ASSISTANT_CHAT route, LOCAL by default) and streams in the UI Message Stream protocol. The model call runs
  * inside the response stream and the save in its finalizer: a client that disconnects interrupts the call,
- * and the partial answer is saved as INTERRUPTED.
+ * and the partial answer is saved as INTERRUPTED. A model call that fails before its first text is answered by LOCAL
+ * instead, after a MODEL_FALLBACK notice (ModelFallback.ts).
  */
 export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
   effect: Effect.gen(function* () {
@@ -186,18 +187,18 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           state.evidence = [...attached, ...[...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].map(knowledgePassage)].slice(0, PASSAGE_LIMIT)
           state.numbering = citationNumbering(state.evidence.length)
           const modelText = (answerer: ModelChoice | undefined) => Effect.map(
-              models.stream(caller, "ASSISTANT_CHAT", {
-                messages: [
-                  { role: "system", content: `${SYSTEM_PROMPT}\n\n${state.evidence.map((evidence, index) => `[${index + 1}] ${evidence.title}\n${evidence.content}`).join("\n\n")}` },
-                  ...history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content })),
-                  { role: "user", content: question }
-                ]
-              }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), answerer),
-              ({ provider, chunks }) => {
-                state.provider = provider
-                return chunks.pipe(Stream.filterMap((chunk) => (chunk._tag === "text" ? Option.some(chunk.text) : Option.none())))
-              }
-            )
+            models.stream(caller, "ASSISTANT_CHAT", {
+              messages: [
+                { role: "system", content: `${SYSTEM_PROMPT}\n\n${state.evidence.map((evidence, index) => `[${index + 1}] ${evidence.title}\n${evidence.content}`).join("\n\n")}` },
+                ...history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content })),
+                { role: "user", content: question }
+              ]
+            }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), answerer),
+            ({ provider, chunks }) => {
+              state.provider = provider
+              return chunks.pipe(Stream.filterMap((chunk) => (chunk._tag === "text" ? Option.some(chunk.text) : Option.none())))
+            }
+          )
           const pieces: Stream.Stream<AnswerPiece, unknown> = state.evidence.length === 0
             // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
             ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make<[AnswerPiece]>({ _tag: "text", text: NOTHING_RELEVANT }))
