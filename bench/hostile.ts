@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const skill = (frontmatter: string, extra: Zippable = {}) =>
   zipSync({ "hostile/SKILL.md": text(`---\nname: hostile\ndescription: Attacks the parser.\n${frontmatter}\n---\n# Steps\n`), ...extra })
 
-const metadataKeys = (n: number) => `metadata:\n${Array.from({ length: n }, (_, i) => `  key${i}: value${i}`).join("\n")}`
+const metadataKeys = (n: number, short = false) => `metadata:\n${Array.from({ length: n }, (_, i) => (short ? `  k${i}: v` : `  key${i}: value${i}`)).join("\n")}`
 const billionLaughs = () => {
   let yaml = "metadata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
   for (let i = 1; i < 10; i++) yaml += `  a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(", ")}]\n`
@@ -40,7 +40,7 @@ const docCase = (name: string, fileName: string, type: string, build: () => Prom
 
 const cases: ReadonlyArray<Case> = [
   zipCase("skill: 40,000 metadata keys (469 KB)", () => skill(metadataKeys(40_000))),
-  zipCase("skill: 1,500,000 metadata keys", () => skill(metadataKeys(1_500_000))),
+  zipCase("skill: 1,500,000 metadata keys", () => skill(metadataKeys(1_500_000, true))),
   zipCase("skill: billion-laughs aliases", () => skill(billionLaughs())),
   zipCase("skill: 12 aliases", () => skill(twelveAliases())),
   zipCase("skill: 28 MB incompressible (valid, costly)", () => skill("", Object.fromEntries(Array.from({ length: 4 }, (_, i) => [`hostile/data${i}.bin`, [randomBytes(7 * 1024 * 1024), { level: 0 }]])) as Zippable)),
@@ -82,13 +82,20 @@ export default async () => {
     const warm = new FormData()
     warm.append("file", new Blob([skill("") as Uint8Array<ArrayBuffer>], { type: "application/zip" }), "skill.zip")
     await (await fetch(`${server.url}/api/assets/skills/inspections`, { method: "POST", headers: auth, body: warm })).arrayBuffer()
+    // Baseline: health alone for 3 s, nothing else to do (the machine's own load shows here).
+    const idle = pollHealth(server.url)
+    await sleep(3_000)
+    const idleLatencies = (await idle.stop()).sort((a, b) => a - b)
+    rows.push(`| (nothing: health alone) | | | | ${percentile(idleLatencies, 0.5).toFixed(1)} | ${percentile(idleLatencies, 0.99).toFixed(1)} | ${idleLatencies.at(-1)!.toFixed(1)} | ${idleLatencies.length} |`)
+    console.log(rows.at(-1))
     for (const test of cases) {
       const input = await test.make()
       const form = new FormData()
       form.append("file", new Blob([input.bytes as Uint8Array<ArrayBuffer>], { type: input.type }), input.fileName)
       const health = pollHealth(server.url)
       const started = performance.now()
-      let outcome: string
+      let outcome = ""
+      try {
       if (test.kind === "skill") {
         const reply = await fetch(`${server.url}/api/assets/skills/inspections`, { method: "POST", headers: auth, body: form })
         const body = (await reply.json()) as { errors?: Array<{ code: string }> }
@@ -104,6 +111,9 @@ export default async () => {
           }
           await sleep(25)
         }
+      }
+      } catch (error) {
+        outcome = `request failed: ${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)}`
       }
       const refusedMs = performance.now() - started
       const latencies = (await health.stop()).sort((a, b) => a - b)
