@@ -50,6 +50,8 @@ describe("document parser limits", { timeout: 120_000 }, () => {
     if (!outcome.ok) return
     expect(outcome.document.title).toBe("Bomb")
     expect(outcome.document.blocks.map((block) => block.kind)).toEqual(["heading", "text", "heading", "text"])
+    // Markup left as typed: CommonMark would have turned the stars into emphasis.
+    expect(outcome.document.blocks[1]!.text.startsWith("a*a*a*")).toBe(true)
     expect(outcome.document.blocks[3]!.text).toBe("plain words")
   })
 
