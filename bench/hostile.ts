@@ -97,7 +97,9 @@ export default async () => {
       let outcome = ""
       try {
       if (test.kind === "skill") {
-        const reply = await fetch(`${server.url}/api/assets/skills/inspections`, { method: "POST", headers: auth, body: form })
+        // A kept-alive socket the server just closed fails the write (EPIPE) before the server sees anything: once more.
+        const post = () => fetch(`${server.url}/api/assets/skills/inspections`, { method: "POST", headers: auth, body: form })
+        const reply = await post().catch(post)
         const body = (await reply.json()) as { errors?: Array<{ code: string }> }
         outcome = `${reply.status} ${(body.errors ?? []).map((e) => e.code).slice(0, 2).join(",")}`
       } else {
