@@ -37,6 +37,7 @@ import { makeScimApp } from "./provisioning/ScimHttp"
 import { SCIM_BASE_PATH } from "./provisioning/Connections"
 import { mountRaw } from "./http/RawRoutes"
 import { makeMcpApp, MCP_PATH } from "./mcp/Http"
+import { ParsePool } from "./parsing-pool/ParsePool"
 
 /**
  * Every area's services; each area's layer brings its own dependencies, shared ones are built once. The
@@ -92,9 +93,18 @@ const BannerLive = Layer.effectDiscard(
 )
 
 
+/**
+ * Shutdown begins here (this layer is built last, so finalized first): running parses are stopped at once, so
+ * neither a request nor a job waits on a worker busy with a hostile input (SIGTERM stops Lore within 10 s).
+ */
+const ParseShutdownLive = Layer.scopedDiscard(Effect.flatMap(ParsePool, (pool) => Effect.addFinalizer(() => pool.stopAll))).pipe(
+  // The same pool the areas use: a layer is built once per start, however many layers provide it.
+  Layer.provide(ParsePool.Default)
+)
+
 /** The whole server for the given settings; its output keeps the HttpServer for callers that need the address. */
 export const appLayer = <E>(settings: Layer.Layer<Settings | EmbeddingSettings, E>) =>
-  Layer.provideMerge(BannerLive, serveApi(ApiLive)).pipe(
+  Layer.provideMerge(Layer.merge(BannerLive, ParseShutdownLive), serveApi(ApiLive)).pipe(
     Layer.provideMerge(FoundationLive),
     Layer.provide(Layer.unwrapEffect(Effect.map(Settings, (s) => Logger.minimumLogLevel(LogLevel.fromLiteral(capitalize(s.logLevel)))))),
     Layer.provide(Logger.json),

@@ -28,12 +28,23 @@ const problem = (code: string, message: string, path = "SKILL.md"): { ok: false;
 
 const DELIMITER = /^---[ \t]*\r?$/
 
-/** The frontmatter's text and what follows it, found line by line (linear, unlike a lazy regex over the whole file). */
-const split = (body: string): { readonly yaml: string; readonly rest: string } | "missing" => {
+/** A closing '---' line anywhere after `from` (one native regex pass). */
+const CLOSING = /\n---[ \t]*\r?(?:\n|$)/g
+
+/**
+ * The frontmatter's text and what follows it, found line by line (linear, unlike a lazy regex over the whole
+ * file), looking no further than the cap: past it, one regex pass tells a too-large frontmatter from none.
+ */
+const split = (body: string): { readonly yaml: string; readonly rest: string } | "missing" | "too-large" => {
   const firstEnd = body.indexOf("\n")
   if (firstEnd < 0 || !DELIMITER.test(body.slice(0, firstEnd))) return "missing"
   let at = firstEnd + 1
   while (at < body.length) {
+    // More characters than the cap has bytes: too large, whatever they encode to.
+    if (at - firstEnd > MAX_FRONTMATTER_BYTES + 1) {
+      CLOSING.lastIndex = at - 1
+      return CLOSING.test(body) ? "too-large" : "missing"
+    }
     const end = body.indexOf("\n", at)
     const line = end < 0 ? body.slice(at) : body.slice(at, end)
     if (line.startsWith("---") && DELIMITER.test(line)) {
@@ -108,8 +119,16 @@ export const readFrontmatter = (text: string): Frontmatter => {
   const body = text.replace(/^\uFEFF/, "")
   const parts = split(body)
   if (parts === "missing") return problem("FRONTMATTER_MISSING", "SKILL.md must start with YAML frontmatter between '---' lines")
-  if (Buffer.byteLength(parts.yaml, "utf8") > MAX_FRONTMATTER_BYTES) {
+  if (parts === "too-large" || Buffer.byteLength(parts.yaml, "utf8") > MAX_FRONTMATTER_BYTES) {
     return problem("FRONTMATTER_TOO_LARGE", `the frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes (16 KiB); put long text in the instructions below it`)
+  }
+  // yaml's own parser spends long on deep flow nesting (5,000 '[' took 0.4 s): a cheap count refuses it first.
+  let open = 0
+  for (let i = 0; i < parts.yaml.length; i++) {
+    const c = parts.yaml.charCodeAt(i)
+    if (c === 91 || c === 123) open++
+    else if ((c === 93 || c === 125) && open > 0) open--
+    if (open > 4 * MAX_FRONTMATTER_DEPTH) return problem("FRONTMATTER_TOO_DEEP", `the frontmatter nests mappings or lists deeper than ${MAX_FRONTMATTER_DEPTH} levels`)
   }
   let document: Document
   try {

@@ -66,6 +66,19 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
     const pool = typeof started === "string" ? null : started
     if (pool) yield* Effect.addFinalizer(() => Effect.promise(() => pool.destroy().catch(() => undefined)))
 
+    /** Tasks running in workers (their abort controllers), and whether the server is stopping. */
+    const running = new Set<AbortController>()
+    let stopping = false
+
+    /**
+     * Shutdown's first step (App.ts): every running parse is stopped at once (its worker terminated) and ends
+     * as an interruption, so a job is released for the next start instead of waiting out the workers' grace.
+     */
+    const stopAll = Effect.sync(() => {
+      stopping = true
+      for (const controller of running) controller.abort()
+    })
+
     const inPool = (task: ParseTask) =>
       Effect.tryPromise({
         try: (signal) => pool!.run(task, { signal }) as Promise<ParseResult>,
@@ -79,7 +92,9 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
      */
     const timed = (task: ParseTask) =>
       Effect.async<ParseResult, ParseTimeout | ParseWorkerFailed>((resume) => {
+        if (stopping) return resume(Effect.interrupt)
         const controller = new AbortController()
+        running.add(controller)
         const { port1, port2 } = new MessageChannel()
         let timer: NodeJS.Timeout | undefined
         let timedOut = false
@@ -93,6 +108,7 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
         const cleanUp = () => {
           clearTimeout(timer)
           port1.close()
+          running.delete(controller)
         }
         pool!.run({ ...task, started: port2 }, { signal: controller.signal, transferList: [port2] }).then(
           (result: ParseResult) => {
@@ -101,6 +117,8 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
           },
           (error: unknown) => {
             cleanUp()
+            // Stopped for shutdown: an interruption, so a job is given back, not failed.
+            if (stopping && !timedOut) return resume(Effect.interrupt)
             resume(Effect.fail(timedOut ? new ParseTimeout({ timeoutMs: parsing.timeoutMs }) : new ParseWorkerFailed({ reason: describe(error) })))
           }
         )
@@ -180,6 +198,6 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
         })
       )
 
-    return { inspectSkillZip, checkSkillFiles, parseDocument, inPool: pool !== null }
+    return { inspectSkillZip, checkSkillFiles, parseDocument, stopAll, inPool: pool !== null }
   })
 }) {}

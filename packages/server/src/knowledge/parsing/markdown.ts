@@ -2,7 +2,7 @@ import type { Nodes } from "mdast"
 import { fromMarkdown } from "mdast-util-from-markdown"
 import { htmlToBlocks, type HtmlContent } from "./html"
 import { decodeText, squash } from "./text"
-import { MAX_MARKDOWN_CHARS, MAX_MARKDOWN_DEPTH, MAX_MARKDOWN_INLINE_MARKS, MAX_MARKDOWN_PARAGRAPH_MARKS, ParseLimitExceeded } from "./limits"
+import { MAX_MARKDOWN_CHARS, MAX_MARKDOWN_DEPTH, MAX_MARKDOWN_INLINE_MARKS, MAX_MARKDOWN_PARAGRAPH_MARKS, MAX_MARKDOWN_QUOTE_MARKS, ParseLimitExceeded } from "./limits"
 import type { Block } from "./types"
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/
@@ -122,6 +122,7 @@ const CONTAINER = /^[ \t>]*/
 const costly = (source: string): boolean => {
   let total = 0
   let paragraph = 0
+  let quoteMarks = 0
   let fenced = false
   let start = 0
   while (start <= source.length) {
@@ -140,6 +141,8 @@ const costly = (source: string): boolean => {
     if (quotes > MAX_MARKDOWN_DEPTH || prefix.length > MAX_MARKDOWN_DEPTH * 4) {
       throw new ParseLimitExceeded(`it nests block quotes or lists more than ${MAX_MARKDOWN_DEPTH} deep`)
     }
+    quoteMarks += quotes
+    if (quoteMarks > MAX_MARKDOWN_QUOTE_MARKS) throw new ParseLimitExceeded(`it holds more than ${MAX_MARKDOWN_QUOTE_MARKS} block-quote markers`)
     if (line.trim() === "") {
       paragraph = 0
       continue
