@@ -12,7 +12,7 @@ import {
 
 export const IdentityTrust = Schema.Literal("TRUSTED", "UNTRUSTED").annotations({ identifier: "IdentityTrust" })
 export type IdentityTrust = typeof IdentityTrust.Type
-export const SourcePrincipalKind = Schema.Literal("SOURCE_USER", "SOURCE_GROUP").annotations({ identifier: "SourcePrincipalKind" })
+export const SourcePrincipalKind = Schema.Literal("SOURCE_USER", "SOURCE_GROUP", "SOURCE_ORGANIZATION").annotations({ identifier: "SourcePrincipalKind" })
 export type SourcePrincipalKind = typeof SourcePrincipalKind.Type
 export const MappingMethod = Schema.Literal("IDP_JOIN", "MANUAL").annotations({ identifier: "SourcePrincipalMappingMethod" })
 export const MappingStatus = Schema.Literal("ACTIVE", "REVOKED").annotations({ identifier: "SourcePrincipalMappingStatus" })
@@ -31,6 +31,8 @@ export const ConnectorConfig = Schema.Struct({
   actorUserId: Schema.NullOr(Schema.UUID).annotations({ description: "The Lore user whose authority crawls record in audit: the admin who saved the config" }),
   sourceConfig: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   contentCrawlIntervalSeconds: Schema.Int,
+  permissionSyncIntervalSeconds: Schema.Int.annotations({ description: "Seconds between permission syncs (ACLs and groups, no content) while crawling is enabled; 0: none" }),
+  permissionMaxAgeSeconds: Schema.NullOr(Schema.Int).annotations({ description: "Past this long without a successful permission sync, the connection's documents admit nobody; null: never" }),
   credentialSet: Schema.Boolean.annotations({ description: "Whether a credential is stored; it is write-only and never returned" }),
   credentialSetByUserId: Schema.NullOr(Schema.UUID),
   credentialSetAt: Schema.NullOr(Timestamp),
@@ -64,7 +66,8 @@ export const ConnectorActivity = Schema.Struct({
   lastObjectAt: Schema.NullOr(Timestamp),
   lastCrawlAt: Schema.NullOr(Timestamp),
   componentCheckpoints: Schema.Array(Schema.Struct({
-    component: Schema.String,
+    /** `content` or `permissions`. */
+    component: Schema.Literal("content", "permissions"),
     observedCursor: Schema.NullOr(Schema.String),
     captureStatus: Schema.String,
     incompleteReason: Schema.NullOr(Schema.String),
@@ -87,6 +90,10 @@ export const ConnectorActivity = Schema.Struct({
     objectsRematerialized: Schema.Int,
     objectsRetired: Schema.Int,
     objectsFailed: Schema.Int,
+    /** Added: objects left out on purpose (a file type Lore cannot parse), never failures. */
+    objectsSkipped: Schema.Int,
+    /** Added: `content` (a crawl) or `permissions` (a permission sync). */
+    component: Schema.Literal("content", "permissions"),
     errorCode: Schema.NullOr(Schema.String),
     errorMessage: Schema.NullOr(Schema.String),
     attemptedAt: Timestamp
@@ -153,7 +160,13 @@ const configFields = {
   sourceConfig: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   contentCrawlIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600))).annotations({ description: "0 (the default): no scheduled crawl" }),
   crawlEnabled: Schema.optional(Schema.Boolean),
-  identityTrust: Schema.optional(IdentityTrust).annotations({ description: "UNTRUSTED (the default): no principal maps automatically and no mapping grants anything" })
+  identityTrust: Schema.optional(IdentityTrust).annotations({ description: "UNTRUSTED (the default): no principal maps automatically and no mapping grants anything" }),
+  permissionSyncIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600))).annotations({
+    description: "Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60)"
+  }),
+  permissionMaxAgeSeconds: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(60, 365 * 24 * 3600)))).annotations({
+    description: "Past this long without a successful permission sync the connection's documents fail closed (null, the default: never)"
+  })
 }
 export const PutConnectorConfig = Body(configFields).annotations({ identifier: "PutConnectorConfig" })
 /** Unknown, so that a decoding error can never echo it: the kind checks its shape and answers without the value. */

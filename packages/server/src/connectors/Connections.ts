@@ -12,7 +12,7 @@ import { ConnectorDocuments } from "./Documents"
 import {
   ConnectionNotFound, ConnectorKindNotFound, CrawlRunning, InvalidConnectorConfig, InvalidConnectorCredential, ReservedConnectionKey
 } from "./Errors"
-import { CrawlConnection, crawlDedupeKey } from "./Jobs"
+import { CrawlConnection, crawlDedupeKey, permissionsDedupeKey, SyncPermissions } from "./Jobs"
 import type { ConnectorKindModule } from "./Kind"
 import { connectorKinds, kindOf } from "./Kinds"
 import { type ConnectionRow, ConnectorsRepo } from "./Repo"
@@ -26,7 +26,13 @@ export interface ConfigInput {
   readonly contentCrawlIntervalSeconds?: number | undefined
   readonly crawlEnabled?: boolean | undefined
   readonly identityTrust?: "TRUSTED" | "UNTRUSTED" | undefined
+  readonly permissionSyncIntervalSeconds?: number | undefined
+  readonly permissionMaxAgeSeconds?: number | null | undefined
 }
+
+/** The permission sync's default interval (issue 30): five minutes; 0 turns it off, otherwise at least a minute. */
+export const DEFAULT_PERMISSION_INTERVAL_SECONDS = 300
+export const MIN_PERMISSION_INTERVAL_SECONDS = 60
 
 /** The verifier a bearer credential is looked up by: keyed with the server's secret, so a database dump reveals nothing. */
 export const credentialVerifier = (box: SecretBox, secret: string) => box.sign("connector-credential", secret)
@@ -40,6 +46,8 @@ export const describeConfig = (row: ConnectionRow) => ({
   actorUserId: row.actorUserId,
   sourceConfig: row.sourceConfig,
   contentCrawlIntervalSeconds: row.crawlIntervalSeconds,
+  permissionSyncIntervalSeconds: row.permissionIntervalSeconds,
+  permissionMaxAgeSeconds: row.permissionMaxAgeSeconds,
   credentialSet: row.credentialSet,
   credentialSetByUserId: row.credentialSetBy,
   credentialSetAt: row.credentialSetAt,
@@ -74,7 +82,11 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
 
     const validate = (actor: Principal, kind: ConnectorKindModule, input: ConfigInput) =>
       Effect.gen(function* () {
-        const errors = kind.validateConfig(input.sourceConfig, settings)
+        const errors = [...kind.validateConfig(input.sourceConfig, settings)]
+        const interval = input.permissionSyncIntervalSeconds
+        if (interval !== undefined && interval !== 0 && interval < MIN_PERMISSION_INTERVAL_SECONDS) {
+          errors.push({ path: "permissionSyncIntervalSeconds", message: `must be 0 (off) or at least ${MIN_PERMISSION_INTERVAL_SECONDS}` })
+        }
         if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
         if (!(yield* repo.activeSpace(actor.organizationId, input.knowledgeSpaceId))) {
           return yield* new KnowledgeSpaceNotFound({ detail: "No active knowledge space with this id in your organization" })
@@ -119,7 +131,9 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
               sourceConfig: input.sourceConfig,
               crawlIntervalSeconds: input.contentCrawlIntervalSeconds ?? 0,
               crawlEnabled: input.crawlEnabled ?? false,
-              identityTrust: trust
+              identityTrust: trust,
+              permissionIntervalSeconds: input.permissionSyncIntervalSeconds ?? before?.permissionIntervalSeconds ?? DEFAULT_PERMISSION_INTERVAL_SECONDS,
+              permissionMaxAgeSeconds: input.permissionMaxAgeSeconds === undefined ? before?.permissionMaxAgeSeconds ?? null : input.permissionMaxAgeSeconds
             }, actor.userId)
             if (before?.identityTrust !== trust) {
               if (trust === "TRUSTED") yield* repo.joinByEmail(saved!.id)
@@ -185,13 +199,28 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
         return { connectionKey: null, ...result }
       })
 
+    /** A content crawl and, for a kind that has one, a permission sync, at once (each unless one is already queued or running). */
     const crawl = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
-        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
         const enqueued = yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: crawlDedupeKey(row.id), maxAttempts: 5 })
-        if (enqueued.deduplicated) return yield* new CrawlRunning({ detail: `A crawl of ${sourceSystem}/${connectionKey} is already queued or running` })
-        yield* audit.record(actor, { action: "connector.crawl", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey, jobId: enqueued.job.id } })
+        const permissions = kind.syncPermissions
+          ? yield* queue.enqueueJob(SyncPermissions, { connectionId: row.id }, { dedupeKey: permissionsDedupeKey(row.id), maxAttempts: 5 })
+          : undefined
+        if (enqueued.deduplicated && (permissions === undefined || permissions.deduplicated)) {
+          return yield* new CrawlRunning({ detail: `A crawl of ${sourceSystem}/${connectionKey} is already queued or running` })
+        }
+        yield* audit.record(actor, {
+          action: "connector.crawl",
+          resourceType: "connector",
+          resourceId: row.id,
+          details: { sourceSystem, connectionKey, jobId: enqueued.job.id, permissionsJobId: permissions?.job.id ?? null }
+        })
       })
+
+    /** A kind that received a rotated credential (an OAuth refresh token) stores it sealed like the first. */
+    const resealCredential = (row: ConnectionRow, secret: string) =>
+      repo.setCredential(row.id, box.encrypt(secret), credentialVerifier(box, secret), row.credentialSetBy)
 
     const scopes = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
@@ -202,13 +231,15 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const [counts, attempts, queued] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id), repo.crawlQueued(row.id)])
+        const [counts, attempts, queued, permissionsQueued] = yield* Effect.all([
+          repo.objectCounts(row.id), repo.attempts(row.id), repo.crawlQueued(row.id), repo.permissionsQueued(row.id)
+        ])
         // A kind may summarize its checkpoint (a WEB frontier is large): the cursor shown is that summary.
         const cursor = (value: unknown) => (value === null ? null : JSON.stringify(kind.describeCheckpoint?.(value).cursor ?? value))
         const progress = row.crawlProgress
         // IN_PROGRESS while a crawl is queued or running; INCOMPLETE when the last one stopped part-way (it failed, the
         // source was unreachable, or the process died) and the next resumes from the checkpoint; COMPLETE when it went to the end.
-        const lastAttempt = attempts[0]
+        const lastAttempt = attempts.find((attempt) => attempt.component === "content")
         const stopped = progress !== null || lastAttempt?.outcome === "FAILED"
         const captureStatus = queued?.queued ? "IN_PROGRESS" : stopped ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
         return {
@@ -220,7 +251,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
           lastObjectAt: counts?.lastObjectAt ?? null,
           lastCrawlAt: row.lastCrawlAt,
           componentCheckpoints: [{
-            component: "content",
+            component: "content" as const,
             observedCursor: cursor(row.checkpoint),
             captureStatus,
             incompleteReason: captureStatus !== "INCOMPLETE"
@@ -234,15 +265,44 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
             progress: progress === null
               ? null
               : { startedAt: new Date(progress.startedAt), objectsProcessed: progress.processed, objectsRemaining: progress.remaining }
-          }],
+          }, ...(kind.syncPermissions ? [permissionsComponent(row, attempts, permissionsQueued?.queued ?? false)] : [])],
           recentAttempts: attempts
         }
       })
 
+    /**
+     * The permission sync's checkpoint for activity: IN_PROGRESS while one is queued or running, INCOMPLETE when the last
+     * stopped part-way or failed, EXPIRED when permissionMaxAgeSeconds passed without a successful one (the connection's
+     * documents then admit nobody), COMPLETE otherwise.
+     */
+    const permissionsComponent = (row: ConnectionRow, attempts: ReadonlyArray<{ readonly component: string; readonly outcome: string; readonly errorCode: string | null }>, queued: boolean) => {
+      const last = attempts.find((attempt) => attempt.component === "permissions")
+      const expired = row.permissionMaxAgeSeconds !== null
+        && (row.permissionsSucceededAt === null || row.permissionsSucceededAt.getTime() < Date.now() - row.permissionMaxAgeSeconds * 1000)
+      const stopped = row.permissionCheckpoint !== null || last?.outcome === "FAILED"
+      const captureStatus = queued ? "IN_PROGRESS" : expired ? "EXPIRED" : stopped ? "INCOMPLETE" : row.permissionsFinishedAt === null ? "NOT_STARTED" : "COMPLETE"
+      return {
+        component: "permissions" as const,
+        observedCursor: row.permissionCheckpoint === null ? null : JSON.stringify(row.permissionCheckpoint),
+        captureStatus,
+        incompleteReason: captureStatus === "EXPIRED"
+          ? `no permission sync succeeded within permissionMaxAgeSeconds (${row.permissionMaxAgeSeconds}); the connection's documents admit nobody until one does`
+          : captureStatus !== "INCOMPLETE"
+            ? null
+            : last?.outcome === "FAILED"
+              ? `the permission sync failed (${last.errorCode ?? "CRAWL_FAILED"}); the next resumes from the checkpoint`
+              : "the permission sync stopped part-way; the next resumes from the checkpoint",
+        observedAt: row.permissionsSyncedAt,
+        lastSuccessfulCursor: null,
+        lastSuccessfulAt: row.permissionsSucceededAt,
+        progress: null
+      }
+    }
+
     /** The decrypted credential of a connection, for crawls. */
     const credentialOf = decrypted
 
-    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf }
+    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf, resealCredential }
   }),
   dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, AuthorizationGeneration.Default, Audit.Default, SecretBox.Default]
 }) {}

@@ -83,7 +83,7 @@ export class Indexing extends Effect.Service<Indexing>()("lore/Indexing", {
     const putGroup = (authorization: string | undefined, sourceSystem: string, connectionKey: string, externalGroupId: string, input: { displayName?: string | undefined; members: NativeAcl }) =>
       Effect.gen(function* () {
         const connection = yield* authenticate(authorization, sourceSystem, connectionKey)
-        const groupId = yield* documents.putGroup(connection, { id: externalGroupId, displayName: input.displayName, members: input.members })
+        const { groupId } = yield* documents.putGroup(connection, { id: externalGroupId, displayName: input.displayName, members: input.members })
         return (yield* identity.groupsIn(connection.organizationId, groupId))[0]!
       })
 
