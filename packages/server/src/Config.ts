@@ -172,6 +172,11 @@ export interface LoreSettings {
   readonly ssoAllowHttpIssuer: boolean
   /** LORE_WEB_ALLOW_PRIVATE_ADDRESSES=1, LORE_WEB_FETCH_TIMEOUT ("30 seconds"), LORE_WEB_MAX_CRAWL_DELAY ("10 seconds") */
   readonly webCrawl: WebCrawlSettings
+  /**
+   * LORE_ALLOWED_PRIVATE_HOSTS (comma-separated `host[:port]`, default none): the loopback/private hosts that
+   * outbound fetches made on a caller's behalf may reach (outbound/Guard.ts); every other private address is refused.
+   */
+  readonly allowedPrivateHosts: ReadonlyArray<string>
 }
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
@@ -237,7 +242,9 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           allowPrivateAddresses: (yield* Config.string("LORE_WEB_ALLOW_PRIVATE_ADDRESSES").pipe(Config.withDefault("0"))) === "1",
           fetchTimeoutMs: yield* millis("LORE_WEB_FETCH_TIMEOUT", defaultWebCrawl.fetchTimeoutMs),
           maxCrawlDelayMs: yield* millis("LORE_WEB_MAX_CRAWL_DELAY", defaultWebCrawl.maxCrawlDelayMs)
-        }
+        },
+        allowedPrivateHosts: (yield* Config.string("LORE_ALLOWED_PRIVATE_HOSTS").pipe(Config.withDefault("")))
+          .split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry.length > 0)
       } satisfies LoreSettings
     })
 
@@ -266,6 +273,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     jobs: defaultJobs,
     ssoAllowHttpIssuer: false,
     webCrawl: defaultWebCrawl,
+    allowedPrivateHosts: [],
     ...overrides
   })
 }

@@ -49,6 +49,8 @@ export interface StartOptions {
   readonly webCrawl?: Partial<WebCrawlSettings>
   /** How knowledge search ranks at scale (default: Config.ts defaultSearch). */
   readonly search?: Partial<SearchSettings>
+  /** Loopback/private hosts outbound fetches may reach (LORE_ALLOWED_PRIVATE_HOSTS; default none). */
+  readonly allowedPrivateHosts?: ReadonlyArray<string>
 }
 
 export interface RunningServer {
@@ -81,6 +83,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     jobs: { ...defaultJobs, ...options.jobs },
     webCrawl: { ...defaultWebCrawl, ...options.webCrawl },
     search: { ...defaultSearch, ...options.search },
+    allowedPrivateHosts: options.allowedPrivateHosts ?? [],
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
   })
 

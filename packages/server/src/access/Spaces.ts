@@ -9,6 +9,7 @@ import { Audit } from "../platform/Audit"
 import { AuthorizationGeneration, policyVersion } from "./Generation"
 import { GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
 import { type GrantRow, SpacesRepo } from "./SpacesRepo"
+import { quoteInput } from "../domain/Echo"
 
 export interface GrantInput {
   readonly relation: typeof SpaceRelation.Type
@@ -126,7 +127,7 @@ export class Spaces extends Effect.Service<Spaces>()("lore/Spaces", {
               return yield* new DepartmentNotFound({ detail: "No department with this id in your organization" })
             }
             const inserted = yield* repo.insertSpace(actor.organizationId, input.key, input.name, departmentId)
-            if (!inserted) return yield* new KnowledgeSpaceKeyTaken({ detail: `A knowledge space with key ${input.key} exists already` })
+            if (!inserted) return yield* new KnowledgeSpaceKeyTaken({ detail: `A knowledge space with key ${quoteInput(input.key, 100)} exists already` })
             const id = inserted.id
             yield* repo.insertGrant(id, { relation: "manager", kind: "USER", subjectId: manager, role: null }, actingUserId(actor))
             yield* changeAccess(actor, id, "knowledge_space.create", { key: input.key, name: input.name })

@@ -12,6 +12,7 @@ import { type AssistantModelRow, type GatewayRow, GatewaysRepo } from "./Gateway
 import { ENVIRONMENT_GATEWAY_ID, type GatewayPreset, type GatewaySource, LOCAL_GATEWAY_ID } from "./Model"
 import { creatablePreset, editableGateway, gatewayBaseUrl, gatewayDeletion } from "./Policy"
 import { localAssistantModel, presetOf } from "./Presets"
+import { quoteInput } from "../domain/Echo"
 
 /** A gateway as the API shows it: never the credential, only whether one is set, by whom and when. */
 export interface GatewayView {
@@ -193,7 +194,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
               enabled: input.enabled ?? true,
               supportsReasoningEffort: input.supportsProviderReasoningEffort ?? preset.supportsProviderReasoningEffort
             })
-            if (!row) return yield* new GatewayKeyTaken({ detail: `An AI gateway with key ${input.gatewayKey} exists already` })
+            if (!row) return yield* new GatewayKeyTaken({ detail: `An AI gateway with key ${quoteInput(input.gatewayKey, 100)} exists already` })
             yield* audited(actor, "ai_gateway.create", row, { preset: row.preset, baseUrl: row.baseUrl })
             return viewOf(row, [])
           })
@@ -253,7 +254,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
             const current = yield* lock(actor, id)
             const seen = new Set<string>()
             for (const model of models) {
-              if (seen.has(model.modelId)) return yield* new InvalidGateway({ detail: `modelId ${model.modelId} is listed twice` })
+              if (seen.has(model.modelId)) return yield* new InvalidGateway({ detail: `modelId ${quoteInput(model.modelId, 100)} is listed twice` })
               seen.add(model.modelId)
             }
             yield* repo.replaceAssistantModels(id, models)

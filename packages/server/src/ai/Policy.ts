@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { GatewayInUse, GatewayNotEditable, InvalidGateway, InvalidRoute } from "./Errors"
 import { ENVIRONMENT_GATEWAY_ID, type GatewayPreset, isEmbeddingWorkload, LOCAL_GATEWAY_ID, type ReasoningEffort, type Workload } from "./Model"
 import { localModels, presetOf } from "./Presets"
+import { quoteInput } from "../domain/Echo"
 
 /**
  * Rules for one gateway or route, beyond the endpoints' ai.manage permission.
@@ -18,7 +19,7 @@ export const editableGateway = (gatewayId: string) =>
 /** A gateway a route uses stays until those routes move: deleting it would silently send the workloads elsewhere. */
 export const gatewayDeletion = (gatewayKey: string, routes: ReadonlyArray<{ readonly workload: Workload }>) =>
   routes.length > 0
-    ? Effect.fail(new GatewayInUse({ detail: `Gateway ${gatewayKey} is used by the routes ${routes.map((route) => route.workload).join(", ")}; route them elsewhere or reset them first` }))
+    ? Effect.fail(new GatewayInUse({ detail: `Gateway ${quoteInput(gatewayKey, 100)} is used by the routes ${routes.map((route) => route.workload).join(", ")}; route them elsewhere or reset them first` }))
     : Effect.void
 
 /**

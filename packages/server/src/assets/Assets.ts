@@ -20,6 +20,7 @@ import { mayEdit } from "./Policy"
 import { validatePayload } from "./Payloads"
 import { SpacePolicies } from "./SpacePolicies"
 import { assetView } from "./Views"
+import { quoteInput } from "../domain/Echo"
 
 export interface CreateInput {
   readonly type: AssetRow["type"]
@@ -91,7 +92,7 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
               userId: caller.userId,
               forkedFromReleaseId
             })
-            if (!inserted) return yield* new AssetSlugTaken({ detail: `An asset ${input.namespace}/${input.slug} exists already` })
+            if (!inserted) return yield* new AssetSlugTaken({ detail: `An asset ${quoteInput(input.namespace, 60)}/${quoteInput(input.slug, 100)} exists already` })
             // The creator owns what they create; ownership can be handed on with role assignments.
             yield* repo.insertAssignment(inserted.id, caller.userId, "OWNER", null, null, caller.userId)
             yield* audit.record(caller, {
@@ -166,7 +167,7 @@ export class Assets extends Effect.Service<Assets>()("lore/Assets", {
         }
         const earlier = yield* repo.releases(assetId)
         const blocking = earlier.find((release) => !semver.gt(versionLabel, release.versionLabel))
-        if (blocking) return yield* new VersionNotGreater({ detail: `${versionLabel} is not greater than the earlier release ${blocking.versionLabel}` })
+        if (blocking) return yield* new VersionNotGreater({ detail: `${quoteInput(versionLabel, 60)} is not greater than the earlier release ${blocking.versionLabel}` })
       })
 
     /** The assets the caller may see; viewers see only assets with a release, with the latest release's title. */

@@ -13,6 +13,7 @@ import { mayEdit } from "./Policy"
 import { declaredProblems, type PackageFile, type SkillProblem } from "./SkillArchive"
 import { checkSkill, type ValidSkill } from "./SkillFormat"
 import { type FetchedTree, type RepositoryCredential, type TreeEntry, withRepository } from "../git/Repository"
+import { outboundPolicy } from "../outbound/Guard"
 import { skillPayload, Skills } from "./Skills"
 import { SkillsRepo } from "./SkillsRepo"
 
@@ -101,7 +102,7 @@ export class SkillImports extends Effect.Service<SkillImports>()("lore/SkillImpo
     const preview = (caller: Principal, source: RepositorySource) =>
       Effect.gen(function* () {
         yield* requireSpace(caller, source.knowledgeSpaceId, "viewer").pipe(Effect.catchTag("NotAContributor", Effect.die))
-        return yield* withRepository(settings.repositories, source, (tree) =>
+        return yield* withRepository(settings.repositories, outboundPolicy(settings), source, (tree) =>
           Effect.map(findSkills(tree), (found) => ({
             repository: source.repository,
             revision: tree.commit,
@@ -154,7 +155,7 @@ export class SkillImports extends Effect.Service<SkillImports>()("lore/SkillImpo
     const importPaths = (caller: Principal, input: { source: RepositorySource; paths: ReadonlyArray<string>; namespace: string; classification: Classification }) =>
       Effect.gen(function* () {
         yield* requireSpace(caller, input.source.knowledgeSpaceId, "contributor")
-        return yield* withRepository(settings.repositories, input.source, (tree) =>
+        return yield* withRepository(settings.repositories, outboundPolicy(settings), input.source, (tree) =>
           Effect.gen(function* () {
             const found = yield* findSkills(tree)
             const results = []

@@ -14,6 +14,7 @@ import { ProcessAssistantFile } from "./FilesJobs"
 import { usableAsContext } from "./FilesPolicy"
 import { type ChunkRow, type FileRow, FilesRepo } from "./FilesRepo"
 import { RateLimits } from "./RateLimits"
+import { quoteInput } from "../domain/Echo"
 
 export interface UploadedFile {
   readonly path: string
@@ -206,7 +207,7 @@ export class AssistantFiles extends Effect.Service<AssistantFiles>()("lore/Assis
         const byId = new Map(files.map((file) => [file.id, file]))
         for (const id of fileIds) {
           const file = byId.get(id)
-          if (!file) return yield* new AssistantFileNotFound({ detail: `No file ${id} among yours (files are private, and expired files are deleted)` })
+          if (!file) return yield* new AssistantFileNotFound({ detail: `No file ${quoteInput(id, 60)} among yours (files are private, and expired files are deleted)` })
           yield* usableAsContext(file)
         }
         const scored = request.query.trim() === "" ? [] : yield* repo.rank(fileIds, request.query, limit)

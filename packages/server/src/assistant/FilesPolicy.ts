@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { AssistantFileNotReady } from "./FilesErrors"
 import type { FileRow } from "./FilesRepo"
+import { quoteInput } from "../domain/Echo"
 
 /**
  * Who may do what with an assistant file: only its owner may see, read, use or delete it, for as long as it
@@ -14,9 +15,9 @@ export const usableAsContext = (file: FileRow) => {
       return Effect.void
     case "FAILED":
       return Effect.fail(new AssistantFileNotReady({
-        detail: `The file ${file.fileName} could not be processed (${file.failureCode ?? "FAILED"}); upload a readable copy`
+        detail: `The file ${quoteInput(file.fileName, 100)} could not be processed (${file.failureCode ?? "FAILED"}); upload a readable copy`
       }))
     default:
-      return Effect.fail(new AssistantFileNotReady({ detail: `The file ${file.fileName} is still being processed; try again in a moment` }))
+      return Effect.fail(new AssistantFileNotReady({ detail: `The file ${quoteInput(file.fileName, 100)} is still being processed; try again in a moment` }))
   }
 }

@@ -5,6 +5,7 @@ import { Settings } from "../Config"
 import { transactional } from "../db/Sql"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
 import type { Principal } from "../domain/Principal"
+import { withNullPrototypes } from "../domain/SafeKeys"
 import { JobQueue } from "../jobs/JobQueue"
 import { Audit } from "../platform/Audit"
 import { SecretBox } from "../platform/SecretBox"
@@ -16,8 +17,13 @@ import { CrawlConnection, crawlDedupeKey, permissionsDedupeKey, SyncPermissions 
 import type { ConnectorKindModule } from "./Kind"
 import { connectorKinds, kindOf } from "./Kinds"
 import { type ConnectionRow, ConnectorsRepo } from "./Repo"
+import { quoteInput } from "../domain/Echo"
 
 const RESERVED_KEYS = new Set(["sources", "test"])
+const MAX_CONFIG_ERRORS = 50
+
+/** A sourceConfig as the kinds see it: a copy whose objects have null prototypes at every depth (domain/SafeKeys.ts). */
+const safeConfig = (config: Readonly<Record<string, unknown>>) => withNullPrototypes(config) as Readonly<Record<string, unknown>>
 const CONNECTION_KEY = /^[a-z0-9][a-z0-9._-]{0,99}$/
 
 export interface ConfigInput {
@@ -69,25 +75,33 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
 
     const requireKind = (sourceSystem: string) => {
       const kind = kindOf(sourceSystem)
-      return kind ? Effect.succeed(kind) : Effect.fail(new ConnectorKindNotFound({ detail: `No connector kind ${sourceSystem}; kinds: ${connectorKinds.map((k) => k.sourceSystem).join(", ")}` }))
+      return kind ? Effect.succeed(kind) : Effect.fail(new ConnectorKindNotFound({ detail: `No connector kind ${quoteInput(sourceSystem, 60)}; kinds: ${connectorKinds.map((k) => k.sourceSystem).join(", ")}` }))
     }
 
     const requireConnection = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const kind = yield* requireKind(sourceSystem)
         const row = yield* repo.connection(actor.organizationId, sourceSystem, connectionKey)
-        if (!row) return yield* new ConnectionNotFound({ detail: `No ${sourceSystem} connection ${connectionKey}` })
+        if (!row) return yield* new ConnectionNotFound({ detail: `No ${quoteInput(sourceSystem, 60)} connection ${quoteInput(connectionKey, 100)}` })
         return { kind, row }
       })
 
+    /** A kind's field errors as a 422: at most 50 of them, the detail naming the first 10. */
+    const configErrors = (kind: ConnectorKindModule, sourceConfig: Readonly<Record<string, unknown>>) => {
+      const errors = kind.validateConfig(sourceConfig, settings).slice(0, MAX_CONFIG_ERRORS)
+      if (errors.length === 0) return Effect.void
+      const named = errors.slice(0, 10).map((e) => `${e.path} ${e.message}`).join("; ")
+      return Effect.fail(new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${named}${errors.length > 10 ? "; …" : ""}`, errors }))
+    }
+
     const validate = (actor: Principal, kind: ConnectorKindModule, input: ConfigInput) =>
       Effect.gen(function* () {
-        const errors = [...kind.validateConfig(input.sourceConfig, settings)]
+        yield* configErrors(kind, input.sourceConfig)
         const interval = input.permissionSyncIntervalSeconds
         if (interval !== undefined && interval !== 0 && interval < MIN_PERMISSION_INTERVAL_SECONDS) {
-          errors.push({ path: "permissionSyncIntervalSeconds", message: `must be 0 (off) or at least ${MIN_PERMISSION_INTERVAL_SECONDS}` })
+          const message = `must be 0 (off) or at least ${MIN_PERMISSION_INTERVAL_SECONDS}`
+          return yield* new InvalidConnectorConfig({ detail: `permissionSyncIntervalSeconds ${message}`, errors: [{ path: "permissionSyncIntervalSeconds", message }] })
         }
-        if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
         if (!(yield* repo.activeSpace(actor.organizationId, input.knowledgeSpaceId))) {
           return yield* new KnowledgeSpaceNotFound({ detail: "No active knowledge space with this id in your organization" })
         }
@@ -121,6 +135,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
             errors: [{ path: "connectionKey", message: "must match ^[a-z0-9][a-z0-9._-]{0,99}$" }]
           })
         }
+        input = { ...input, sourceConfig: safeConfig(input.sourceConfig) }
         yield* validate(actor, kind, input)
         const before = yield* repo.connection(actor.organizationId, sourceSystem, connectionKey)
         const trust = input.identityTrust ?? before?.identityTrust ?? "UNTRUSTED"
@@ -183,7 +198,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const test = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const result = yield* kind.testCredentials({ sourceConfig: row.sourceConfig, credential: yield* decrypted(row), settings })
+        const result = yield* kind.testCredentials({ sourceConfig: safeConfig(row.sourceConfig), credential: yield* decrypted(row), settings })
         return { connectionKey, ...result }
       })
 
@@ -191,11 +206,11 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const testUnsaved = (actor: Principal, sourceSystem: string, input: ConfigInput & { readonly credential?: unknown }) =>
       Effect.gen(function* () {
         const kind = yield* requireKind(sourceSystem)
-        const errors = kind.validateConfig(input.sourceConfig, settings)
-        if (errors.length > 0) return yield* new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, errors })
+        const sourceConfig = safeConfig(input.sourceConfig)
+        yield* configErrors(kind, sourceConfig)
         const read = input.credential === undefined ? null : kind.readCredential(input.credential)
         if (read && !read.ok) return { connectionKey: null, authenticated: false, accountName: null, identityName: null, canReadContent: false, errorCode: "CREDENTIAL_INVALID" }
-        const result = yield* kind.testCredentials({ sourceConfig: input.sourceConfig, credential: read?.ok ? read.secret : null, settings })
+        const result = yield* kind.testCredentials({ sourceConfig, credential: read?.ok ? read.secret : null, settings })
         return { connectionKey: null, ...result }
       })
 
@@ -208,7 +223,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
           ? yield* queue.enqueueJob(SyncPermissions, { connectionId: row.id }, { dedupeKey: permissionsDedupeKey(row.id), maxAttempts: 5 })
           : undefined
         if (enqueued.deduplicated && (permissions === undefined || permissions.deduplicated)) {
-          return yield* new CrawlRunning({ detail: `A crawl of ${sourceSystem}/${connectionKey} is already queued or running` })
+          return yield* new CrawlRunning({ detail: `A crawl of ${quoteInput(sourceSystem, 60)}/${quoteInput(connectionKey, 100)} is already queued or running` })
         }
         yield* audit.record(actor, {
           action: "connector.crawl",
@@ -225,7 +240,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const scopes = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        return yield* kind.listScopes({ sourceConfig: row.sourceConfig, credential: yield* decrypted(row), settings })
+        return yield* kind.listScopes({ sourceConfig: safeConfig(row.sourceConfig), credential: yield* decrypted(row), settings })
       })
 
     const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>

@@ -1,4 +1,5 @@
 import { Cause, Effect, Layer, Option, Schedule } from "effect"
+import { withNullPrototypes } from "../domain/SafeKeys"
 import { Settings } from "../Config"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobQueue } from "../jobs/JobQueue"
@@ -23,7 +24,7 @@ const kindContext = (connection: ConnectionRow) =>
     const connections = yield* ConnectorConnections
     const settings = yield* Settings
     return {
-      sourceConfig: connection.sourceConfig,
+      sourceConfig: withNullPrototypes(connection.sourceConfig) as Readonly<Record<string, unknown>>,
       credential: yield* connections.credentialOf(connection),
       settings,
       resealCredential: (secret: string) => connections.resealCredential(connection, secret),

@@ -1,7 +1,10 @@
 import { Data, Effect } from "effect"
 import { posix } from "node:path"
 import type { RepositoryFetchFailed, RepositoryRefused } from "../git/Errors"
-import { failureKind, resolveRef, type TreeEntry, withRepository } from "../git/Repository"
+import { failureKind, isAddressRefusal, repositoryAddress, resolveRef, type TreeEntry, withRepository } from "../git/Repository"
+import type { LoreSettings } from "../Config"
+import type { FieldError } from "../domain/Errors"
+import { outboundPolicy } from "../outbound/Guard"
 import type { ConnectionTestResult, ConnectorKindModule, CrawlPage, KindContext, Scope, SourceDocument } from "./Kind"
 import { documentStamp, filterStamp, type GitConfig, gitCredential, parseGitConfig, readGitCredential, validateGitConfig } from "./GitConfig"
 import { browseUrlOf, mediaTypeOf, titleOf, underPaths } from "./GitDocuments"
@@ -44,7 +47,7 @@ const fresh: GitCheckpoint = { component: "git", commit: null, target: null, sta
 class GitFailure extends Data.TaggedError("GitFailure")<{ readonly code: string; readonly message: string }> {}
 
 const failure = (error: RepositoryRefused | RepositoryFetchFailed) => {
-  if (error._tag === "RepositoryRefused") return new GitFailure({ code: "REPOSITORY_NOT_ALLOWED", message: error.detail })
+  if (error._tag === "RepositoryRefused") return new GitFailure({ code: isAddressRefusal(error) ? "ADDRESS_NOT_ALLOWED" : "REPOSITORY_NOT_ALLOWED", message: error.detail })
   const kind = failureKind(error.detail)
   return new GitFailure({ code: kind === "REVISION_NOT_FOUND" ? "BRANCH_NOT_FOUND" : kind, message: error.detail })
 }
@@ -72,15 +75,16 @@ const step = (context: KindContext, checkpoint: unknown) =>
     const stamp = documentStamp(config)
     const filter = filterStamp(config, maxFileBytes)
     const repositories = context.settings.repositories
+    const policy = outboundPolicy(context.settings)
 
     // Between crawls, a branch that did not move under unchanged settings costs one ls-remote.
     if (previous.target === null && previous.commit !== null && previous.stamp === stamp && previous.filter === filter) {
-      const head = yield* resolveRef(repositories, { repository: config.repository, ref, credential }).pipe(Effect.mapError(failure))
+      const head = yield* resolveRef(repositories, policy, { repository: config.repository, ref, credential }).pipe(Effect.mapError(failure))
       if (head === null) return yield* new GitFailure({ code: "BRANCH_NOT_FOUND", message: `The repository has no branch ${config.branch}` })
       if (head === previous.commit) return { documents: [], groups: [], deleted: [], checkpoint: previous, done: true } satisfies CrawlPage
     }
 
-    return yield* withRepository(repositories, { repository: config.repository, revision: ref, credential }, (tree) =>
+    return yield* withRepository(repositories, policy, { repository: config.repository, revision: ref, credential }, (tree) =>
       Effect.gen(function* () {
         const restamp = previous.stamp !== stamp
         const blobs: Record<string, string> = restamp
@@ -157,7 +161,7 @@ const describeCheckpoint = (checkpoint: unknown) => {
 const testCredentials = (context: KindContext): Effect.Effect<ConnectionTestResult> =>
   Effect.gen(function* () {
     const { config, credential, ref } = yield* settingsOf(context)
-    const head = yield* resolveRef(context.settings.repositories, { repository: config.repository, ref, credential }).pipe(Effect.mapError(failure))
+    const head = yield* resolveRef(context.settings.repositories, outboundPolicy(context.settings), { repository: config.repository, ref, credential }).pipe(Effect.mapError(failure))
     return {
       authenticated: true,
       accountName: null,
@@ -168,7 +172,7 @@ const testCredentials = (context: KindContext): Effect.Effect<ConnectionTestResu
   }).pipe(
     Effect.catchAll((error) =>
       Effect.succeed({
-        authenticated: error.code !== "AUTHENTICATION_FAILED" && error.code !== "REPOSITORY_NOT_ALLOWED" && error.code !== "INVALID_CONNECTOR_CONFIG" && error.code !== "REPOSITORY_UNREACHABLE",
+        authenticated: error.code !== "AUTHENTICATION_FAILED" && error.code !== "REPOSITORY_NOT_ALLOWED" && error.code !== "ADDRESS_NOT_ALLOWED" && error.code !== "INVALID_CONNECTOR_CONFIG" && error.code !== "REPOSITORY_UNREACHABLE",
         accountName: null,
         identityName: null,
         canReadContent: false,
@@ -177,6 +181,19 @@ const testCredentials = (context: KindContext): Effect.Effect<ConnectionTestResu
     )
   )
 
+/**
+ * A GIT config as saved: its fields (validateGitConfig), then the repository's address against this server's
+ * rules (transport, LORE_REPO_ALLOWED_HOSTS, the outbound guard's private addresses), so a config the server
+ * would refuse to fetch is a 422 when saved rather than a failure when first tested.
+ */
+const validateConfig = (sourceConfig: Readonly<Record<string, unknown>>, settings: LoreSettings): ReadonlyArray<FieldError> => {
+  const errors = validateGitConfig(sourceConfig)
+  if (errors.some((e) => e.path === "sourceConfig.repository") || typeof sourceConfig.repository !== "string") return errors
+  const checked = repositoryAddress(settings.repositories, outboundPolicy(settings), sourceConfig.repository, undefined)
+  if (checked.ok) return errors
+  return [...errors, { path: "sourceConfig.repository", message: checked.problem.detail, ...(checked.problem.addressRefused ? { code: "ADDRESS_NOT_ALLOWED" } : {}) }]
+}
+
 const scopeName = (path: string) => (path === "." ? "The whole repository" : path)
 
 /** The configured paths (or the whole repository), each reachable when the branch could be fetched and admissible when it holds files to index. */
@@ -184,7 +201,7 @@ const listScopes = (context: KindContext): Effect.Effect<ReadonlyArray<Scope>> =
   Effect.gen(function* () {
     const { config, maxFileBytes, credential, ref } = yield* settingsOf(context)
     const keys = config.paths.length > 0 ? config.paths : ["."]
-    return yield* withRepository(context.settings.repositories, { repository: config.repository, revision: ref, credential }, (tree) =>
+    return yield* withRepository(context.settings.repositories, outboundPolicy(context.settings), { repository: config.repository, revision: ref, credential }, (tree) =>
       Effect.succeed(keys.map((key): Scope => {
         const count = admitted({ ...config, paths: key === "." ? [] : [key] }, maxFileBytes, tree.entries).length
         return {
@@ -211,7 +228,7 @@ const listScopes = (context: KindContext): Effect.Effect<ReadonlyArray<Scope>> =
 export const GitKind: ConnectorKindModule = {
   sourceSystem: "GIT",
   displayName: "Git repository",
-  validateConfig: validateGitConfig,
+  validateConfig,
   readCredential: readGitCredential,
   testCredentials,
   listScopes,

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { quoteInput } from "../domain/Echo"
 import type { FieldError } from "../domain/Errors"
 import { Classification } from "../domain/Model"
 import type { RepositoryCredential } from "../git/Repository"
@@ -43,7 +44,7 @@ export const normalizePath = (raw: string): string | null => {
 
 const checkUser = (value: unknown, path: string, errors: Array<FieldError>) => {
   if (!isRecord(value)) return errors.push({ path, message: "must be an object with id, and optionally email and displayName" })
-  for (const key of Object.keys(value)) if (!["id", "email", "displayName"].includes(key)) errors.push({ path: `${path}.${key}`, message: "is not a field of a reader (id, email, displayName)" })
+  for (const key of Object.keys(value)) if (!["id", "email", "displayName"].includes(key)) errors.push({ path: `${path}.${quoteInput(key, 100)}`, message: "is not a field of a reader (id, email, displayName)" })
   if (!isText(value.id, 500)) errors.push({ path: `${path}.id`, message: "must be a non-empty string of at most 500 characters" })
   if (value.email !== undefined && (typeof value.email !== "string" || value.email.length > 320 || !/^[^\s@]+@[^\s@]+$/.test(value.email))) {
     errors.push({ path: `${path}.email`, message: "must be an email address" })
@@ -54,7 +55,7 @@ const checkUser = (value: unknown, path: string, errors: Array<FieldError>) => {
 const checkReaders = (value: unknown, errors: Array<FieldError>) => {
   const path = "sourceConfig.readers"
   if (!isRecord(value)) return errors.push({ path, message: "is required: { users: [{ id, email? }], groups: [{ id, members? }] }, who may read the repository" })
-  for (const key of Object.keys(value)) if (key !== "users" && key !== "groups") errors.push({ path: `${path}.${key}`, message: "is not a field of readers (users, groups)" })
+  for (const key of Object.keys(value)) if (key !== "users" && key !== "groups") errors.push({ path: `${path}.${quoteInput(key, 100)}`, message: "is not a field of readers (users, groups)" })
   const users = value.users ?? []
   const groups = value.groups ?? []
   if (!Array.isArray(users) || users.length > MAX_PRINCIPALS) errors.push({ path: `${path}.users`, message: `must be an array of at most ${MAX_PRINCIPALS} readers` })
@@ -64,7 +65,7 @@ const checkReaders = (value: unknown, errors: Array<FieldError>) => {
     groups.forEach((group, i) => {
       const at = `${path}.groups[${i}]`
       if (!isRecord(group)) return errors.push({ path: at, message: "must be an object with id, and optionally displayName and members" })
-      for (const key of Object.keys(group)) if (!["id", "displayName", "members"].includes(key)) errors.push({ path: `${at}.${key}`, message: "is not a field of a group (id, displayName, members)" })
+      for (const key of Object.keys(group)) if (!["id", "displayName", "members"].includes(key)) errors.push({ path: `${at}.${quoteInput(key, 100)}`, message: "is not a field of a group (id, displayName, members)" })
       if (!isText(group.id, 500)) errors.push({ path: `${at}.id`, message: "must be a non-empty string of at most 500 characters" })
       if (group.displayName !== undefined && !isText(group.displayName, 500)) errors.push({ path: `${at}.displayName`, message: "must be a string of at most 500 characters" })
       if (group.members !== undefined) {
@@ -81,7 +82,7 @@ const checkReaders = (value: unknown, errors: Array<FieldError>) => {
 /** Field errors of a GIT sourceConfig (the repository's host is checked against the server's settings when it is used). */
 export const validateGitConfig = (config: Readonly<Record<string, unknown>>): ReadonlyArray<FieldError> => {
   const errors: Array<FieldError> = []
-  for (const key of Object.keys(config)) if (!KEYS.includes(key)) errors.push({ path: `sourceConfig.${key}`, message: `is not a setting of GIT connections (allowed: ${KEYS.join(", ")})` })
+  for (const key of Object.keys(config)) if (!KEYS.includes(key)) errors.push({ path: `sourceConfig.${quoteInput(key, 100)}`, message: `is not a setting of GIT connections (allowed: ${KEYS.join(", ")})` })
   const repository = config.repository
   if (typeof repository !== "string" || repository.length > 2000) errors.push({ path: "sourceConfig.repository", message: "is required: the repository's http(s):// or file:// URL" })
   else {

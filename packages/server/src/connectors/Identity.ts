@@ -6,6 +6,7 @@ import type { Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { ConnectionNotFound, MappingUserNotFound, SourcePrincipalNotFound } from "./Errors"
 import { ConnectorsRepo, type PrincipalRow } from "./Repo"
+import { quoteInput } from "../domain/Echo"
 
 const describePrincipal = (row: PrincipalRow) => ({
   id: row.id,
@@ -126,7 +127,7 @@ export class SourceIdentity extends Effect.Service<SourceIdentity>()("lore/Sourc
     const setTrust = (actor: Principal, input: { sourceSystem: string; sourceConnectionKey: string; identityTrust: "TRUSTED" | "UNTRUSTED" }) =>
       Effect.gen(function* () {
         const row = yield* repo.connection(actor.organizationId, input.sourceSystem, input.sourceConnectionKey)
-        if (!row) return yield* new ConnectionNotFound({ detail: `No ${input.sourceSystem} connection ${input.sourceConnectionKey}` })
+        if (!row) return yield* new ConnectionNotFound({ detail: `No ${quoteInput(input.sourceSystem, 60)} connection ${quoteInput(input.sourceConnectionKey, 100)}` })
         yield* transaction(
           Effect.gen(function* () {
             yield* repo.setTrust(row.id, input.identityTrust, actor.userId)

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { quoteInput } from "../domain/Echo"
 import type { ConnectorKindModule } from "./Kind"
 
 const MIN_SECRET = 24
@@ -16,7 +17,7 @@ export const PushKind: ConnectorKindModule = {
       if (key === "description") {
         if (typeof value !== "string" || value.length > 500) errors.push({ path: "sourceConfig.description", message: "must be a string of at most 500 characters" })
       } else {
-        errors.push({ path: `sourceConfig.${key}`, message: "is not a setting of PUSH connections (allowed: description)" })
+        errors.push({ path: `sourceConfig.${quoteInput(key, 100)}`, message: "is not a setting of PUSH connections (allowed: description)" })
       }
     }
     return errors

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { ConnectionTestResult, ConnectorKindModule, KindContext, Scope } from "./Kind"
 import { crawlStep, describeWebCheckpoint, fetchOptions, fetchRobots, robotsOf, type WebContext } from "./web/Crawl"
 import { fetchUrl } from "./web/Fetch"
-import { readWebConfig, robotsToken, withinPrefixes } from "./web/WebConfig"
+import { readWebConfig, robotsToken, webPolicy, withinPrefixes } from "./web/WebConfig"
 
 /** An Authorization header value: a scheme and its credentials (`Bearer abc`, `Basic dXNlcjpwYXNz`). */
 const AUTHORIZATION = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*[ ]+[\x21-\x7e][\x20-\x7e]*$/
@@ -11,7 +11,7 @@ const failedTest = (errorCode: string, identityName: string | null = null): Conn
   ({ authenticated: false, accountName: null, identityName, canReadContent: false, errorCode })
 
 const contextOf = (context: KindContext, signal?: AbortSignal): WebContext | null => {
-  const read = readWebConfig(context.sourceConfig, context.settings.webCrawl)
+  const read = readWebConfig(context.sourceConfig, webPolicy(context.settings))
   return read.ok ? { config: read.config, credential: context.credential, settings: context.settings, ...(signal ? { signal } : {}) } : null
 }
 
@@ -42,7 +42,7 @@ export const WebKind: ConnectorKindModule = {
   sourceSystem: "WEB",
   displayName: "Web site (crawler)",
   validateConfig: (sourceConfig, settings) => {
-    const read = readWebConfig(sourceConfig, settings.webCrawl)
+    const read = readWebConfig(sourceConfig, webPolicy(settings))
     return read.ok ? [] : read.errors
   },
   readCredential: (credential) =>
@@ -94,7 +94,7 @@ export const WebKind: ConnectorKindModule = {
 
 const instructions: Record<string, string> = {
   BLOCKED_BY_ROBOTS: "The site's robots.txt disallows this URL for the configured user agent",
-  ADDRESS_NOT_ALLOWED: "The host is a loopback or private address; this server crawls only public addresses (LORE_WEB_ALLOW_PRIVATE_ADDRESSES)",
+  ADDRESS_NOT_ALLOWED: "The host is a loopback or private address; this server crawls only public addresses and the private hosts listed in LORE_ALLOWED_PRIVATE_HOSTS",
   SITE_UNREACHABLE: "The site did not answer (or answered with an error); check the URL and that the server can reach it",
   AUTHENTICATION_FAILED: "The site refused the request: set the credential (an Authorization header value) or check it",
   NOT_FOUND: "The URL answered 404: check the start URL or prefix",

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { RepositorySettings } from "../Config"
+import { checkOutboundUrl, type OutboundPolicy, outboundRefusal, resolveCheckedAll } from "../outbound/Guard"
 import { RepositoryFetchFailed, RepositoryRefused } from "./Errors"
 
 /**
@@ -11,7 +12,10 @@ import { RepositoryFetchFailed, RepositoryRefused } from "./Errors"
  * `git` binary into a temporary bare repository, then the tree and the blobs read from it; and `ls-remote` to
  * resolve a branch without fetching anything.
  * What it refuses before running anything: addresses that are not http(s) or (when allowed) file URLs, hosts
- * outside LORE_REPO_ALLOWED_HOSTS, credentials inside the address, revisions that could pass for options.
+ * outside LORE_REPO_ALLOWED_HOSTS (`*`: any public host), loopback/private addresses unless listed in
+ * LORE_ALLOWED_PRIVATE_HOSTS (the outbound guard, outbound/Guard.ts), credentials inside the address, revisions
+ * that could pass for options. The host is resolved and every address checked once, then git connects to that
+ * address only (`-c http.curloptResolve=host:port:address`), so DNS cannot change between the check and the fetch.
  * What git is told: only the file, http and https transports (GIT_ALLOW_PROTOCOL, so `ext::` and the rest are
  * off), never follow a redirect, never prompt, no system or user configuration. A credential travels as an
  * Authorization header set through the environment (GIT_CONFIG_*), never in the URL, argv or a message.
@@ -46,33 +50,88 @@ export interface FetchedTree {
 
 const REVISION = /^[A-Za-z0-9_][A-Za-z0-9._/-]{0,199}$/
 
-const refused = (detail: string) => new RepositoryRefused({ detail })
+/** Why a repository address is refused, in a fixed message (the address is never quoted: it might hold a secret). */
+export interface RepositoryProblem {
+  readonly detail: string
+  /** The outbound guard refused the address (loopback/private): ADDRESS_NOT_ALLOWED in connector results. */
+  readonly addressRefused: boolean
+}
 
-/** The repository's URL if the settings allow it; never quotes the address back (it might hold a secret). */
-export const checkRepository = (settings: RepositorySettings, repository: string, revision: string | undefined) => {
+const problem = (detail: string, addressRefused = false): { readonly ok: false; readonly problem: RepositoryProblem } =>
+  ({ ok: false, problem: { detail, addressRefused } })
+
+/**
+ * What can be decided about a repository address without the network: the transport, the host lists, the
+ * private-address guard on literals and localhost names. Shared by fetches and by GIT connector validation.
+ */
+export const repositoryAddress = (
+  settings: RepositorySettings,
+  policy: OutboundPolicy,
+  repository: string,
+  revision: string | undefined
+): { readonly ok: true; readonly url: URL } | { readonly ok: false; readonly problem: RepositoryProblem } => {
   let url: URL
   try {
     url = new URL(repository.trim())
   } catch {
-    return Effect.fail(refused("The repository must be an http(s):// or file:// URL"))
+    return problem("The repository must be an http(s):// or file:// URL")
   }
-  if (url.username || url.password) return Effect.fail(refused("Credentials do not belong in the repository's address: send them as `credential`"))
+  if (url.username || url.password) return problem("Credentials do not belong in the repository's address: send them as `credential`")
   if (revision !== undefined && (!REVISION.test(revision) || revision.includes("..") || revision.endsWith(".lock"))) {
-    return Effect.fail(refused("The revision must be a branch, tag or commit id (letters, digits, '.', '_', '/', '-')"))
+    return problem("The revision must be a branch, tag or commit id (letters, digits, '.', '_', '/', '-')")
   }
   if (url.protocol === "file:") {
-    if (!settings.allowFile) return Effect.fail(refused("file:// repositories are not allowed on this server (LORE_REPO_ALLOW_FILE=1 allows them)"))
-    if (url.host !== "") return Effect.fail(refused("A file:// repository names a local path (file:///path)"))
-    return Effect.succeed(url)
+    if (!settings.allowFile) return problem("file:// repositories are not allowed on this server (LORE_REPO_ALLOW_FILE=1 allows them)")
+    if (url.host !== "") return problem("A file:// repository names a local path (file:///path)")
+    return { ok: true, url }
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return Effect.fail(refused(`The ${url.protocol.replace(/:$/, "")} transport is not allowed: use https:// (or file:// where allowed)`))
+    return problem("This transport is not allowed: use https:// (or file:// where allowed)")
   }
-  if (!hostAllowed(settings.allowedHosts, url)) return Effect.fail(refused(`The host ${url.host} is not in LORE_REPO_ALLOWED_HOSTS`))
-  return Effect.succeed(url)
+  if (!hostAllowed(settings.allowedHosts, url)) return problem("The repository's host is not in LORE_REPO_ALLOWED_HOSTS")
+  const guarded = checkOutboundUrl(url, policy)
+  if (!guarded.ok) return problem("The repository's host is a loopback or private address, which this server does not fetch from (LORE_ALLOWED_PRIVATE_HOSTS)", true)
+  return { ok: true, url }
 }
 
-/** `host` admits the host on its scheme's default port, `host:port` that port only, `*` any. */
+const refusal = (found: RepositoryProblem) =>
+  new RepositoryRefused({
+    detail: found.detail,
+    ...(found.addressRefused ? { errors: [{ path: "repository", message: "is a loopback or private address", code: "ADDRESS_NOT_ALLOWED" }] } : {})
+  })
+
+/** Whether a refusal came from the outbound guard (a private address) rather than the host list or the transport. */
+export const isAddressRefusal = (error: RepositoryRefused) => error.errors?.some((e) => e.code === "ADDRESS_NOT_ALLOWED") ?? false
+
+/** The repository's URL if the settings allow it; never quotes the address back (it might hold a secret). */
+export const checkRepository = (settings: RepositorySettings, policy: OutboundPolicy, repository: string, revision: string | undefined) => {
+  const checked = repositoryAddress(settings, policy, repository, revision)
+  return checked.ok ? Effect.succeed(checked.url) : Effect.fail(refusal(checked.problem))
+}
+
+/**
+ * The `-c http.curloptResolve=…` arguments that pin an http(s) repository's host to the address just checked
+ * (none for file:// and IP literals, which do not resolve): git then connects to exactly what the guard saw.
+ */
+const pinnedAddress = (url: URL, policy: OutboundPolicy): Effect.Effect<ReadonlyArray<string>, RepositoryRefused | RepositoryFetchFailed> => {
+  if (url.protocol === "file:") return Effect.succeed([])
+  return Effect.tryPromise({
+    try: () => resolveCheckedAll(url, policy),
+    catch: (error) =>
+      outboundRefusal(error)
+        ? refusal({ detail: "The repository's host resolves to a loopback or private address, which this server does not fetch from (LORE_ALLOWED_PRIVATE_HOSTS)", addressRefused: true })
+        : new RepositoryFetchFailed({ detail: "Could not reach the repository: its host name does not resolve" })
+  }).pipe(
+    Effect.map((addresses) => {
+      if (url.hostname.startsWith("[") || addresses.some(({ address }) => address === url.hostname)) return []
+      const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)
+      const pinned = addresses.map(({ address, family }) => (family === 6 ? `[${address}]` : address)).join(",")
+      return ["-c", `http.curloptResolve=${url.hostname}:${port}:${pinned}`]
+    })
+  )
+}
+
+/** `host` admits the host on its scheme's default port, `host:port` that port only, `*` any public host (the outbound guard still applies). */
 export const hostAllowed = (allowed: ReadonlyArray<string>, url: URL) =>
   allowed.some((entry) => entry === "*" || entry === url.host.toLowerCase())
 
@@ -158,13 +217,15 @@ export const failureKind = (detail: string): RepositoryFailureKind =>
  */
 export const resolveRef = (
   settings: RepositorySettings,
+  policy: OutboundPolicy,
   request: { readonly repository: string; readonly ref: string; readonly credential?: RepositoryCredential | undefined }
 ): Effect.Effect<string | null, RepositoryRefused | RepositoryFetchFailed> =>
   Effect.gen(function* () {
-    const url = yield* checkRepository(settings, request.repository, request.ref)
+    const url = yield* checkRepository(settings, policy, request.repository, request.ref)
+    const pin = yield* pinnedAddress(url, policy)
     return yield* withTemporaryDir((dir) =>
       Effect.gen(function* () {
-        const listed = yield* run(["ls-remote", "--", url.toString(), request.ref], gitEnv(dir, request.credential), settings.fetchTimeoutMs)
+        const listed = yield* run([...pin, "ls-remote", "--", url.toString(), request.ref], gitEnv(dir, request.credential), settings.fetchTimeoutMs)
         if (listed.code !== 0) return yield* failed("Could not reach the repository", listed)
         const line = listed.stdout.toString("utf8").split("\n").map((l) => l.split("\t")).find(([, name]) => name === request.ref)
         return line?.[0] ?? null
@@ -175,18 +236,20 @@ export const resolveRef = (
 /** Fetches one revision of a repository (depth 1) and lists its tree; the temporary repository is removed after `use`. */
 export const withRepository = <A, E, R>(
   settings: RepositorySettings,
+  policy: OutboundPolicy,
   request: RepositoryRequest,
   use: (tree: FetchedTree) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | RepositoryRefused | RepositoryFetchFailed, R> =>
   Effect.gen(function* () {
-    const url = yield* checkRepository(settings, request.repository, request.revision)
+    const url = yield* checkRepository(settings, policy, request.repository, request.revision)
+    const pin = yield* pinnedAddress(url, policy)
     return yield* withTemporaryDir((dir) =>
       Effect.gen(function* () {
         const env = gitEnv(dir, request.credential)
         const git = join(dir, "repo.git")
         const init = yield* run(["init", "--bare", "-q", git], env, 10_000)
         if (init.code !== 0) return yield* failed("Could not prepare a repository", init)
-        const fetched = yield* run(["-C", git, "fetch", "--depth", "1", "--no-tags", "--quiet", "--", url.toString(), request.revision ?? "HEAD"], env, settings.fetchTimeoutMs)
+        const fetched = yield* run([...pin, "-C", git, "fetch", "--depth", "1", "--no-tags", "--quiet", "--", url.toString(), request.revision ?? "HEAD"], env, settings.fetchTimeoutMs)
         if (fetched.code !== 0) return yield* failed("Could not fetch the repository at that revision", fetched)
         const parsed = yield* run(["-C", git, "rev-parse", "--verify", "FETCH_HEAD^{commit}"], env, 10_000)
         if (parsed.code !== 0) return yield* failed("The revision is not a commit", parsed)

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeFileSystem, NodeHttpServerRequest, NodePath } from "@effect/platform-node"
 import { Cause, Effect, Layer, Option } from "effect"
+import { refuseDeniedKeys } from "./DeniedKeys"
 
 /** After the last byte of a multipart body, parsing must end this soon, or the body was not closed properly. */
 const PARSE_GRACE_MS = 2_000
@@ -147,7 +148,7 @@ export const bodyLimits = (bodyStallMs: number) => HttpApiBuilder.middleware((ap
     // Most requests (every GET) have no body: they skip the guards altogether.
     !hasBody(request) ? app : Effect.suspend(() => {
       discardInsteadOfDestroy(request)
-      return guardMultipart(app, request, bodyStallMs).pipe(
+      return guardMultipart(refuseDeniedKeys(app, request), request, bodyStallMs).pipe(
         Effect.catchAllCause((cause) =>
           // The platform reads bodies with orDie, so the error arrives as a defect.
           Option.exists(Cause.failureOption(cause as Cause.Cause<unknown>), isBodyTooLarge) || Option.exists(Cause.dieOption(cause), isBodyTooLarge)

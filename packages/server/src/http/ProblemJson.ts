@@ -15,6 +15,7 @@ import { CurrentRequestId, requestIdFrom } from "../domain/RequestId"
 import { isRawRoute } from "./RawRoutes"
 import type { RouteTable } from "./RouteTable"
 import { describeIssues, summarize } from "./ValidationMessages"
+import { quoteInput } from "../domain/Echo"
 
 export interface ProblemOptions {
   readonly routes: RouteTable
@@ -67,9 +68,9 @@ const describe = (
     const url = new URL(request.url, "http://lore")
     const allowed = options.routes.methodsFor(url.pathname)
     if (allowed.length > 0 && !allowed.includes(request.method)) {
-      return { ...of(new MethodNotAllowed({ detail: `${request.method} is not allowed on ${url.pathname}; use ${allowed.join(", ")}` })), allow: allowed.join(", ") }
+      return { ...of(new MethodNotAllowed({ detail: `${request.method} is not allowed on ${quoteInput(url.pathname, 120)}; use ${allowed.join(", ")}` })), allow: allowed.join(", ") }
     }
-    if (allowed.length === 0) return of(new RouteNotFound({ detail: `No endpoint at ${request.method} ${url.pathname}` }))
+    if (allowed.length === 0) return of(new RouteNotFound({ detail: `No endpoint at ${quoteInput(request.method, 20)} ${quoteInput(url.pathname, 120)}` }))
   }
   switch (status) {
     case 401:
@@ -88,7 +89,7 @@ const describe = (
   return {
     status,
     code: defaultCodes[status] ?? `HTTP_${status}`,
-    detail: typeof body?.message === "string" && status < 500 ? body.message : titles[status] ?? "Error"
+    detail: typeof body?.message === "string" && status < 500 ? quoteInput(body.message) : titles[status] ?? "Error"
   }
 }
 

@@ -1,3 +1,5 @@
+import { quoteInput } from "../domain/Echo"
+
 /**
  * Schema decode issues in words a person reads: which field, what was wrong, what is accepted. Effect's own
  * messages end in ", actual <the submitted value>": a 100 kB field or a secret in a wrong-shaped body would
@@ -47,10 +49,8 @@ const expectation = (issue: DecodeIssue): string | undefined => {
   return expected.length <= 80 && !/actual/.test(expected) ? expected : "valid"
 }
 
-const fieldPath = (issue: DecodeIssue) => {
-  const path = (issue.path ?? []).map(String).join(".")
-  return path.length > MAX_PATH ? path.slice(0, MAX_PATH) + "…" : path
-}
+/** A field's path, which may hold caller keys (a record's): cut to MAX_PATH bytes like any quoted input. */
+const fieldPath = (issue: DecodeIssue) => quoteInput((issue.path ?? []).map(String).join("."), MAX_PATH)
 
 const joinAlternatives = (alternatives: ReadonlyArray<string>) => {
   const literals = alternatives.filter((a) => a.startsWith('"')).map((a) => a.slice(1, -1))

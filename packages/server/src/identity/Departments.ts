@@ -7,6 +7,7 @@ import { Audit } from "../platform/Audit"
 import { AdminRepo } from "./AdminRepo"
 import { DepartmentExists, ManagerNotFound } from "./Errors"
 import { People } from "./People"
+import { quoteInput } from "../domain/Echo"
 
 /** Departments and their managers; changes raise the authorization generation (grants name departments). */
 export class Departments extends Effect.Service<Departments>()("lore/Departments", {
@@ -36,7 +37,7 @@ export class Departments extends Effect.Service<Departments>()("lore/Departments
         transaction(
           Effect.gen(function* () {
             if (yield* repo.departmentByName(actor.organizationId, name)) {
-              return yield* new DepartmentExists({ detail: `A department named ${name} exists already` })
+              return yield* new DepartmentExists({ detail: `A department named ${quoteInput(name, 100)} exists already` })
             }
             const { id } = yield* repo.insertDepartment(actor.organizationId, name)
             yield* generation.bump(actor.organizationId)
@@ -51,7 +52,7 @@ export class Departments extends Effect.Service<Departments>()("lore/Departments
             yield* people.requireDepartment(actor, departmentId)
             const clash = yield* repo.departmentByName(actor.organizationId, name)
             if (clash && clash.id !== departmentId) {
-              return yield* new DepartmentExists({ detail: `A department named ${name} exists already` })
+              return yield* new DepartmentExists({ detail: `A department named ${quoteInput(name, 100)} exists already` })
             }
             yield* repo.renameDepartment(departmentId, name)
             yield* generation.bump(actor.organizationId)

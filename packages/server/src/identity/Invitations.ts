@@ -13,6 +13,7 @@ import { InvitationAccepted, InvitationExpired, InvitationNotFound, InvitationPe
 import { People } from "./People"
 import { clearanceGrant } from "./Policy"
 import { Tokens } from "./Tokens"
+import { quoteInput } from "../domain/Echo"
 
 export const invitationStatus = (row: InvitationRow) =>
   row.acceptedAt ? "ACCEPTED" as const
@@ -78,10 +79,10 @@ export class Invitations extends Effect.Service<Invitations>()("lore/Invitations
             yield* people.requireDepartment(actor, input.departmentId)
             yield* clearanceGrant(actor, input.clearance)
             if (yield* repo.userByEmail(actor.organizationId, input.email)) {
-              return yield* new UserExists({ detail: `${input.email} is already a user` })
+              return yield* new UserExists({ detail: `${quoteInput(input.email, 100)} is already a user` })
             }
             if (yield* repo.pendingInvitationFor(actor.organizationId, input.email)) {
-              return yield* new InvitationPending({ detail: `${input.email} has a pending invitation; delete it first` })
+              return yield* new InvitationPending({ detail: `${quoteInput(input.email, 100)} has a pending invitation; delete it first` })
             }
             const code = `lore_inv_${randomSecret(24)}`
             const row = yield* repo.insertInvitation({
@@ -130,7 +131,7 @@ export class Invitations extends Effect.Service<Invitations>()("lore/Invitations
               }[status]
             }
             if (yield* repo.userByEmail(row.organizationId, row.email)) {
-              return yield* new UserExists({ detail: `${row.email} is already a user` })
+              return yield* new UserExists({ detail: `${quoteInput(row.email, 100)} is already a user` })
             }
             const { id: userId } = yield* repo.insertUser({
               organizationId: row.organizationId,

@@ -9,6 +9,7 @@ import { AdminRepo } from "./AdminRepo"
 import { RoleMemberNotFound, RoleNotFound } from "./Errors"
 import { People } from "./People"
 import { roleChange } from "./Policy"
+import { quoteInput } from "../domain/Echo"
 
 /** Platform roles and who holds them; changes raise the authorization generation. */
 export class Roles extends Effect.Service<Roles>()("lore/Roles", {
@@ -21,7 +22,7 @@ export class Roles extends Effect.Service<Roles>()("lore/Roles", {
 
     const parseRole = (role: string) =>
       Schema.decodeUnknown(PlatformRole)(role).pipe(
-        Effect.mapError(() => new RoleNotFound({ detail: `No platform role ${role}; roles are ${PlatformRole.literals.join(", ")}` }))
+        Effect.mapError(() => new RoleNotFound({ detail: `No platform role ${quoteInput(role, 60)}; roles are ${PlatformRole.literals.join(", ")}` }))
       )
 
     return {

@@ -6,6 +6,7 @@ import { UserDeactivated } from "../domain/Errors"
 import type { Principal } from "../domain/Principal"
 import { actingUserId } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
+import { checkOutboundUrl, guardedFetch, outboundPolicy } from "../outbound/Guard"
 import { hashSecret, randomSecret, SecretBox } from "../platform/SecretBox"
 import { IdentityRepo } from "./Repo"
 import { SESSION_HOURS } from "./Sessions"
@@ -50,6 +51,9 @@ export class Sso extends Effect.Service<Sso>()("lore/Sso", {
     const audit = yield* Audit
     const generation = yield* AuthorizationGeneration
     const settings = yield* Settings
+    // Discovery, JWKS and token requests go through the outbound guard: an issuer on a loopback or private
+    // address is reached only when LORE_ALLOWED_PRIVATE_HOSTS lists it (redirects checked hop by hop).
+    const fetchGuarded = guardedFetch(outboundPolicy(settings), { timeoutMs: 10_000 }) as unknown as oidc.CustomFetch
 
     const checkIssuer = (issuer: string) => {
       let url: URL
@@ -58,7 +62,11 @@ export class Sso extends Effect.Service<Sso>()("lore/Sso", {
       } catch {
         return Effect.fail(new InvalidSsoSettings({ detail: "issuer is not a URL" }))
       }
-      if (url.protocol === "https:" || (url.protocol === "http:" && settings.ssoAllowHttpIssuer)) return Effect.succeed(url)
+      if (url.protocol === "https:" || (url.protocol === "http:" && settings.ssoAllowHttpIssuer)) {
+        return checkOutboundUrl(url, outboundPolicy(settings)).ok
+          ? Effect.succeed(url)
+          : Effect.fail(new InvalidSsoSettings({ detail: "issuer is a loopback or private address, which this server does not reach (LORE_ALLOWED_PRIVATE_HOSTS)" }))
+      }
       return Effect.fail(new InvalidSsoSettings({ detail: "issuer must be an https URL (http only with LORE_SSO_ALLOW_HTTP_ISSUER, for tests)" }))
     }
 
@@ -69,7 +77,9 @@ export class Sso extends Effect.Service<Sso>()("lore/Sso", {
         const secret = row.clientSecretSealed ? box.decrypt(row.clientSecretSealed) : undefined
         return yield* Effect.tryPromise({
           try: () => oidc.discovery(url, row.clientId, undefined, secret ? oidc.ClientSecretBasic(secret) : oidc.None(),
-            url.protocol === "http:" ? { execute: [oidc.allowInsecureRequests], timeout: 10 } : { timeout: 10 }),
+            url.protocol === "http:"
+              ? { execute: [oidc.allowInsecureRequests], timeout: 10, [oidc.customFetch]: fetchGuarded }
+              : { timeout: 10, [oidc.customFetch]: fetchGuarded }),
           catch: () => new SsoProviderUnavailable({ detail: "The identity provider's discovery document could not be read" })
         })
       })

@@ -12,6 +12,7 @@ import {
   ProvisioningCredentialRevoked, ProvisioningVersionConflict
 } from "./Errors"
 import { type ConnectionRow, type CredentialRow, ProvisioningRepo } from "./Repo"
+import { quoteInput } from "../domain/Echo"
 
 export const SCIM_BASE_PATH = "/scim/v2"
 export const SCIM_TOKEN_PREFIX = "lore_scim_"
@@ -104,7 +105,7 @@ export class ProvisioningConnections extends Effect.Service<ProvisioningConnecti
             defaultRole: input.defaultRole ?? "EMPLOYEE",
             defaultClearance: input.defaultClearance ?? "STANDARD"
           })
-          if (!inserted) return yield* new ProvisioningAliasTaken({ detail: `A provisioning connection with alias ${input.alias} exists already` })
+          if (!inserted) return yield* new ProvisioningAliasTaken({ detail: `A provisioning connection with alias ${quoteInput(input.alias, 100)} exists already` })
           yield* audit.record(actor, { action: "provisioning.connection.create", resourceType: "provisioning_connection", resourceId: inserted.id, details: { alias: input.alias, providerProfile: input.providerProfile } })
           return describeConnection((yield* repo.connection(actor.organizationId, inserted.id))!)
         })),

@@ -53,7 +53,7 @@ beforeAll(async () => {
   fileUrl = `file://${bare}`
   elsewhere = await startGitServer(root)
   git = await startGitServer(root, { credential: { username: "bot", token: TOKEN }, redirectTo: elsewhere.url })
-  world = await startWorld({ repositories: { allowedHosts: [git.host], allowFile: true, fetchTimeoutMs: 60_000 } })
+  world = await startWorld({ repositories: { allowedHosts: [git.host], allowFile: true, fetchTimeoutMs: 60_000 }, allowedPrivateHosts: [git.host] })
   author = await world.person("repo-author@example.com")
   viewer = await world.person("repo-viewer@example.com", { relation: "viewer" })
 })
@@ -147,9 +147,9 @@ describe("skills from git repositories", { timeout: 240_000 }, () => {
     const inUrl = await problem(preview(author, { repository: `http://bot:${TOKEN}@${git.host}/private/skills.git` }), 422, "REPOSITORY_NOT_ALLOWED")
     expect(JSON.stringify(inUrl)).not.toContain(TOKEN)
     // file:// is off unless LORE_REPO_ALLOW_FILE=1; the default hosts are public code hosts only.
-    expect(Either.isLeft(Effect.runSync(Effect.either(checkRepository(defaultRepositories, fileUrl, undefined))))).toBe(true)
-    expect(Either.isLeft(Effect.runSync(Effect.either(checkRepository(defaultRepositories, `${git.url}/skills.git`, undefined))))).toBe(true)
-    expect(Either.isRight(Effect.runSync(Effect.either(checkRepository(defaultRepositories, "https://github.com/anthropics/skills", undefined))))).toBe(true)
+    expect(Either.isLeft(Effect.runSync(Effect.either(checkRepository(defaultRepositories, { allowedPrivateHosts: [] }, fileUrl, undefined))))).toBe(true)
+    expect(Either.isLeft(Effect.runSync(Effect.either(checkRepository(defaultRepositories, { allowedPrivateHosts: [] }, `${git.url}/skills.git`, undefined))))).toBe(true)
+    expect(Either.isRight(Effect.runSync(Effect.either(checkRepository(defaultRepositories, { allowedPrivateHosts: [] }, "https://github.com/anthropics/skills", undefined))))).toBe(true)
   })
 
   it("never follows a redirect to a host that is not allowed", async () => {

@@ -284,7 +284,7 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     }
 
     // At fetch time the guard checks every resolved address (a name resolving to loopback) and every IP literal.
-    const options = { ...defaultWebCrawl, headers: {}, timeoutMs: 5_000, maxBytes: 1_000_000, allowPrivateAddresses: false, followsTo: () => true }
+    const options = { ...defaultWebCrawl, headers: {}, timeoutMs: 5_000, maxBytes: 1_000_000, policy: { allowedPrivateHosts: [] }, followsTo: () => true }
     const port = new URL(site.url).port
     const before = site.log.length
     expect(await fetchUrl(new URL(`http://localhost:${port}/docs/`), options)).toMatchObject({ _tag: "Failure", code: "ADDRESS_NOT_ALLOWED" })
@@ -292,7 +292,7 @@ describe.each(backends)("the WEB connector on $name", { timeout: 300_000 }, (bac
     expect(await fetchUrl(new URL(`http://[::ffff:127.0.0.1]:${port}/docs/`), options)).toMatchObject({ _tag: "Failure", code: "ADDRESS_NOT_ALLOWED" })
     expect(site.log.length).toBe(before)
     // Allowed, but bounded: redirects off the crawl are not followed, and a body past the limit is abandoned.
-    const allowed = { ...options, allowPrivateAddresses: true, headers: { authorization: TOKEN } }
+    const allowed = { ...options, policy: { allowedPrivateHosts: [new URL(site.url).host] }, headers: { authorization: TOKEN } }
     expect(await fetchUrl(new URL(`${site.url}/docs/away.html`), { ...allowed, followsTo: (url: URL) => url.pathname.startsWith("/docs/") })).toMatchObject({ _tag: "Failure", code: "REDIRECT_NOT_FOLLOWED" })
     expect(await fetchUrl(new URL(`${site.url}/docs/moved.html`), { ...allowed, followsTo: (url: URL) => url.pathname.startsWith("/docs/") })).toMatchObject({ _tag: "Response", status: 200 })
     expect(await fetchUrl(new URL(`${site.url}/docs/a.html`), { ...allowed, maxBytes: 100 })).toMatchObject({ _tag: "Failure", code: "TOO_LARGE" })

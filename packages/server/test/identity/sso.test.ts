@@ -97,7 +97,7 @@ const signInUntilCallback = async (as: string, query = "") => {
 const problem = async (response: Response) => (await response.json()) as { code: string; status: number }
 
 beforeAll(async () => {
-  lore = await startTestServer({ ssoAllowHttpIssuer: true })
+  lore = await startTestServer({ ssoAllowHttpIssuer: true, allowedPrivateHosts: ["127.0.0.1"] })
   admin = http(lore.url, lore.adminToken)
   await startProvider(`${lore.url}/api/session/sso/callback`)
   accounts.set("alice", { email: "alice@example.com", email_verified: true, name: "Alice" })

@@ -6,7 +6,7 @@ import type { LoreSettings } from "../../Config"
 import type { CrawlPage, SourceDocument } from "../Kind"
 import { type FetchFailure, type Fetched, fetchUrl, header } from "./Fetch"
 import { extractPage, sitemapEntries } from "./Html"
-import { canonicalUrl, robotsToken, type WebConfig, withinPrefixes } from "./WebConfig"
+import { canonicalUrl, robotsToken, type WebConfig, webPolicy, withinPrefixes } from "./WebConfig"
 
 /** Fetches per crawl step: the checkpoint is stored after each, so a killed crawl loses at most this many. */
 export const FETCHES_PER_STEP = 20
@@ -104,7 +104,7 @@ export const fetchOptions = (context: WebContext, followsTo: (url: URL) => boole
   },
   timeoutMs: context.settings.webCrawl.fetchTimeoutMs,
   maxBytes: context.settings.maxUploadBytes,
-  allowPrivateAddresses: context.settings.webCrawl.allowPrivateAddresses,
+  policy: webPolicy(context.settings),
   followsTo,
   signal: context.signal
 })

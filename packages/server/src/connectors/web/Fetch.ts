@@ -1,17 +1,15 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http"
 import https from "node:https"
-import type { LookupFunction } from "node:net"
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib"
-import { ipLiteral, isPublicAddress } from "./Address"
+import { checkOutboundUrl, guardedLookup, type OutboundPolicy, outboundRefusal } from "../../outbound/Guard"
 
 export interface FetchOptions {
   readonly headers: Readonly<Record<string, string>>
   readonly timeoutMs: number
   /** Bytes of the (decompressed) body; a larger response is abandoned. */
   readonly maxBytes: number
-  /** Whether loopback and private addresses may be reached (the SSRF guard is off). */
-  readonly allowPrivateAddresses: boolean
+  /** Which loopback/private hosts may be reached (the shared outbound guard; WebConfig.webPolicy). */
+  readonly policy: OutboundPolicy
   /** Whether a redirect may go to this URL (WEB: only within the configured prefixes). */
   readonly followsTo: (url: URL) => boolean
   readonly maxRedirects?: number
@@ -48,21 +46,6 @@ class Refused extends Error {
   }
 }
 
-/** dns.lookup that refuses non-public addresses: checked on the resolved address, so DNS tricks do not pass. */
-const guardedLookup = (allowPrivate: boolean): LookupFunction => (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, resolved) => {
-    if (error) return callback(error, "", 0)
-    const addresses = resolved as unknown as Array<LookupAddress>
-    if (!allowPrivate) {
-      const blocked = addresses.find((entry) => !isPublicAddress(entry.address))
-      if (blocked) return callback(Object.assign(new Refused("ADDRESS_NOT_ALLOWED", `${hostname} resolves to ${blocked.address}, a loopback or private address`), { errno: 0 }) as NodeJS.ErrnoException, "", 0)
-    }
-    if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0)
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: Array<LookupAddress>) => void)(null, addresses)
-    return callback(null, addresses[0]!.address, addresses[0]!.family)
-  })
-}
-
 const decoded = (response: IncomingMessage) => {
   const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase()
   if (encoding === "gzip" || encoding === "x-gzip") return response.pipe(createGunzip())
@@ -74,15 +57,14 @@ const decoded = (response: IncomingMessage) => {
 /** One request, no redirects followed: the status, headers and the body (read only for 2xx answers). */
 const once = (url: URL, method: "GET", options: FetchOptions, signal: AbortSignal) =>
   new Promise<{ status: number; headers: IncomingHttpHeaders; body: Uint8Array; unwanted: boolean }>((resolve, reject) => {
-    const literal = ipLiteral(url.hostname)
-    if (literal !== null && !options.allowPrivateAddresses && !isPublicAddress(literal)) {
-      return reject(new Refused("ADDRESS_NOT_ALLOWED", `${url.hostname} is a loopback or private address`))
-    }
+    const checked = checkOutboundUrl(url, options.policy)
+    if (!checked.ok) return reject(new Refused("ADDRESS_NOT_ALLOWED", checked.message))
+    const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)
     const client = url.protocol === "https:" ? https : http
     const request = client.request(url, {
       method,
       headers: { "accept-encoding": "gzip, deflate, br", ...options.headers },
-      lookup: guardedLookup(options.allowPrivateAddresses),
+      lookup: guardedLookup(options.policy, port),
       signal
     }, (response) => {
       const status = response.statusCode ?? 0
@@ -156,6 +138,8 @@ export const fetchUrl = async (target: URL, options: FetchOptions): Promise<Fetc
     if (error instanceof Refused) return { _tag: "Failure", code: error.code, message: `${target.href}: ${error.message}` }
     const cause = (error as { cause?: unknown }).cause
     if (cause instanceof Refused) return { _tag: "Failure", code: cause.code, message: `${target.href}: ${cause.message}` }
+    const refused = outboundRefusal(error)
+    if (refused) return { _tag: "Failure", code: "ADDRESS_NOT_ALLOWED", message: `${target.href}: ${refused.message}` }
     if (timedOut) return { _tag: "Failure", code: "TIMEOUT", message: `${target.href}: no complete answer within ${options.timeoutMs} ms` }
     return { _tag: "Failure", code: "UNREACHABLE", message: `${target.href}: ${(error as Error).message ?? String(error)}` }
   } finally {

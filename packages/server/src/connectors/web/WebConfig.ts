@@ -1,7 +1,8 @@
-import type { WebCrawlSettings } from "../../Config"
+import type { LoreSettings } from "../../Config"
+import { quoteInput } from "../../domain/Echo"
 import type { FieldError } from "../../domain/Errors"
 import { Classification } from "../../domain/Model"
-import { obviouslyPrivateHost } from "./Address"
+import { checkOutboundUrl, type OutboundPolicy, outboundPolicy } from "../../outbound/Guard"
 
 export const DEFAULT_MAX_PAGES = 1000
 export const MAX_MAX_PAGES = 10_000
@@ -40,9 +41,16 @@ const directoryOf = (url: URL) => {
   return copy.href
 }
 
+/**
+ * What WEB crawls may reach: the shared outbound policy (LORE_ALLOWED_PRIVATE_HOSTS), or every host when
+ * LORE_WEB_ALLOW_PRIVATE_ADDRESSES=1 (kept for existing deployments crawling an intranet; prefer the list).
+ */
+export const webPolicy = (settings: LoreSettings): OutboundPolicy =>
+  settings.webCrawl.allowPrivateAddresses ? { allowedPrivateHosts: ["*"] } : outboundPolicy(settings)
+
 export const withinPrefixes = (url: string, prefixes: ReadonlyArray<string>) => prefixes.some((prefix) => url.startsWith(prefix))
 
-const readUrl = (value: unknown, path: string, errors: Array<FieldError>, settings: WebCrawlSettings): URL | null => {
+const readUrl = (value: unknown, path: string, errors: Array<FieldError>, policy: OutboundPolicy): URL | null => {
   if (typeof value !== "string" || value.length === 0 || value.length > 2000) {
     errors.push({ path, message: "must be an http(s) URL of at most 2000 characters" })
     return null
@@ -56,22 +64,22 @@ const readUrl = (value: unknown, path: string, errors: Array<FieldError>, settin
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") errors.push({ path, message: "must be an http or https URL" })
   else if (url.username || url.password) errors.push({ path, message: "must not carry a user or password (set the connection's credential instead)" })
-  else if (!settings.allowPrivateAddresses && obviouslyPrivateHost(url.hostname)) {
-    errors.push({ path, message: "names a loopback or private address, which this server does not crawl (LORE_WEB_ALLOW_PRIVATE_ADDRESSES)" })
+  else if (!checkOutboundUrl(url, policy).ok) {
+    errors.push({ path, message: "names a loopback or private address, which this server does not crawl (LORE_ALLOWED_PRIVATE_HOSTS)", code: "ADDRESS_NOT_ALLOWED" })
   } else return url
   return null
 }
 
 /** Reads a sourceConfig: the normalized config, or field errors (paths `sourceConfig.<field>`). */
-export const readWebConfig = (config: Readonly<Record<string, unknown>>, settings: WebCrawlSettings):
+export const readWebConfig = (config: Readonly<Record<string, unknown>>, policy: OutboundPolicy):
   { readonly ok: true; readonly config: WebConfig } | { readonly ok: false; readonly errors: ReadonlyArray<FieldError> } => {
   const errors: Array<FieldError> = []
   for (const key of Object.keys(config)) {
-    if (!KEYS.includes(key)) errors.push({ path: `sourceConfig.${key}`, message: `is not a setting of WEB connections (allowed: ${KEYS.join(", ")})` })
+    if (!KEYS.includes(key)) errors.push({ path: `sourceConfig.${quoteInput(key, 100)}`, message: `is not a setting of WEB connections (allowed: ${KEYS.join(", ")})` })
   }
   const starts: Array<URL> = []
   if (config.baseUrl !== undefined) {
-    const url = readUrl(config.baseUrl, "sourceConfig.baseUrl", errors, settings)
+    const url = readUrl(config.baseUrl, "sourceConfig.baseUrl", errors, policy)
     if (url) starts.push(url)
   }
   if (config.startUrls !== undefined) {
@@ -79,7 +87,7 @@ export const readWebConfig = (config: Readonly<Record<string, unknown>>, setting
       errors.push({ path: "sourceConfig.startUrls", message: "must be a list of 1 to 100 URLs" })
     } else {
       config.startUrls.forEach((value, i) => {
-        const url = readUrl(value, `sourceConfig.startUrls[${i}]`, errors, settings)
+        const url = readUrl(value, `sourceConfig.startUrls[${i}]`, errors, policy)
         if (url) starts.push(url)
       })
     }
@@ -92,7 +100,7 @@ export const readWebConfig = (config: Readonly<Record<string, unknown>>, setting
       errors.push({ path: "sourceConfig.prefixes", message: "must be a list of 1 to 100 URL prefixes" })
     } else {
       config.prefixes.forEach((value, i) => {
-        const url = readUrl(value, `sourceConfig.prefixes[${i}]`, errors, settings)
+        const url = readUrl(value, `sourceConfig.prefixes[${i}]`, errors, policy)
         if (url) prefixes.push(canonicalUrl(url))
       })
     }
