@@ -28,7 +28,11 @@ const kindContext = (connection: ConnectionRow) =>
       credential: yield* connections.credentialOf(connection),
       settings,
       resealCredential: (secret: string) => connections.resealCredential(connection, secret),
-      documents: { page: (after: string | null, limit: number) => repo.liveExternalIds(connection.id, after, Math.min(limit, KNOWN_DOCUMENTS_PAGE)) }
+      documents: {
+        page: (after: string | null, limit: number) => repo.liveExternalIds(connection.id, after, Math.min(limit, KNOWN_DOCUMENTS_PAGE), null),
+        notSeenSince: (since: string, after: string | null, limit: number) =>
+          repo.liveExternalIds(connection.id, after, Math.min(limit, KNOWN_DOCUMENTS_PAGE), since)
+      }
     } satisfies KindContext
   })
 

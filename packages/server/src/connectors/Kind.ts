@@ -98,6 +98,11 @@ export interface PermissionPage {
 export interface KnownDocuments {
   /** A page of external ids in order after `after` (null: from the start). */
   readonly page: (after: string | null, limit: number) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * External ids of live documents not written since `since` (ISO time), in order after `after`: what a full walk
+   * that began at `since` did not see again, i.e. deleted at the source.
+   */
+  readonly notSeenSince: (since: string, after: string | null, limit: number) => Effect.Effect<ReadonlyArray<string>>
 }
 
 export interface KindContext {

@@ -377,10 +377,11 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         SELECT external_id, knowledge_asset_id, acl_keys, acl_all, coalesce((acl->>'unresolved')::boolean, false) AS unresolved, retired_at
         FROM connector_documents WHERE connection_id = ${connectionId} AND retired_at IS NULL`),
       /** External ids of live documents after `after`, in order (a permission sync walks them page by page). */
-      liveExternalIds: (connectionId: string, after: string | null, limit: number) =>
+      liveExternalIds: (connectionId: string, after: string | null, limit: number, notUpdatedSince: string | null) =>
         Effect.map(
           sql<{ externalId: string }>`SELECT external_id FROM connector_documents
             WHERE connection_id = ${connectionId} AND retired_at IS NULL AND (${after}::text IS NULL OR external_id COLLATE "C" > ${after}::text COLLATE "C")
+              AND (${notUpdatedSince}::timestamptz IS NULL OR updated_at < ${notUpdatedSince}::timestamptz)
             ORDER BY external_id COLLATE "C" LIMIT ${limit}`,
           (found) => found.map((r) => r.externalId)
         ).pipe(Effect.orDie),
