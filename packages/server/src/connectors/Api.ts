@@ -183,6 +183,23 @@ export const SetIdentityTrust = Body({
 const KindPath = Schema.Struct({ sourceSystem: Schema.String })
 const ConnectionPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String })
 const PrincipalPath = Schema.Struct({ principalId: Schema.UUID })
+/** Added: which component to start; both (a content crawl and, for kinds that have one, a permission sync) when absent. */
+const CrawlQuery = Schema.Struct({ component: Schema.optional(Schema.Literal("content", "permissions")) })
+
+export const PushedDocumentRef = Schema.Struct({
+  externalId: Schema.String,
+  knowledgeAssetId: Schema.UUID,
+  url: Schema.NullOr(Schema.String),
+  updatedAt: Timestamp
+}).annotations({ identifier: "PushedDocumentRef" })
+export const PushedDocumentPage = Schema.Struct({
+  items: Schema.Array(PushedDocumentRef),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PushedDocumentPage", description: "Live documents of the connection by external id (retired ones left out), in external-id order" })
+const PushedDocumentQuery = Schema.Struct({
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  limit: Schema.optionalWith(IntegerParam(1, 1000), { default: () => 500 })
+})
 
 /** Connector kinds and connections: configuration, the write-only credential, tests, crawls, scopes and activity. */
 export class ConnectorsAdminApi extends HttpApiGroup.make("adminConnectors")
@@ -238,10 +255,19 @@ export class ConnectorsAdminApi extends HttpApiGroup.make("adminConnectors")
     .pipe(requires("connectors.manage")))
   .add(HttpApiEndpoint.post("crawlConnection", "/admin/connectors/:sourceSystem/:connectionKey/crawl")
     .setPath(ConnectionPath)
+    .setUrlParams(CrawlQuery)
     .addSuccess(HttpApiSchema.Empty(202))
     .addError(ConnectorKindNotFound)
     .addError(ConnectionNotFound)
     .addError(CrawlRunning)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("listConnectorDocuments", "/admin/connectors/:sourceSystem/:connectionKey/documents")
+    .setPath(ConnectionPath)
+    .setUrlParams(PushedDocumentQuery)
+    .addSuccess(PushedDocumentPage)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .addError(InvalidCursor)
     .pipe(requires("connectors.manage")))
   .add(HttpApiEndpoint.get("listConnectorScopes", "/admin/connectors/:sourceSystem/:connectionKey/scopes")
     .setPath(ConnectionPath)
@@ -326,21 +352,6 @@ export const PushResult = Schema.Struct({
   knowledgeAssetId: Schema.NullOr(Schema.UUID),
   sourceId: Schema.NullOr(Schema.UUID)
 }).annotations({ identifier: "PushResult" })
-
-export const PushedDocumentRef = Schema.Struct({
-  externalId: Schema.String,
-  knowledgeAssetId: Schema.UUID,
-  url: Schema.NullOr(Schema.String),
-  updatedAt: Timestamp
-}).annotations({ identifier: "PushedDocumentRef" })
-export const PushedDocumentPage = Schema.Struct({
-  items: Schema.Array(PushedDocumentRef),
-  nextCursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PushedDocumentPage", description: "Live documents of the connection by external id (retired ones left out), in external-id order" })
-const PushedDocumentQuery = Schema.Struct({
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
-  limit: Schema.optionalWith(IntegerParam(1, 1000), { default: () => 500 })
-})
 
 const IndexingHeaders = Schema.Struct({ authorization: Schema.optional(Schema.String) })
 const DocumentPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String, externalId: Schema.String })

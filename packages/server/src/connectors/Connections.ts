@@ -4,6 +4,7 @@ import { AuthorizationGeneration } from "../access/Generation"
 import { Settings } from "../Config"
 import { transactional } from "../db/Sql"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
+import { InvalidCursor } from "../domain/Errors"
 import type { Principal } from "../domain/Principal"
 import { withNullPrototypes } from "../domain/SafeKeys"
 import { JobQueue } from "../jobs/JobQueue"
@@ -215,27 +216,42 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
       })
 
     /** A content crawl and, for a kind that has one, a permission sync, at once (each unless one is already queued or running). */
-    const crawl = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+    const crawl = (actor: Principal, sourceSystem: string, connectionKey: string, component?: "content" | "permissions") =>
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const enqueued = yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: crawlDedupeKey(row.id), maxAttempts: 5 })
-        const permissions = kind.syncPermissions
+        const enqueued = component === "permissions"
+          ? undefined
+          : yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: crawlDedupeKey(row.id), maxAttempts: 5 })
+        const permissions = kind.syncPermissions && component !== "content"
           ? yield* queue.enqueueJob(SyncPermissions, { connectionId: row.id }, { dedupeKey: permissionsDedupeKey(row.id), maxAttempts: 5 })
           : undefined
-        if (enqueued.deduplicated && (permissions === undefined || permissions.deduplicated)) {
+        if ((enqueued === undefined || enqueued.deduplicated) && (permissions === undefined || permissions.deduplicated)) {
           return yield* new CrawlRunning({ detail: `A crawl of ${quoteInput(sourceSystem, 60)}/${quoteInput(connectionKey, 100)} is already queued or running` })
         }
         yield* audit.record(actor, {
           action: "connector.crawl",
           resourceType: "connector",
           resourceId: row.id,
-          details: { sourceSystem, connectionKey, jobId: enqueued.job.id, permissionsJobId: permissions?.job.id ?? null }
+          details: { sourceSystem, connectionKey, jobId: enqueued?.job.id ?? null, permissionsJobId: permissions?.job.id ?? null }
         })
       })
 
     /** A kind that received a rotated credential (an OAuth refresh token) stores it sealed like the first. */
     const resealCredential = (row: ConnectionRow, secret: string) =>
       repo.setCredential(row.id, box.encrypt(secret), credentialVerifier(box, secret), row.credentialSetBy)
+
+    /** The connection's live documents by external id (a cursor is the last id, base64url), for administrators. */
+    const documentsOf = (actor: Principal, sourceSystem: string, connectionKey: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
+      Effect.gen(function* () {
+        const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const after = query.cursor === undefined ? null : Buffer.from(query.cursor, "base64url").toString("utf8")
+        if (after !== null && (after.length === 0 || Buffer.from(after, "utf8").toString("base64url") !== query.cursor)) {
+          return yield* new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" })
+        }
+        const found = yield* repo.documentPage(row.id, after, query.limit + 1)
+        const items = found.slice(0, query.limit)
+        return { items, nextCursor: found.length > query.limit ? Buffer.from(items[items.length - 1]!.externalId, "utf8").toString("base64url") : null }
+      })
 
     const scopes = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
@@ -317,7 +333,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     /** The decrypted credential of a connection, for crawls. */
     const credentialOf = decrypted
 
-    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf, resealCredential }
+    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, documents: documentsOf, scopes, activity, credentialOf, resealCredential }
   }),
   dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, AuthorizationGeneration.Default, Audit.Default, SecretBox.Default]
 }) {}

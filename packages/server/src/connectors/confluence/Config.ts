@@ -45,8 +45,8 @@ export const readConfluenceConfig = (
     })
   }
   const hours = sourceConfig.reconcileEveryHours
-  if (hours !== undefined && (typeof hours !== "number" || !Number.isInteger(hours) || hours < 1 || hours > 24 * 30)) {
-    errors.push({ path: "sourceConfig.reconcileEveryHours", message: "must be a whole number of hours from 1 to 720" })
+  if (hours !== undefined && (typeof hours !== "number" || !Number.isInteger(hours) || hours < 0 || hours > 24 * 30)) {
+    errors.push({ path: "sourceConfig.reconcileEveryHours", message: "must be a whole number of hours from 0 (every crawl walks everything) to 720" })
   }
   for (const key of Object.keys(sourceConfig)) {
     if (!["deployment", "baseUrl", "spaces", "reconcileEveryHours"].includes(key)) errors.push({ path: `sourceConfig.${key.slice(0, 64)}`, message: "is not a Confluence setting" })
