@@ -2036,6 +2036,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.listConnectorDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/connectors/{sourceSystem}/{connectionKey}/scopes": {
         parameters: {
             query?: never;
@@ -5970,6 +5986,13 @@ export interface components {
                 [key: string]: unknown;
             };
             contentCrawlIntervalSeconds: components["schemas"]["Int"];
+            /**
+             * int
+             * @description Seconds between permission syncs (ACLs and groups, no content) while crawling is enabled; 0: none
+             */
+            permissionSyncIntervalSeconds: number;
+            /** @description Past this long without a successful permission sync, the connection's documents admit nobody; null: never */
+            permissionMaxAgeSeconds: components["schemas"]["Int"] | null;
             /** @description Whether a credential is stored; it is write-only and never returned */
             credentialSet: boolean;
             credentialSetByUserId: components["schemas"]["UUID"] | null;
@@ -6003,6 +6026,10 @@ export interface components {
             crawlEnabled?: boolean;
             /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
             identityTrust?: components["schemas"]["IdentityTrust"];
+            /** @description Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60) */
+            permissionSyncIntervalSeconds?: components["schemas"]["Int"];
+            /** @description Past this long without a successful permission sync the connection's documents fail closed (null, the default: never) */
+            permissionMaxAgeSeconds?: components["schemas"]["Int"] | null;
             /**
              * unknown
              * @description Write-only: a string or an object per kind; stored encrypted, never returned
@@ -6041,6 +6068,10 @@ export interface components {
             crawlEnabled?: boolean;
             /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
             identityTrust?: components["schemas"]["IdentityTrust"];
+            /** @description Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60) */
+            permissionSyncIntervalSeconds?: components["schemas"]["Int"];
+            /** @description Past this long without a successful permission sync the connection's documents fail closed (null, the default: never) */
+            permissionMaxAgeSeconds?: components["schemas"]["Int"] | null;
         };
         /** @description The connection keys `sources` and `test` are reserved */
         ReservedConnectionKey: {
@@ -6105,6 +6136,17 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+        PushedDocumentPage: {
+            items: components["schemas"]["PushedDocumentRef"][];
+            nextCursor: string | null;
+        };
+        PushedDocumentRef: {
+            externalId: string;
+            knowledgeAssetId: components["schemas"]["UUID"];
+            url: string | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        };
         ConnectorScope: {
             key: string;
             displayName: string;
@@ -6121,7 +6163,8 @@ export interface components {
             lastObjectAt: components["schemas"]["Timestamp"] | null;
             lastCrawlAt: components["schemas"]["Timestamp"] | null;
             componentCheckpoints: {
-                component: string;
+                /** @enum {string} */
+                component: "content" | "permissions";
                 observedCursor: string | null;
                 captureStatus: string;
                 incompleteReason: string | null;
@@ -6141,6 +6184,9 @@ export interface components {
                 objectsRematerialized: components["schemas"]["Int"];
                 objectsRetired: components["schemas"]["Int"];
                 objectsFailed: components["schemas"]["Int"];
+                objectsSkipped: components["schemas"]["Int"];
+                /** @enum {string} */
+                component: "content" | "permissions";
                 errorCode: string | null;
                 errorMessage: string | null;
                 attemptedAt: components["schemas"]["Timestamp"];
@@ -6168,7 +6214,7 @@ export interface components {
             } | null;
         };
         /** @enum {string} */
-        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP";
+        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP" | "SOURCE_ORGANIZATION";
         /** @enum {string} */
         SourcePrincipalMappingMethod: "IDP_JOIN" | "MANUAL";
         /** @enum {string} */
@@ -6239,17 +6285,6 @@ export interface components {
             sourceSystem: string;
             sourceConnectionKey: string;
             identityTrust: components["schemas"]["IdentityTrust"];
-        };
-        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
-        PushedDocumentPage: {
-            items: components["schemas"]["PushedDocumentRef"][];
-            nextCursor: string | null;
-        };
-        PushedDocumentRef: {
-            externalId: string;
-            knowledgeAssetId: components["schemas"]["UUID"];
-            url: string | null;
-            updatedAt: components["schemas"]["Timestamp"];
         };
         /** @description The bearer credential is missing or is not this connection's credential */
         IndexingUnauthorized: {
@@ -6910,6 +6945,8 @@ export type ConnectionNotFound = components['schemas']['ConnectionNotFound'];
 export type SetConnectorCredential = components['schemas']['SetConnectorCredential'];
 export type InvalidConnectorCredential = components['schemas']['InvalidConnectorCredential'];
 export type CrawlRunning = components['schemas']['CrawlRunning'];
+export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
+export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type ConnectorScope = components['schemas']['ConnectorScope'];
 export type ConnectorActivity = components['schemas']['ConnectorActivity'];
 export type SourcePrincipal = components['schemas']['SourcePrincipal'];
@@ -6922,8 +6959,6 @@ export type MappingUserNotFound = components['schemas']['MappingUserNotFound'];
 export type SourceGroup = components['schemas']['SourceGroup'];
 export type SourceConnection = components['schemas']['SourceConnection'];
 export type SetIdentityTrust = components['schemas']['SetIdentityTrust'];
-export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
-export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type PushedDocument = components['schemas']['PushedDocument'];
 export type PushedAcl = components['schemas']['PushedAcl'];
@@ -18013,7 +18048,9 @@ export interface operations {
     };
     "adminConnectors.crawlConnection": {
         parameters: {
-            query?: never;
+            query?: {
+                component?: "content" | "permissions";
+            };
             header?: never;
             path: {
                 sourceSystem: string;
@@ -18073,6 +18110,78 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["CrawlRunning"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.listConnectorDocuments": {
+        parameters: {
+            query?: {
+                /** @description a string at most 2000 character(s) long */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushedDocumentPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -19215,6 +19324,7 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiAdminConnectorsSourceSystemConnectionKeyCrawlPostParametersQueryComponentValues: ReadonlyArray<paths["/api/admin/connectors/{sourceSystem}/{connectionKey}/crawl"]["post"]["parameters"]["query"]["component"]> = ["content", "permissions"];
 export const validationFailedTypeValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["type"]> = ["https://lore.dev/problems/validation-failed"];
 export const validationFailedStatusValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["status"]> = [400];
 export const validationFailedCodeValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["code"]> = ["VALIDATION_FAILED"];
@@ -19603,7 +19713,9 @@ export const invalidConnectorCredentialCodeValues: ReadonlyArray<components["sch
 export const crawlRunningTypeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["type"]> = ["https://lore.dev/problems/crawl-running"];
 export const crawlRunningStatusValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["status"]> = [409];
 export const crawlRunningCodeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["code"]> = ["CRAWL_RUNNING"];
-export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP"];
+export const connectorActivityComponentCheckpointsComponentValues: ReadonlyArray<components["schemas"]["ConnectorActivity"]["componentCheckpoints"]["component"]> = ["content", "permissions"];
+export const connectorActivityRecentAttemptsComponentValues: ReadonlyArray<components["schemas"]["ConnectorActivity"]["recentAttempts"]["component"]> = ["content", "permissions"];
+export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const sourcePrincipalMappingMethodValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingMethod"]> = ["IDP_JOIN", "MANUAL"];
 export const sourcePrincipalMappingStatusValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingStatus"]> = ["ACTIVE", "REVOKED"];
 export const sourcePrincipalNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourcePrincipalNotFound"]["type"]> = ["https://lore.dev/problems/source-principal-not-found"];
