@@ -6122,6 +6122,8 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @enum {string} */
+        ConnectorComponent: "content" | "permissions";
         /** @description A crawl of this connection is queued or running; wait for it to finish */
         CrawlRunning: {
             /** @enum {string} */
@@ -6163,8 +6165,7 @@ export interface components {
             lastObjectAt: components["schemas"]["Timestamp"] | null;
             lastCrawlAt: components["schemas"]["Timestamp"] | null;
             componentCheckpoints: {
-                /** @enum {string} */
-                component: "content" | "permissions";
+                component: components["schemas"]["ConnectorComponent"];
                 observedCursor: string | null;
                 captureStatus: string;
                 incompleteReason: string | null;
@@ -6185,8 +6186,7 @@ export interface components {
                 objectsRetired: components["schemas"]["Int"];
                 objectsFailed: components["schemas"]["Int"];
                 objectsSkipped: components["schemas"]["Int"];
-                /** @enum {string} */
-                component: "content" | "permissions";
+                component: components["schemas"]["ConnectorComponent"];
                 errorCode: string | null;
                 errorMessage: string | null;
                 attemptedAt: components["schemas"]["Timestamp"];
@@ -6944,6 +6944,7 @@ export type ReservedConnectionKey = components['schemas']['ReservedConnectionKey
 export type ConnectionNotFound = components['schemas']['ConnectionNotFound'];
 export type SetConnectorCredential = components['schemas']['SetConnectorCredential'];
 export type InvalidConnectorCredential = components['schemas']['InvalidConnectorCredential'];
+export type ConnectorComponent = components['schemas']['ConnectorComponent'];
 export type CrawlRunning = components['schemas']['CrawlRunning'];
 export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
 export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
@@ -18049,7 +18050,7 @@ export interface operations {
     "adminConnectors.crawlConnection": {
         parameters: {
             query?: {
-                component?: "content" | "permissions";
+                component?: components["schemas"]["ConnectorComponent"];
             };
             header?: never;
             path: {
@@ -19324,7 +19325,6 @@ type ReadonlyArray<T> = [
 ] extends [
     unknown[]
 ] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
-export const pathsApiAdminConnectorsSourceSystemConnectionKeyCrawlPostParametersQueryComponentValues: ReadonlyArray<paths["/api/admin/connectors/{sourceSystem}/{connectionKey}/crawl"]["post"]["parameters"]["query"]["component"]> = ["content", "permissions"];
 export const validationFailedTypeValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["type"]> = ["https://lore.dev/problems/validation-failed"];
 export const validationFailedStatusValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["status"]> = [400];
 export const validationFailedCodeValues: ReadonlyArray<components["schemas"]["ValidationFailed"]["code"]> = ["VALIDATION_FAILED"];
@@ -19710,11 +19710,10 @@ export const connectionNotFoundCodeValues: ReadonlyArray<components["schemas"]["
 export const invalidConnectorCredentialTypeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["type"]> = ["https://lore.dev/problems/invalid-connector-credential"];
 export const invalidConnectorCredentialStatusValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["status"]> = [422];
 export const invalidConnectorCredentialCodeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["code"]> = ["INVALID_CONNECTOR_CREDENTIAL"];
+export const connectorComponentValues: ReadonlyArray<components["schemas"]["ConnectorComponent"]> = ["content", "permissions"];
 export const crawlRunningTypeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["type"]> = ["https://lore.dev/problems/crawl-running"];
 export const crawlRunningStatusValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["status"]> = [409];
 export const crawlRunningCodeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["code"]> = ["CRAWL_RUNNING"];
-export const connectorActivityComponentCheckpointsComponentValues: ReadonlyArray<components["schemas"]["ConnectorActivity"]["componentCheckpoints"]["component"]> = ["content", "permissions"];
-export const connectorActivityRecentAttemptsComponentValues: ReadonlyArray<components["schemas"]["ConnectorActivity"]["recentAttempts"]["component"]> = ["content", "permissions"];
 export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const sourcePrincipalMappingMethodValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingMethod"]> = ["IDP_JOIN", "MANUAL"];
 export const sourcePrincipalMappingStatusValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingStatus"]> = ["ACTIVE", "REVOKED"];
