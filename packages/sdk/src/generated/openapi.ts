@@ -5726,7 +5726,7 @@ export interface components {
             /** @description Every broken rule, each with its code */
             errors: components["schemas"]["FieldError"][];
         };
-        /** @description The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), or its address holds credentials */
+        /** @description The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), its host is a loopback or private address (LORE_ALLOWED_PRIVATE_HOSTS; errors[].code ADDRESS_NOT_ALLOWED), or its address holds credentials */
         RepositoryRefused: {
             /** @enum {string} */
             type: "https://lore.dev/problems/repository-not-allowed";
