@@ -68,6 +68,8 @@ export const defaultSearch: SearchSettings = { exhaustiveMaxPostings: 30_000, pr
 /** Connectors: how often each process looks for connections whose scheduled crawl is due. */
 export interface ConnectorSettings {
   readonly scheduleCheckMs: number
+  /** Pages one crawl job applies before it hands the rest to the next run of the same job, at once (default 1000). */
+  readonly pagesPerRun?: number | undefined
 }
 
 export const defaultConnectors: ConnectorSettings = { scheduleCheckMs: 30_000 }
@@ -283,7 +285,10 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           prunedCandidates: yield* Config.integer("LORE_SEARCH_PRUNED_CANDIDATES").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultSearch.prunedCandidates)),
           blockPostings: yield* Config.integer("LORE_SEARCH_BLOCK_POSTINGS").pipe(Config.validate({ message: "must be from 1 to 384", validation: (n) => n >= 1 && n <= 384 }), Config.withDefault(defaultSearch.blockPostings))
         },
-        connectors: { scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs) },
+        connectors: {
+          scheduleCheckMs: yield* millis("LORE_CONNECTOR_SCHEDULE_CHECK", defaultConnectors.scheduleCheckMs),
+          pagesPerRun: yield* Config.integer("LORE_CONNECTOR_PAGES_PER_RUN").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(1000))
+        },
         ssoAllowHttpIssuer: yield* Config.boolean("LORE_SSO_ALLOW_HTTP_ISSUER").pipe(Config.withDefault(false)),
         webCrawl: {
           allowPrivateAddresses: (yield* Config.string("LORE_WEB_ALLOW_PRIVATE_ADDRESSES").pipe(Config.withDefault("0"))) === "1",

@@ -1262,24 +1262,6 @@ export interface paths {
         get: operations["assets.getAsset"];
         put?: never;
         post?: never;
-        /** @description Deletes an asset that was never released (a draft created by mistake): its OWNER or BACKUP_OWNER only; 409 ASSET_HAS_RELEASES once released (withdraw instead) */
-        delete: operations["assets.deleteAsset"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/assets/{assetId}/feedback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** @description Feedback given on the asset's releases, newest first, 50 a page: for its owners and its space's curators */
-        get: operations["assets.listAssetFeedback"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2054,6 +2036,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.listConnectorDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/connectors/{sourceSystem}/{connectionKey}/scopes": {
         parameters: {
             query?: never;
@@ -2530,75 +2528,7 @@ export interface components {
         };
         /** @enum {string} */
         PackItemKind: "ASSET_RELEASE" | "KNOWLEDGE_VERSION";
-        BulkPushedDocument: {
-            /**
-             * maxLength(500)
-             * @description a string at most 500 character(s) long
-             */
-            externalId: string;
-            /**
-             * maxLength(500)
-             * @description a string at most 500 character(s) long
-             */
-            title: string;
-            content?: string;
-            contentBase64?: string;
-            /**
-             * maxLength(255)
-             * @description a string at most 255 character(s) long
-             */
-            fileName?: string;
-            /**
-             * maxLength(255)
-             * @description a string at most 255 character(s) long
-             */
-            mediaType?: string;
-            /**
-             * maxLength(2000)
-             * @description a string at most 2000 character(s) long
-             */
-            url?: string;
-            classification?: components["schemas"]["Classification"];
-            acl: components["schemas"]["PushedAcl"];
-        };
-        /**
-         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
-         * @enum {string}
-         */
-        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
-        /** @description Who may read the document in the source: native user and group principals. An empty ACL admits nobody. */
-        PushedAcl: {
-            users?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(320)
-                 * @description a string at most 320 character(s) long
-                 */
-                email?: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-            groups?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-        };
-        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel (the search index's active generation: model (N dimensions), or none), embeddingSource (ENVIRONMENT|ADMIN|none), migrationLevel, uptimeSeconds */
+        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
         Health: {
             [key: string]: string;
         };
@@ -3178,6 +3108,11 @@ export interface components {
             /** @description The same in one sentence, for a person */
             summary: string;
         };
+        /**
+         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
+         * @enum {string}
+         */
+        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
         /** @description The email has a pending invitation already; delete it first */
         InvitationPending: {
             /** @enum {string} */
@@ -3680,8 +3615,6 @@ export interface components {
              * @description The route's version as read (0 when it has no admin route yet)
              */
             version: components["schemas"]["Int"];
-            /** @description Route to the gateway even if its test fails (added; default false: a failing test answers 422 GATEWAY_TEST_FAILED) */
-            force?: boolean;
         };
         /** @description The gateway or model cannot serve this workload (e.g. Anthropic has no embeddings, LOCAL runs fixed models) */
         InvalidRoute: {
@@ -3692,20 +3625,6 @@ export interface components {
             status: 400;
             /** @enum {string} */
             code: "INVALID_ROUTE";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
-        /** @description Setting the route tested its gateway and the test failed; the detail and errors[].code name the test's errorCode. Fix the gateway, or send force: true to route to it anyway */
-        GatewayTestFailed: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/gateway-test-failed";
-            title: string;
-            /** @enum {number} */
-            status: 422;
-            /** @enum {string} */
-            code: "GATEWAY_TEST_FAILED";
             detail: string;
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
@@ -4582,20 +4501,6 @@ export interface components {
             comment: string | null;
             updatedAt: components["schemas"]["Timestamp"];
         };
-        /** @description Feedback is about the assistant's answers: this message is the caller's own question */
-        WrongMessageRole: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/wrong-message-role";
-            title: string;
-            /** @enum {number} */
-            status: 409;
-            /** @enum {string} */
-            code: "WRONG_MESSAGE_ROLE";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
         ModelOptions: {
             selectedModelActivationId: components["schemas"]["UUID"];
             options: components["schemas"]["ModelOption"][];
@@ -4974,46 +4879,6 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
-        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
-        AssetRoleRequired: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/asset-role-required";
-            title: string;
-            /** @enum {number} */
-            status: 403;
-            /** @enum {string} */
-            code: "ASSET_ROLE_REQUIRED";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
-        /** @description Only an asset that was never released can be deleted; withdraw its releases instead */
-        AssetHasReleases: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/asset-has-releases";
-            title: string;
-            /** @enum {number} */
-            status: 409;
-            /** @enum {string} */
-            code: "ASSET_HAS_RELEASES";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
-        };
-        AssetFeedbackPage: {
-            items: components["schemas"]["AssetFeedbackItem"][];
-            nextCursor: string | null;
-        };
-        AssetFeedbackItem: {
-            id: components["schemas"]["UUID"];
-            releaseId: components["schemas"]["UUID"];
-            /** @enum {string} */
-            sentiment: "HELPFUL" | "UNHELPFUL";
-            comment: string;
-            createdAt: components["schemas"]["Timestamp"];
-        };
         DraftUpdate: {
             /**
              * maxLength(300)
@@ -5041,6 +4906,20 @@ export interface components {
              * @description a positive number
              */
             lockVersion: components["schemas"]["Int"];
+        };
+        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
+        AssetRoleRequired: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-role-required";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "ASSET_ROLE_REQUIRED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
         };
         /** @description The draft changed since the lockVersion sent: read it again and reapply the change */
         LockVersionConflict: {
@@ -5681,24 +5560,15 @@ export interface components {
             asset: components["schemas"]["Asset"];
         };
         AssetFeedbackInput: {
-            sentiment?: components["schemas"]["AssetFeedbackSentiment"];
-            rating?: components["schemas"]["AssetFeedbackRating"];
+            rating: components["schemas"]["AssetFeedbackRating"];
             /**
              * maxLength(2000)
              * @description a string at most 2000 character(s) long
              */
             comment?: string;
         };
-        /**
-         * @description HELPFUL or UNHELPFUL (NOT_HELPFUL: deprecated alias of UNHELPFUL)
-         * @enum {string}
-         */
-        AssetFeedbackSentiment: "HELPFUL" | "UNHELPFUL" | "NOT_HELPFUL";
-        /**
-         * @description Deprecated: send sentiment
-         * @enum {string}
-         */
-        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL" | "UNHELPFUL";
+        /** @enum {string} */
+        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL";
         FeedbackAnswer: {
             /**
              * Format: uuid
@@ -5888,11 +5758,11 @@ export interface components {
             source: components["schemas"]["RepoSource"];
             /**
              * maxItems(200)
-             * @description The skill folders to import; default every folder holding a SKILL.md, the ones that break a rule reported with imported false and their errorCode
+             * @description an array of at most 200 item(s)
              */
-            paths?: string[];
-            /** @description default: the knowledge space's key */
-            namespace?: string;
+            paths: string[];
+            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+            namespace: string;
             classification?: components["schemas"]["Classification"];
         };
         RepoSource: {
@@ -5901,11 +5771,7 @@ export interface components {
              * @description https://host/owner/repo(.git), or file:///path where allowed
              */
             repository: string;
-            /**
-             * Format: uuid
-             * @description The space the skills are created in; default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several)
-             */
-            knowledgeSpaceId?: string;
+            knowledgeSpaceId: components["schemas"]["UUID"];
             /**
              * maxLength(200)
              * @description A branch, tag or commit; default the remote's HEAD
@@ -5948,8 +5814,6 @@ export interface components {
              * @enum {string}
              */
             defaultClearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
-            /** @description Whether SCIM may take over an existing Lore user with the same email that no connection provisioned (never an ADMIN or ORG_ADMIN); false: such a user is 409 uniqueness (added) */
-            linkExistingUsers: boolean;
             /** @description Where the identity provider sends SCIM requests: /scim/v2 on this server (added) */
             scimBaseUrl: string;
             version: components["schemas"]["Int"];
@@ -5969,8 +5833,6 @@ export interface components {
             groupsEnabled: boolean;
             defaultRole?: components["schemas"]["UserRole"];
             defaultClearance?: components["schemas"]["Clearance"];
-            /** @description Let SCIM take over existing Lore users with the same email that no connection provisioned, administrators never (default false) */
-            linkExistingUsers?: boolean;
         };
         /** @description A provisioning connection with this alias exists already */
         ProvisioningAliasTaken: {
@@ -5988,8 +5850,6 @@ export interface components {
         };
         SetProvisioningState: {
             operationalState: components["schemas"]["ProvisioningOperationalState"];
-            /** @description Changes linkExistingUsers when given; unchanged otherwise */
-            linkExistingUsers?: boolean;
             /**
              * int
              * @description The version read; a stale one is 409 VERSION_CONFLICT
@@ -6113,15 +5973,7 @@ export interface components {
         ConnectorKind: {
             sourceSystem: string;
             displayName: string;
-            credentialRequirement: components["schemas"]["CredentialRequirement"];
-            /** @description What the credential is and how long it must be */
-            credentialHint: string | null;
         };
-        /**
-         * @description REQUIRED: a connection does not work without a credential; OPTIONAL: only some sources need one (a private repository); NONE: takes none
-         * @enum {string}
-         */
-        CredentialRequirement: "REQUIRED" | "OPTIONAL" | "NONE";
         ConnectorConfig: {
             sourceSystem: string;
             sourceConnectionKey: string;
@@ -6134,6 +5986,13 @@ export interface components {
                 [key: string]: unknown;
             };
             contentCrawlIntervalSeconds: components["schemas"]["Int"];
+            /**
+             * int
+             * @description Seconds between permission syncs (ACLs and groups, no content) while crawling is enabled; 0: none
+             */
+            permissionSyncIntervalSeconds: number;
+            /** @description Past this long without a successful permission sync, the connection's documents admit nobody; null: never */
+            permissionMaxAgeSeconds: components["schemas"]["Int"] | null;
             /** @description Whether a credential is stored; it is write-only and never returned */
             credentialSet: boolean;
             credentialSetByUserId: components["schemas"]["UUID"] | null;
@@ -6167,6 +6026,10 @@ export interface components {
             crawlEnabled?: boolean;
             /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
             identityTrust?: components["schemas"]["IdentityTrust"];
+            /** @description Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60) */
+            permissionSyncIntervalSeconds?: components["schemas"]["Int"];
+            /** @description Past this long without a successful permission sync the connection's documents fail closed (null, the default: never) */
+            permissionMaxAgeSeconds?: components["schemas"]["Int"] | null;
             /**
              * unknown
              * @description Write-only: a string or an object per kind; stored encrypted, never returned
@@ -6205,6 +6068,10 @@ export interface components {
             crawlEnabled?: boolean;
             /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
             identityTrust?: components["schemas"]["IdentityTrust"];
+            /** @description Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60) */
+            permissionSyncIntervalSeconds?: components["schemas"]["Int"];
+            /** @description Past this long without a successful permission sync the connection's documents fail closed (null, the default: never) */
+            permissionMaxAgeSeconds?: components["schemas"]["Int"] | null;
         };
         /** @description The connection keys `sources` and `test` are reserved */
         ReservedConnectionKey: {
@@ -6255,6 +6122,8 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @enum {string} */
+        ConnectorComponent: "content" | "permissions";
         /** @description A crawl of this connection is queued or running; wait for it to finish */
         CrawlRunning: {
             /** @enum {string} */
@@ -6268,6 +6137,17 @@ export interface components {
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
             requestId: string;
+        };
+        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+        PushedDocumentPage: {
+            items: components["schemas"]["PushedDocumentRef"][];
+            nextCursor: string | null;
+        };
+        PushedDocumentRef: {
+            externalId: string;
+            knowledgeAssetId: components["schemas"]["UUID"];
+            url: string | null;
+            updatedAt: components["schemas"]["Timestamp"];
         };
         ConnectorScope: {
             key: string;
@@ -6285,7 +6165,7 @@ export interface components {
             lastObjectAt: components["schemas"]["Timestamp"] | null;
             lastCrawlAt: components["schemas"]["Timestamp"] | null;
             componentCheckpoints: {
-                component: string;
+                component: components["schemas"]["ConnectorComponent"];
                 observedCursor: string | null;
                 captureStatus: string;
                 incompleteReason: string | null;
@@ -6305,6 +6185,8 @@ export interface components {
                 objectsRematerialized: components["schemas"]["Int"];
                 objectsRetired: components["schemas"]["Int"];
                 objectsFailed: components["schemas"]["Int"];
+                objectsSkipped: components["schemas"]["Int"];
+                component: components["schemas"]["ConnectorComponent"];
                 errorCode: string | null;
                 errorMessage: string | null;
                 attemptedAt: components["schemas"]["Timestamp"];
@@ -6332,7 +6214,7 @@ export interface components {
             } | null;
         };
         /** @enum {string} */
-        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP";
+        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP" | "SOURCE_ORGANIZATION";
         /** @enum {string} */
         SourcePrincipalMappingMethod: "IDP_JOIN" | "MANUAL";
         /** @enum {string} */
@@ -6404,17 +6286,6 @@ export interface components {
             sourceConnectionKey: string;
             identityTrust: components["schemas"]["IdentityTrust"];
         };
-        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
-        PushedDocumentPage: {
-            items: components["schemas"]["PushedDocumentRef"][];
-            nextCursor: string | null;
-        };
-        PushedDocumentRef: {
-            externalId: string;
-            knowledgeAssetId: components["schemas"]["UUID"];
-            url: string | null;
-            updatedAt: components["schemas"]["Timestamp"];
-        };
         /** @description The bearer credential is missing or is not this connection's credential */
         IndexingUnauthorized: {
             /** @enum {string} */
@@ -6455,6 +6326,97 @@ export interface components {
             classification?: components["schemas"]["Classification"];
             acl: components["schemas"]["PushedAcl"];
         };
+        /** @description Who may read the document in the source: any one of its principals, and one of each requireAlso set. An empty ACL admits nobody. */
+        PushedAcl: {
+            users?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(320)
+                 * @description a string at most 320 character(s) long
+                 */
+                email?: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            groups?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            organizations?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            /**
+             * maxItems(20)
+             * @description an array of at most 20 item(s)
+             */
+            requireAlso?: {
+                users?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(320)
+                     * @description a string at most 320 character(s) long
+                     */
+                    email?: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                groups?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                organizations?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+            }[];
+        };
         PushResult: {
             externalId: string;
             /**
@@ -6484,7 +6446,37 @@ export interface components {
              * maxItems(500)
              * @description an array of at most 500 item(s)
              */
-            documents?: components["schemas"]["BulkPushedDocument"][];
+            documents?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                externalId: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                title: string;
+                content?: string;
+                contentBase64?: string;
+                /**
+                 * maxLength(255)
+                 * @description a string at most 255 character(s) long
+                 */
+                fileName?: string;
+                /**
+                 * maxLength(255)
+                 * @description a string at most 255 character(s) long
+                 */
+                mediaType?: string;
+                /**
+                 * maxLength(2000)
+                 * @description a string at most 2000 character(s) long
+                 */
+                url?: string;
+                classification?: components["schemas"]["Classification"];
+                acl: components["schemas"]["PushedAcl"];
+            }[];
             /**
              * maxItems(500)
              * @description an array of at most 500 item(s)
@@ -6492,33 +6484,21 @@ export interface components {
             deletes?: string[];
         };
         BulkPushResult: {
-            results: components["schemas"]["BulkPushResultItem"][];
+            results: components["schemas"]["PushResult"][];
             failed: {
-                /** @description As sent (at most 200 bytes of it), or null when the document had none */
-                externalId: string | null;
-                /** @description INVALID_PUSHED_DOCUMENT for a document that is not a BulkPushedDocument (errors[] names each field), or why indexing it failed */
+                externalId: string;
                 code: string;
                 detail: string;
-                errors?: components["schemas"]["FieldError"][];
             }[];
         };
-        BulkPushResultItem: {
-            externalId: string;
-            outcome: components["schemas"]["BulkPushOutcome"];
-            knowledgeAssetId: components["schemas"]["UUID"] | null;
-            sourceId: components["schemas"]["UUID"] | null;
-        };
-        /**
-         * @description As PushOutcome; NOT_FOUND: a delete of an external id the connection does not hold
-         * @enum {string}
-         */
-        BulkPushOutcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED" | "NOT_FOUND";
         PushedGroup: {
             /**
              * maxLength(500)
              * @description a string at most 500 character(s) long
              */
             displayName?: string;
+            /** @description Added: SOURCE_ORGANIZATION for an organization-wide principal, whose members are users only (groups are ignored) */
+            kind?: components["schemas"]["PushedGroupKind"];
             members: {
                 users?: {
                     /**
@@ -6551,6 +6531,8 @@ export interface components {
                 }[];
             };
         };
+        /** @enum {string} */
+        PushedGroupKind: "SOURCE_GROUP" | "SOURCE_ORGANIZATION";
         /** @description The single sign-on settings cannot be used (issuer, client id or secret) */
         InvalidSsoSettings: {
             /** @enum {string} */
@@ -6709,9 +6691,6 @@ export type CapabilityPackBody = components['schemas']['CapabilityPackBody'];
 export type PackPurpose = components['schemas']['PackPurpose'];
 export type PackItemSpec = components['schemas']['PackItemSpec'];
 export type PackItemKind = components['schemas']['PackItemKind'];
-export type BulkPushedDocument = components['schemas']['BulkPushedDocument'];
-export type Classification = components['schemas']['Classification'];
-export type PushedAcl = components['schemas']['PushedAcl'];
 export type Health = components['schemas']['Health'];
 export type InternalError = components['schemas']['InternalError'];
 export type Session = components['schemas']['Session'];
@@ -6766,6 +6745,7 @@ export type InvitationStatus = components['schemas']['InvitationStatus'];
 export type CreateInvitation = components['schemas']['CreateInvitation'];
 export type IssuedInvitation = components['schemas']['IssuedInvitation'];
 export type Readability = components['schemas']['Readability'];
+export type Classification = components['schemas']['Classification'];
 export type InvitationPending = components['schemas']['InvitationPending'];
 export type AdminKnowledgeSpace = components['schemas']['AdminKnowledgeSpace'];
 export type AudienceMode = components['schemas']['AudienceMode'];
@@ -6813,7 +6793,6 @@ export type ProviderReasoningEffort = components['schemas']['ProviderReasoningEf
 export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
-export type GatewayTestFailed = components['schemas']['GatewayTestFailed'];
 export type IndexSettings = components['schemas']['IndexSettings'];
 export type Reembedding = components['schemas']['Reembedding'];
 export type AiUsage = components['schemas']['AiUsage'];
@@ -6883,7 +6862,6 @@ export type MessageCitation = components['schemas']['MessageCitation'];
 export type MessageNotFound = components['schemas']['MessageNotFound'];
 export type FeedbackInput = components['schemas']['FeedbackInput'];
 export type MessageFeedback = components['schemas']['MessageFeedback'];
-export type WrongMessageRole = components['schemas']['WrongMessageRole'];
 export type ModelOptions = components['schemas']['ModelOptions'];
 export type ModelOption = components['schemas']['ModelOption'];
 export type Starter = components['schemas']['Starter'];
@@ -6924,11 +6902,8 @@ export type AssetRole = components['schemas']['AssetRole'];
 export type AssetNotFound = components['schemas']['AssetNotFound'];
 export type AssetSlugTaken = components['schemas']['AssetSlugTaken'];
 export type InvalidAssetContent = components['schemas']['InvalidAssetContent'];
-export type AssetRoleRequired = components['schemas']['AssetRoleRequired'];
-export type AssetHasReleases = components['schemas']['AssetHasReleases'];
-export type AssetFeedbackPage = components['schemas']['AssetFeedbackPage'];
-export type AssetFeedbackItem = components['schemas']['AssetFeedbackItem'];
 export type DraftUpdate = components['schemas']['DraftUpdate'];
+export type AssetRoleRequired = components['schemas']['AssetRoleRequired'];
 export type LockVersionConflict = components['schemas']['LockVersionConflict'];
 export type Submission = components['schemas']['Submission'];
 export type ReviewAlreadyOpen = components['schemas']['ReviewAlreadyOpen'];
@@ -6984,7 +6959,6 @@ export type PackJourneyAnswer = components['schemas']['PackJourneyAnswer'];
 export type ForkInput = components['schemas']['ForkInput'];
 export type ForkAnswer = components['schemas']['ForkAnswer'];
 export type AssetFeedbackInput = components['schemas']['AssetFeedbackInput'];
-export type AssetFeedbackSentiment = components['schemas']['AssetFeedbackSentiment'];
 export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
 export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
 export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
@@ -7022,7 +6996,6 @@ export type RotateProvisioningCredential = components['schemas']['RotateProvisio
 export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
 export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
 export type ConnectorKind = components['schemas']['ConnectorKind'];
-export type CredentialRequirement = components['schemas']['CredentialRequirement'];
 export type ConnectorConfig = components['schemas']['ConnectorConfig'];
 export type IdentityTrust = components['schemas']['IdentityTrust'];
 export type ConnectorKindNotFound = components['schemas']['ConnectorKindNotFound'];
@@ -7034,7 +7007,10 @@ export type ReservedConnectionKey = components['schemas']['ReservedConnectionKey
 export type ConnectionNotFound = components['schemas']['ConnectionNotFound'];
 export type SetConnectorCredential = components['schemas']['SetConnectorCredential'];
 export type InvalidConnectorCredential = components['schemas']['InvalidConnectorCredential'];
+export type ConnectorComponent = components['schemas']['ConnectorComponent'];
 export type CrawlRunning = components['schemas']['CrawlRunning'];
+export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
+export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type ConnectorScope = components['schemas']['ConnectorScope'];
 export type ConnectorActivity = components['schemas']['ConnectorActivity'];
 export type SourcePrincipal = components['schemas']['SourcePrincipal'];
@@ -7047,17 +7023,15 @@ export type MappingUserNotFound = components['schemas']['MappingUserNotFound'];
 export type SourceGroup = components['schemas']['SourceGroup'];
 export type SourceConnection = components['schemas']['SourceConnection'];
 export type SetIdentityTrust = components['schemas']['SetIdentityTrust'];
-export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
-export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type PushedDocument = components['schemas']['PushedDocument'];
+export type PushedAcl = components['schemas']['PushedAcl'];
 export type PushResult = components['schemas']['PushResult'];
 export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument'];
 export type BulkPush = components['schemas']['BulkPush'];
 export type BulkPushResult = components['schemas']['BulkPushResult'];
-export type BulkPushResultItem = components['schemas']['BulkPushResultItem'];
-export type BulkPushOutcome = components['schemas']['BulkPushOutcome'];
 export type PushedGroup = components['schemas']['PushedGroup'];
+export type PushedGroupKind = components['schemas']['PushedGroupKind'];
 export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
 export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
 export type SsoProviderUnavailable = components['schemas']['SsoProviderUnavailable'];
@@ -7078,7 +7052,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel (the search index's active generation: model (N dimensions), or none), embeddingSource (ENVIRONMENT|ADMIN|none), migrationLevel, uptimeSeconds */
+            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10099,15 +10073,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description GATEWAY_TEST_FAILED */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["GatewayTestFailed"];
-                };
-            };
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -12443,15 +12408,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MessageNotFound"];
                 };
             };
-            /** @description WRONG_MESSAGE_ROLE */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["WrongMessageRole"];
-                };
-            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -13216,8 +13172,8 @@ export interface operations {
     "assistantEvidence.uploadEvidence": {
         parameters: {
             query: {
-                /** @description The caller's conversation the document is evidence for; without it, a new conversation titled with the file name is created, and the binding's conversationId names it */
-                conversationId?: string;
+                /** @description The caller's conversation the document is evidence for (required) */
+                conversationId: string;
                 /** @description The knowledge space the document is ingested into (the caller must be a contributor) */
                 knowledgeSpaceId: string;
                 classification?: components["schemas"]["Classification"];
@@ -13630,152 +13586,6 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
-                };
-            };
-            /** @description ASSET_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AssetNotFound"];
-                };
-            };
-            /** @description INTERNAL_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["InternalError"];
-                };
-            };
-        };
-    };
-    "assets.deleteAsset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                assetId: components["schemas"]["UUID"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description VALIDATION_FAILED */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ValidationFailed"];
-                };
-            };
-            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
-                };
-            };
-            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
-                };
-            };
-            /** @description ASSET_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AssetNotFound"];
-                };
-            };
-            /** @description ASSET_HAS_RELEASES */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AssetHasReleases"];
-                };
-            };
-            /** @description INTERNAL_ERROR */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["InternalError"];
-                };
-            };
-        };
-    };
-    "assets.listAssetFeedback": {
-        parameters: {
-            query?: {
-                /** @description Only the feedback on this release */
-                releaseId?: string;
-                /** @description nextCursor of the previous page */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                assetId: components["schemas"]["UUID"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description AssetFeedbackPage */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AssetFeedbackPage"];
-                };
-            };
-            /** @description VALIDATION_FAILED, INVALID_CURSOR */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
-                };
-            };
-            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
-                };
-            };
-            /** @description ASSET_ROLE_REQUIRED */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["AssetRoleRequired"];
                 };
             };
             /** @description ASSET_NOT_FOUND */
@@ -16374,11 +16184,10 @@ export interface operations {
     };
     "skills.createSkill": {
         parameters: {
-            query?: {
-                /** @description default: the knowledge space's key */
-                namespace?: string;
-                /** @description The space the skill is created in; default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several) */
-                knowledgeSpaceId?: string;
+            query: {
+                /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
+                namespace: string;
+                knowledgeSpaceId: components["schemas"]["UUID"];
                 classification?: components["schemas"]["Classification"];
             };
             header?: never;
@@ -18304,7 +18113,9 @@ export interface operations {
     };
     "adminConnectors.crawlConnection": {
         parameters: {
-            query?: never;
+            query?: {
+                component?: components["schemas"]["ConnectorComponent"];
+            };
             header?: never;
             path: {
                 sourceSystem: string;
@@ -18364,6 +18175,78 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["CrawlRunning"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.listConnectorDocuments": {
+        parameters: {
+            query?: {
+                /** @description a string at most 2000 character(s) long */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushedDocumentPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -19518,7 +19401,6 @@ export const payloadTooLargeCodeValues: ReadonlyArray<components["schemas"]["Pay
 export const promptVariableTypeValues: ReadonlyArray<components["schemas"]["PromptVariableType"]> = ["STRING", "NUMBER", "BOOLEAN", "ENUM", "DATE"];
 export const packPurposeValues: ReadonlyArray<components["schemas"]["PackPurpose"]> = ["ROLE_ONBOARDING", "TEAM_ONBOARDING", "SKILL_DEVELOPMENT", "COMPLIANCE", "PROCESS_CHANGE"];
 export const packItemKindValues: ReadonlyArray<components["schemas"]["PackItemKind"]> = ["ASSET_RELEASE", "KNOWLEDGE_VERSION"];
-export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
 export const internalErrorTypeValues: ReadonlyArray<components["schemas"]["InternalError"]["type"]> = ["https://lore.dev/problems/internal-error"];
 export const internalErrorStatusValues: ReadonlyArray<components["schemas"]["InternalError"]["status"]> = [500];
 export const internalErrorCodeValues: ReadonlyArray<components["schemas"]["InternalError"]["code"]> = ["INTERNAL_ERROR"];
@@ -19594,6 +19476,7 @@ export const managerNotFoundTypeValues: ReadonlyArray<components["schemas"]["Man
 export const managerNotFoundStatusValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["status"]> = [404];
 export const managerNotFoundCodeValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["code"]> = ["MANAGER_NOT_FOUND"];
 export const invitationStatusValues: ReadonlyArray<components["schemas"]["InvitationStatus"]> = ["PENDING", "ACCEPTED", "REVOKED", "EXPIRED"];
+export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
 export const invitationPendingTypeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["type"]> = ["https://lore.dev/problems/invitation-pending"];
 export const invitationPendingStatusValues: ReadonlyArray<components["schemas"]["InvitationPending"]["status"]> = [409];
 export const invitationPendingCodeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["code"]> = ["INVITATION_PENDING"];
@@ -19651,9 +19534,6 @@ export const aiRouteSourceValues: ReadonlyArray<components["schemas"]["AiRouteSo
 export const invalidRouteTypeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["type"]> = ["https://lore.dev/problems/invalid-route"];
 export const invalidRouteStatusValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["status"]> = [400];
 export const invalidRouteCodeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["code"]> = ["INVALID_ROUTE"];
-export const gatewayTestFailedTypeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["type"]> = ["https://lore.dev/problems/gateway-test-failed"];
-export const gatewayTestFailedStatusValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["status"]> = [422];
-export const gatewayTestFailedCodeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["code"]> = ["GATEWAY_TEST_FAILED"];
 export const invalidUsagePeriodTypeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["type"]> = ["https://lore.dev/problems/invalid-usage-period"];
 export const invalidUsagePeriodStatusValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["status"]> = [400];
 export const invalidUsagePeriodCodeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["code"]> = ["INVALID_USAGE_PERIOD"];
@@ -19744,9 +19624,6 @@ export const messageCitationKindValues: ReadonlyArray<components["schemas"]["Mes
 export const messageNotFoundTypeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["type"]> = ["https://lore.dev/problems/message-not-found"];
 export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["status"]> = [404];
 export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
-export const wrongMessageRoleTypeValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["type"]> = ["https://lore.dev/problems/wrong-message-role"];
-export const wrongMessageRoleStatusValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["status"]> = [409];
-export const wrongMessageRoleCodeValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["code"]> = ["WRONG_MESSAGE_ROLE"];
 export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
 export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
 export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
@@ -19776,10 +19653,6 @@ export const invalidAssetContentCodeValues: ReadonlyArray<components["schemas"][
 export const assetRoleRequiredTypeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["type"]> = ["https://lore.dev/problems/asset-role-required"];
 export const assetRoleRequiredStatusValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["status"]> = [403];
 export const assetRoleRequiredCodeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["code"]> = ["ASSET_ROLE_REQUIRED"];
-export const assetHasReleasesTypeValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["type"]> = ["https://lore.dev/problems/asset-has-releases"];
-export const assetHasReleasesStatusValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["status"]> = [409];
-export const assetHasReleasesCodeValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["code"]> = ["ASSET_HAS_RELEASES"];
-export const assetFeedbackItemSentimentValues: ReadonlyArray<components["schemas"]["AssetFeedbackItem"]["sentiment"]> = ["HELPFUL", "UNHELPFUL"];
 export const lockVersionConflictTypeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["type"]> = ["https://lore.dev/problems/lock-version-conflict"];
 export const lockVersionConflictStatusValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["status"]> = [409];
 export const lockVersionConflictCodeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["code"]> = ["LOCK_VERSION_CONFLICT"];
@@ -19852,8 +19725,7 @@ export const invalidVariablesCodeValues: ReadonlyArray<components["schemas"]["In
 export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["type"]> = ["https://lore.dev/problems/prompt-run-failed"];
 export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
 export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
-export const assetFeedbackSentimentValues: ReadonlyArray<components["schemas"]["AssetFeedbackSentiment"]> = ["HELPFUL", "UNHELPFUL", "NOT_HELPFUL"];
-export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL", "UNHELPFUL"];
+export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];
 export const invalidSkillPackageTypeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["type"]> = ["https://lore.dev/problems/invalid-skill-package"];
 export const invalidSkillPackageStatusValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["status"]> = [422];
 export const invalidSkillPackageCodeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["code"]> = ["INVALID_SKILL_PACKAGE"];
@@ -19886,7 +19758,6 @@ export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components[
 export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
 export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
 export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
-export const credentialRequirementValues: ReadonlyArray<components["schemas"]["CredentialRequirement"]> = ["REQUIRED", "OPTIONAL", "NONE"];
 export const identityTrustValues: ReadonlyArray<components["schemas"]["IdentityTrust"]> = ["TRUSTED", "UNTRUSTED"];
 export const connectorKindNotFoundTypeValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["type"]> = ["https://lore.dev/problems/connector-kind-not-found"];
 export const connectorKindNotFoundStatusValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["status"]> = [404];
@@ -19903,10 +19774,11 @@ export const connectionNotFoundCodeValues: ReadonlyArray<components["schemas"]["
 export const invalidConnectorCredentialTypeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["type"]> = ["https://lore.dev/problems/invalid-connector-credential"];
 export const invalidConnectorCredentialStatusValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["status"]> = [422];
 export const invalidConnectorCredentialCodeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["code"]> = ["INVALID_CONNECTOR_CREDENTIAL"];
+export const connectorComponentValues: ReadonlyArray<components["schemas"]["ConnectorComponent"]> = ["content", "permissions"];
 export const crawlRunningTypeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["type"]> = ["https://lore.dev/problems/crawl-running"];
 export const crawlRunningStatusValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["status"]> = [409];
 export const crawlRunningCodeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["code"]> = ["CRAWL_RUNNING"];
-export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP"];
+export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const sourcePrincipalMappingMethodValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingMethod"]> = ["IDP_JOIN", "MANUAL"];
 export const sourcePrincipalMappingStatusValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingStatus"]> = ["ACTIVE", "REVOKED"];
 export const sourcePrincipalNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourcePrincipalNotFound"]["type"]> = ["https://lore.dev/problems/source-principal-not-found"];
@@ -19922,7 +19794,7 @@ export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushR
 export const invalidPushedDocumentTypeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["type"]> = ["https://lore.dev/problems/invalid-pushed-document"];
 export const invalidPushedDocumentStatusValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["status"]> = [422];
 export const invalidPushedDocumentCodeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["code"]> = ["INVALID_PUSHED_DOCUMENT"];
-export const bulkPushOutcomeValues: ReadonlyArray<components["schemas"]["BulkPushOutcome"]> = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED", "NOT_FOUND"];
+export const pushedGroupKindValues: ReadonlyArray<components["schemas"]["PushedGroupKind"]> = ["SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
 export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
 export const invalidSsoSettingsCodeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["code"]> = ["INVALID_SSO_SETTINGS"];

@@ -52,10 +52,13 @@ export interface ScopeParameters {
   readonly spaceIds: ReadonlyArray<string>
   readonly maxClassificationRank: number
   readonly sourcePrincipalKeys: ReadonlyArray<string>
+  /** The key sets (acl_all) the caller satisfies; kept apart so the any-of overlap compares against few keys. */
+  readonly sourceSetKeys?: ReadonlyArray<string> | undefined
 }
 /** An active user with what their access keys need, for counting who may read something (audience). */
 export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String), groups: Schema.Array(Schema.String) })
 const SourceKey = Schema.Struct({ key: Schema.String })
+const SourceAclState = Schema.Struct({ unresolved: Schema.Boolean, expired: Schema.Boolean })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
 const Membership = Schema.Struct({ kind: Schema.Literal("DEPARTMENT_MANAGERS", "GROUP"), id: Schema.String })
 
@@ -66,6 +69,13 @@ const Membership = Schema.Struct({ kind: Schema.Literal("DEPARTMENT_MANAGERS", "
 export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    /** The key of a source principal row (columns connection_id, kind, native_principal_id), as sourceAclKey makes it. */
+    const keyOf = sql`'SRC:' || connection_id::text || ':' || (CASE kind WHEN 'SOURCE_GROUP' THEN 'G' WHEN 'SOURCE_ORGANIZATION' THEN 'O' ELSE 'U' END) || ':' || native_principal_id`
+    /** A connection's permissions are current unless it has a maximum age and no successful permission sync within it. */
+    const permissionsCurrent = (alias: string) => {
+      const c = sql(alias)
+      return sql`(${c}.permission_max_age_seconds IS NULL OR ${c}.permissions_succeeded_at >= now() - ${c}.permission_max_age_seconds * interval '1 second')`
+    }
 
     /** The grant and classification branches, for rows with knowledge_space_id and classification_rank columns. */
     const grantAndClearance = (scope: ScopeParameters, alias: string): Statement.Fragment => {
@@ -73,11 +83,15 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
       return sql`(${a}.knowledge_space_id = ANY(${scope.spaceIds}::uuid[]) AND ${a}.classification_rank <= ${scope.maxClassificationRank})`
     }
 
-    /** The whole predicate: grant, classification, and the source ACL (acl_keys, null when the row has none). */
+    /**
+     * The whole predicate: grant, classification, and the source ACL: one of acl_keys (null when the row has none)
+     * AND every key set of acl_all (null when none; the caller's keys hold the ids of the sets they satisfy).
+     */
     const visibleTo = (scope: ScopeParameters, alias: string): Statement.Fragment => {
       const a = sql(alias)
       return sql`(${grantAndClearance(scope, alias)}
-        AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[]))`
+        AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[])
+        AND (${a}.acl_all IS NULL OR ${a}.acl_all <@ ${scope.sourceSetKeys ?? []}::text[]))`
     }
 
     return {
@@ -100,24 +114,44 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
 
       /**
        * The source-ACL keys a user matches through connectors (issue 16): each principal they have an ACTIVE
-       * mapping to on a TRUSTED live connection, and every source group containing one of those, transitively
-       * (UNION stops on cycles). Keys are `SRC:<connectionId>:U|G:<nativePrincipalId>` (see sourceAclKey).
+       * mapping to on a TRUSTED live connection whose permissions have not expired, and every source group
+       * containing one of those, transitively (UNION stops on cycles); an organization-wide principal only
+       * directly from a user (its members are the source's users of that organization, never groups or guests).
+       * Keys are `SRC:<connectionId>:U|G|O:<nativePrincipalId>` (see sourceAclKey). Then the key sets (acl_all)
+       * of which one of those keys, or one of `loreKeys` (the user's LORE_ keys), is a member.
        */
-      sourceKeys: rows("access.sourceKeys", SourceKey, (userId: string) => sql`
+      sourceKeys: rows("access.sourceKeys", SourceKey, (userId: string, loreKeys: ReadonlyArray<string>) => sql`
         WITH RECURSIVE reached AS (
           SELECT p.id, p.connection_id, p.kind, p.native_principal_id
           FROM source_principal_mappings m
           JOIN source_principals p ON p.id = m.principal_id
           JOIN connector_connections c ON c.id = p.connection_id
           WHERE m.app_user_id = ${userId} AND m.status = 'ACTIVE' AND c.identity_trust = 'TRUSTED' AND c.deleted_at IS NULL
+            AND ${permissionsCurrent("c")}
           UNION
           SELECT g.id, g.connection_id, g.kind, g.native_principal_id
           FROM reached r
           JOIN source_group_members gm ON gm.member_principal_id = r.id
           JOIN source_principals g ON g.id = gm.group_principal_id
-        )
-        SELECT DISTINCT 'SRC:' || connection_id::text || ':' || (CASE kind WHEN 'SOURCE_GROUP' THEN 'G' ELSE 'U' END) || ':' || native_principal_id AS key
-        FROM reached`),
+          WHERE g.kind <> 'SOURCE_ORGANIZATION' OR r.kind = 'SOURCE_USER'
+        ),
+        principal_keys AS (SELECT DISTINCT ${keyOf} AS key FROM reached)
+        SELECT key FROM principal_keys
+        UNION
+        SELECT s.set_key AS key FROM source_acl_set_members s
+        JOIN connector_connections c ON c.id = s.connection_id
+        WHERE (s.member_key IN (SELECT key FROM principal_keys) OR s.member_key = ANY(${loreKeys as Array<string>}::text[]))
+          AND c.deleted_at IS NULL AND ${permissionsCurrent("c")}`),
+
+      /**
+       * What explanations say of a connector document's ACL beyond its keys: whether the source's permissions could
+       * not be read (an empty ACL, SOURCE_ACL_UNRESOLVED), and whether its connection's permissions expired.
+       */
+      sourceAclState: row("access.sourceAclState", SourceAclState, (resourceId: string) => sql`
+        SELECT coalesce((d.acl->>'unresolved')::boolean, false) AS unresolved, NOT ${permissionsCurrent("c")} AS expired
+        FROM connector_documents d JOIN connector_connections c ON c.id = d.connection_id
+        WHERE d.knowledge_asset_id = coalesce((SELECT knowledge_asset_id FROM sources WHERE id = ${resourceId}), ${resourceId})
+        LIMIT 1`),
 
       /**
        * The shortest chain by which a user reaches one of `aclKeys` (the same walk as sourceKeys, keeping the path):
@@ -130,17 +164,17 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
           JOIN source_principals p ON p.id = m.principal_id
           JOIN connector_connections c ON c.id = p.connection_id
           WHERE m.app_user_id = ${userId} AND m.status = 'ACTIVE' AND c.identity_trust = 'TRUSTED' AND c.deleted_at IS NULL
+            AND ${permissionsCurrent("c")}
           UNION ALL
           SELECT g.id, g.connection_id, g.kind, g.native_principal_id, r.path || g.id, r.method
           FROM reached r
           JOIN source_group_members gm ON gm.member_principal_id = r.id
           JOIN source_principals g ON g.id = gm.group_principal_id
-          WHERE NOT g.id = ANY(r.path) AND cardinality(r.path) < 32
+          WHERE NOT g.id = ANY(r.path) AND cardinality(r.path) < 32 AND (g.kind <> 'SOURCE_ORGANIZATION' OR r.kind = 'SOURCE_USER')
         ),
         best AS (
           SELECT path, method FROM reached
-          WHERE 'SRC:' || connection_id::text || ':' || (CASE kind WHEN 'SOURCE_GROUP' THEN 'G' ELSE 'U' END) || ':' || native_principal_id
-            = ANY(${aclKeys as Array<string>}::text[])
+          WHERE ${keyOf} = ANY(${aclKeys as Array<string>}::text[])
           ORDER BY cardinality(path) LIMIT 1
         )
         SELECT p.id AS principal_id, p.kind, p.native_principal_id, p.observed_display_name AS display_name,

@@ -37,6 +37,8 @@ export interface ReadScope {
   readonly spaceIds: ReadonlyArray<string>
   readonly maxClassificationRank: number
   readonly sourcePrincipalKeys: ReadonlyArray<string>
+  /** Ids of the key sets (acl_all) the caller satisfies. */
+  readonly sourceSetKeys?: ReadonlyArray<string> | undefined
 }
 
 /** The branches of the access model, checked in order by both the SQL filter and the explanation. */
@@ -46,8 +48,11 @@ export interface AccessFacts {
   readonly grants: ReadonlyArray<MatchedGrant>
   readonly classification: Classification | null
   readonly clearanceCeiling: Classification
-  /** null when the item carries no source ACL (uploaded content); else whether the caller maps into it. */
-  readonly sourceAcl: null | { readonly allowed: boolean; readonly reason: string }
+  /**
+   * null when the item carries no source ACL (uploaded content); else whether the caller maps into it, and when not,
+   * the reason code (SOURCE_ACL_DENIED, or SOURCE_ACL_UNRESOLVED when the source's permissions could not be read).
+   */
+  readonly sourceAcl: null | { readonly allowed: boolean; readonly reason: string; readonly reasonCode?: string }
 }
 
 export type Decision =
@@ -74,7 +79,8 @@ export const decide = (facts: AccessFacts, relation: SpaceRelation = "viewer"): 
     }
   }
   if (facts.sourceAcl !== null && !facts.sourceAcl.allowed) {
-    return { allowed: false, reasonCode: "SOURCE_ACL_DENIED", branch: "SOURCE_ACL", kind: "NOT_MAPPED", detail: facts.sourceAcl.reason }
+    const reasonCode = facts.sourceAcl.reasonCode ?? "SOURCE_ACL_DENIED"
+    return { allowed: false, reasonCode, branch: "SOURCE_ACL", kind: reasonCode === "SOURCE_ACL_UNRESOLVED" ? "UNRESOLVED" : "NOT_MAPPED", detail: facts.sourceAcl.reason }
   }
   return { allowed: true, reasonCode: "GRANTED", grant: sufficient[0]! }
 }
@@ -84,6 +90,8 @@ export interface ResourceFacts {
   readonly knowledgeSpaceId: string
   readonly classification: Classification | null
   readonly aclKeys: ReadonlyArray<string> | null
+  /** Key sets every one of which the caller must also satisfy (an intersection); null or absent when none. */
+  readonly aclAll?: ReadonlyArray<string> | null | undefined
 }
 
 /** The user whose access is decided: the caller, or the subject of an explanation. */
@@ -111,8 +119,12 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           rows.filter((row) => row.kind === "GROUP").map((row) => row.id)
         ))
 
-    /** The source-ACL keys the user matches through connector mappings (TRUSTED connections, nested groups resolved). */
-    const connectorKeys = (userId: string) => Effect.map(repo.sourceKeys(userId), (rows) => rows.map((row) => row.key))
+    /**
+     * The source-ACL keys the user matches through connector mappings (TRUSTED connections whose permissions have not
+     * expired, nested groups resolved), with the ids of the key sets they satisfy; `loreKeys` are their LORE_ keys.
+     */
+    const connectorKeys = (userId: string, loreKeys: ReadonlyArray<string> = []) =>
+      Effect.map(repo.sourceKeys(userId, loreKeys), (rows) => rows.map((row) => row.key))
 
     /** Active spaces of the caller's organization on which they hold at least `relation`. */
     const spacesWith = (principal: Principal, relation: SpaceRelation) =>
@@ -124,7 +136,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
         const keys = yield* keysFor(principal)
         // The spaces and the connector keys do not depend on each other: on PostgreSQL they go out together.
         const [spaces, connector] = yield* Effect.all(
-          [repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer")), connectorKeys(principal.userId)],
+          [repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer")), connectorKeys(principal.userId, sourcePrincipalKeys(principal.userId, keys))],
           { concurrency: 2 }
         )
         return {
@@ -132,7 +144,9 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           organizationId: principal.organizationId,
           spaceIds: spaces.map((space) => space.id),
           maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector]
+          // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
+          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector.filter((key) => !isSetKey(key))],
+          sourceSetKeys: connector.filter(isSetKey)
         } satisfies ReadScope
       })
 
@@ -141,14 +155,15 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
       Effect.gen(function* () {
         const keys = yield* keysFor(subject)
         const [grants, space] = yield* Effect.all([repo.matchingGrants(resource.knowledgeSpaceId, keys), repo.spaceState(resource.knowledgeSpaceId)])
-        const principalKeys = [...sourcePrincipalKeys(subject.userId, keys), ...(yield* connectorKeys(subject.userId))]
+        const loreKeys = sourcePrincipalKeys(subject.userId, keys)
+        const principalKeys = [...loreKeys, ...(yield* connectorKeys(subject.userId, loreKeys))]
         return {
           userActive: subject.active,
           spaceActive: space?.active ?? false,
           grants,
           classification: resource.classification,
           clearanceCeiling: clearanceCeiling[subject.clearance],
-          sourceAcl: sourceAclFacts(resource.aclKeys, principalKeys)
+          sourceAcl: sourceAclFacts(resource.aclKeys, resource.aclAll ?? null, principalKeys)
         } satisfies AccessFacts
       })
 
@@ -206,18 +221,23 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
  * already in hand (its label, say) instead of rows in a query. The scope holds only active spaces with a
  * viewer grant, so this is `decide(...).allowed` for an active caller at relation viewer.
  */
-export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRank" | "sourcePrincipalKeys">, resource: ResourceFacts) =>
+export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRank" | "sourcePrincipalKeys" | "sourceSetKeys">, resource: ResourceFacts) =>
   scope.spaceIds.includes(resource.knowledgeSpaceId)
   && (resource.classification === null || classificationRank[resource.classification] <= scope.maxClassificationRank)
   && (resource.aclKeys === null || resource.aclKeys.some((key) => scope.sourcePrincipalKeys.includes(key)))
+  && (resource.aclAll === undefined || resource.aclAll === null || resource.aclAll.every((key) => (scope.sourceSetKeys ?? []).includes(key)))
 
 /**
  * The SOURCE_ACL branch: which allowed principals the user reaches (keys name the connection, U or G, and the
  * native id; a G key reached means through that source group, nested groups resolved), or why not.
  */
-const sourceAclFacts = (aclKeys: ReadonlyArray<string> | null, principalKeys: ReadonlyArray<string>) => {
+const sourceAclFacts = (aclKeys: ReadonlyArray<string> | null, aclAll: ReadonlyArray<string> | null, principalKeys: ReadonlyArray<string>) => {
   if (aclKeys === null) return null
   const matched = aclKeys.filter((key) => principalKeys.includes(key))
+  const unmet = (aclAll ?? []).filter((key) => !principalKeys.includes(key))
+  if (matched.length > 0 && unmet.length > 0) {
+    return { allowed: false, reason: `The user maps to ${matched.slice(0, 5).join(", ")} in the source ACL, but not into every restriction it also requires: ${unmet.slice(0, 5).join(", ")}` }
+  }
   if (matched.length > 0) return { allowed: true, reason: `The user maps to ${matched.slice(0, 5).join(", ")} in the source ACL` }
   return {
     allowed: false,
@@ -228,8 +248,12 @@ const sourceAclFacts = (aclKeys: ReadonlyArray<string> | null, principalKeys: Re
 }
 
 /** The key a connector's ACL entry puts on chunks: the evaluator's sourceKeys query yields the same for mapped users. */
-export const sourceAclKey = (connectionId: string, kind: "SOURCE_USER" | "SOURCE_GROUP", nativePrincipalId: string) =>
-  `SRC:${connectionId}:${kind === "SOURCE_GROUP" ? "G" : "U"}:${nativePrincipalId}`
+export const sourceAclKey = (connectionId: string, kind: "SOURCE_USER" | "SOURCE_GROUP" | "SOURCE_ORGANIZATION", nativePrincipalId: string) =>
+  `SRC:${connectionId}:${kind === "SOURCE_GROUP" ? "G" : kind === "SOURCE_ORGANIZATION" ? "O" : "U"}:${nativePrincipalId}`
+
+/** The key of a set of source-ACL keys (an acl_all entry): content-addressed, so equal sets share one key. */
+export const sourceAclSetKey = (connectionId: string, digest: string) => `SRC:${connectionId}:S:${digest}`
+const isSetKey = (key: string) => /^SRC:[^:]+:S:/.test(key)
 
 /**
  * The source-principal keys a Lore user matches in a source ACL (connector mappings add theirs: connectorKeys): the user,

@@ -63,7 +63,22 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
         const resource = yield* resolvers.resolve(input.resourceType, actor.organizationId, input.resourceId)
         if (!resource) return yield* new ResourceNotFound({ detail: `No ${input.resourceType} with this id in your organization` })
         const space = yield* spaces.space(actor.organizationId, resource.knowledgeSpaceId)
-        const facts = yield* evaluator.factsFor({ ...user, userId: user.id }, resource)
+        const evaluated = yield* evaluator.factsFor({ ...user, userId: user.id }, resource)
+        // A connector document whose permissions the source would not give has an empty ACL: say so rather than "not
+        // mapped"; and a connection past its permissionMaxAgeSeconds fails closed, which provenance.expired reports.
+        const aclState = resource.aclKeys !== null && (resource.type === "SOURCE" || resource.type === "KNOWLEDGE_ASSET")
+          ? yield* repo.sourceAclState(resource.id)
+          : undefined
+        const facts = evaluated.sourceAcl === null || evaluated.sourceAcl.allowed || !aclState
+          ? evaluated
+          : {
+            ...evaluated,
+            sourceAcl: aclState.unresolved
+              ? { allowed: false, reasonCode: "SOURCE_ACL_UNRESOLVED", reason: "The source's permissions of this item could not be read: it admits nobody until a permission sync reads them" }
+              : aclState.expired
+                ? { allowed: false, reason: "The connection's permissions have not been synced within its permissionMaxAgeSeconds: its items admit nobody until a permission sync succeeds" }
+                : evaluated.sourceAcl
+          }
         const decision = decide(facts, input.relation)
         const sourceSteps = decision.allowed && resource.aclKeys !== null ? yield* sourceAclSteps(user.id, resource) : []
         const relationship = decide({ ...facts, classification: null, sourceAcl: null }, input.relation)
@@ -92,7 +107,7 @@ export class AccessExplainer extends Effect.Service<AccessExplainer>()("lore/Acc
             }]), ...sourceSteps]
             : [],
           blockedBy: decision.allowed ? [] : [{ branch: decision.branch, kind: decision.kind, detail: decision.detail }],
-          provenance: { authority: "lore", origin: resource.aclKeys === null ? "space_grants" : "space_grants+source_acl", generation: current, capturedAt: now, expired: false },
+          provenance: { authority: "lore", origin: resource.aclKeys === null ? "space_grants" : "space_grants+source_acl", generation: current, capturedAt: now, expired: aclState?.expired ?? false },
           evaluationKind: "DIRECT",
           relationshipState: relationship.allowed ? "ALLOWED" as const : "DENIED" as const,
           relationshipReasonCode: relationship.reasonCode,

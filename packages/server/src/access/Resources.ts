@@ -14,6 +14,8 @@ export interface GovernedResource {
   readonly classification: Classification | null
   /** Source-principal keys allowed by the item's source ACL; null when it came without one. */
   readonly aclKeys: ReadonlyArray<string> | null
+  /** Key sets the caller must each satisfy as well (an intersection); null or absent when none. */
+  readonly aclAll?: ReadonlyArray<string> | null | undefined
 }
 
 export type Resolver = (organizationId: string, id: string) => Effect.Effect<GovernedResource | undefined>

@@ -12,10 +12,13 @@ import {
 
 export const IdentityTrust = Schema.Literal("TRUSTED", "UNTRUSTED").annotations({ identifier: "IdentityTrust" })
 export type IdentityTrust = typeof IdentityTrust.Type
-export const SourcePrincipalKind = Schema.Literal("SOURCE_USER", "SOURCE_GROUP").annotations({ identifier: "SourcePrincipalKind" })
+export const SourcePrincipalKind = Schema.Literal("SOURCE_USER", "SOURCE_GROUP", "SOURCE_ORGANIZATION").annotations({ identifier: "SourcePrincipalKind" })
 export type SourcePrincipalKind = typeof SourcePrincipalKind.Type
 export const MappingMethod = Schema.Literal("IDP_JOIN", "MANUAL").annotations({ identifier: "SourcePrincipalMappingMethod" })
 export const MappingStatus = Schema.Literal("ACTIVE", "REVOKED").annotations({ identifier: "SourcePrincipalMappingStatus" })
+
+/** What a crawl attempt or checkpoint is of: the content crawl or the permission sync. */
+export const ConnectorComponent = Schema.Literal("content", "permissions").annotations({ identifier: "ConnectorComponent" })
 
 export const ConnectorKind = Schema.Struct({
   sourceSystem: Schema.String,
@@ -36,6 +39,8 @@ export const ConnectorConfig = Schema.Struct({
   actorUserId: Schema.NullOr(Schema.UUID).annotations({ description: "The Lore user whose authority crawls record in audit: the admin who saved the config" }),
   sourceConfig: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   contentCrawlIntervalSeconds: Schema.Int,
+  permissionSyncIntervalSeconds: Schema.Int.annotations({ description: "Seconds between permission syncs (ACLs and groups, no content) while crawling is enabled; 0: none" }),
+  permissionMaxAgeSeconds: Schema.NullOr(Schema.Int).annotations({ description: "Past this long without a successful permission sync, the connection's documents admit nobody; null: never" }),
   credentialSet: Schema.Boolean.annotations({ description: "Whether a credential is stored; it is write-only and never returned" }),
   credentialSetByUserId: Schema.NullOr(Schema.UUID),
   credentialSetAt: Schema.NullOr(Timestamp),
@@ -69,7 +74,8 @@ export const ConnectorActivity = Schema.Struct({
   lastObjectAt: Schema.NullOr(Timestamp),
   lastCrawlAt: Schema.NullOr(Timestamp),
   componentCheckpoints: Schema.Array(Schema.Struct({
-    component: Schema.String,
+    /** `content` or `permissions`. */
+    component: ConnectorComponent,
     observedCursor: Schema.NullOr(Schema.String),
     captureStatus: Schema.String,
     incompleteReason: Schema.NullOr(Schema.String),
@@ -92,6 +98,10 @@ export const ConnectorActivity = Schema.Struct({
     objectsRematerialized: Schema.Int,
     objectsRetired: Schema.Int,
     objectsFailed: Schema.Int,
+    /** Added: objects left out on purpose (a file type Lore cannot parse), never failures. */
+    objectsSkipped: Schema.Int,
+    /** Added: `content` (a crawl) or `permissions` (a permission sync). */
+    component: ConnectorComponent,
     errorCode: Schema.NullOr(Schema.String),
     errorMessage: Schema.NullOr(Schema.String),
     attemptedAt: Timestamp
@@ -158,7 +168,13 @@ const configFields = {
   sourceConfig: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   contentCrawlIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600))).annotations({ description: "0 (the default): no scheduled crawl" }),
   crawlEnabled: Schema.optional(Schema.Boolean),
-  identityTrust: Schema.optional(IdentityTrust).annotations({ description: "UNTRUSTED (the default): no principal maps automatically and no mapping grants anything" })
+  identityTrust: Schema.optional(IdentityTrust).annotations({ description: "UNTRUSTED (the default): no principal maps automatically and no mapping grants anything" }),
+  permissionSyncIntervalSeconds: Schema.optional(Schema.Int.pipe(Schema.between(0, 30 * 24 * 3600))).annotations({
+    description: "Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60)"
+  }),
+  permissionMaxAgeSeconds: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.between(60, 365 * 24 * 3600)))).annotations({
+    description: "Past this long without a successful permission sync the connection's documents fail closed (null, the default: never)"
+  })
 }
 export const PutConnectorConfig = Body(configFields).annotations({ identifier: "PutConnectorConfig" })
 /** Unknown, so that a decoding error can never echo it: the kind checks its shape and answers without the value. */
@@ -175,6 +191,23 @@ export const SetIdentityTrust = Body({
 const KindPath = Schema.Struct({ sourceSystem: Schema.String })
 const ConnectionPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String })
 const PrincipalPath = Schema.Struct({ principalId: Schema.UUID })
+/** Added: which component to start; both (a content crawl and, for kinds that have one, a permission sync) when absent. */
+const CrawlQuery = Schema.Struct({ component: Schema.optional(ConnectorComponent) })
+
+export const PushedDocumentRef = Schema.Struct({
+  externalId: Schema.String,
+  knowledgeAssetId: Schema.UUID,
+  url: Schema.NullOr(Schema.String),
+  updatedAt: Timestamp
+}).annotations({ identifier: "PushedDocumentRef" })
+export const PushedDocumentPage = Schema.Struct({
+  items: Schema.Array(PushedDocumentRef),
+  nextCursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "PushedDocumentPage", description: "Live documents of the connection by external id (retired ones left out), in external-id order" })
+const PushedDocumentQuery = Schema.Struct({
+  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
+  limit: Schema.optionalWith(IntegerParam(1, 1000), { default: () => 500 })
+})
 
 /** Connector kinds and connections: configuration, the write-only credential, tests, crawls, scopes and activity. */
 export class ConnectorsAdminApi extends HttpApiGroup.make("adminConnectors")
@@ -230,10 +263,19 @@ export class ConnectorsAdminApi extends HttpApiGroup.make("adminConnectors")
     .pipe(requires("connectors.manage")))
   .add(HttpApiEndpoint.post("crawlConnection", "/admin/connectors/:sourceSystem/:connectionKey/crawl")
     .setPath(ConnectionPath)
+    .setUrlParams(CrawlQuery)
     .addSuccess(HttpApiSchema.Empty(202))
     .addError(ConnectorKindNotFound)
     .addError(ConnectionNotFound)
     .addError(CrawlRunning)
+    .pipe(requires("connectors.manage")))
+  .add(HttpApiEndpoint.get("listConnectorDocuments", "/admin/connectors/:sourceSystem/:connectionKey/documents")
+    .setPath(ConnectionPath)
+    .setUrlParams(PushedDocumentQuery)
+    .addSuccess(PushedDocumentPage)
+    .addError(ConnectorKindNotFound)
+    .addError(ConnectionNotFound)
+    .addError(InvalidCursor)
     .pipe(requires("connectors.manage")))
   .add(HttpApiEndpoint.get("listConnectorScopes", "/admin/connectors/:sourceSystem/:connectionKey/scopes")
     .setPath(ConnectionPath)
@@ -283,10 +325,17 @@ const AclGroup = Schema.Struct({
   id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)),
   displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
 })
-export const PushedAcl = Schema.Struct({
+const principalFields = {
   users: Schema.optionalWith(Schema.Array(AclUser), { default: () => [] }),
-  groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] })
-}).annotations({ identifier: "PushedAcl", description: "Who may read the document in the source: native user and group principals. An empty ACL admits nobody." })
+  groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] }),
+  /** Added: organization-wide principals (a tenant, domain or workspace), reached only by their member users. */
+  organizations: Schema.optional(Schema.Array(AclGroup))
+}
+export const PushedAcl = Schema.Struct({
+  ...principalFields,
+  /** Added: principal sets the reader must ALSO match one of each (an intersection, e.g. a page restriction). */
+  requireAlso: Schema.optional(Schema.Array(Schema.Struct(principalFields)).pipe(Schema.maxItems(20)))
+}).annotations({ identifier: "PushedAcl", description: "Who may read the document in the source: any one of its principals, and one of each requireAlso set. An empty ACL admits nobody." })
 
 const documentFields = {
   title: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(500)),
@@ -312,6 +361,9 @@ export const BulkPush = Body({
 }).annotations({ identifier: "BulkPush" })
 export const PushedGroup = Body({
   displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  kind: Schema.optional(Schema.Literal("SOURCE_GROUP", "SOURCE_ORGANIZATION").annotations({ identifier: "PushedGroupKind" })).annotations({
+    description: "Added: SOURCE_ORGANIZATION for an organization-wide principal, whose members are users only (groups are ignored)"
+  }),
   members: Schema.Struct({
     users: Schema.optionalWith(Schema.Array(AclUser), { default: () => [] }),
     groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] })
@@ -332,21 +384,6 @@ export const BulkPushResultItem = Schema.Struct({
   knowledgeAssetId: Schema.NullOr(Schema.UUID),
   sourceId: Schema.NullOr(Schema.UUID)
 }).annotations({ identifier: "BulkPushResultItem" })
-
-export const PushedDocumentRef = Schema.Struct({
-  externalId: Schema.String,
-  knowledgeAssetId: Schema.UUID,
-  url: Schema.NullOr(Schema.String),
-  updatedAt: Timestamp
-}).annotations({ identifier: "PushedDocumentRef" })
-export const PushedDocumentPage = Schema.Struct({
-  items: Schema.Array(PushedDocumentRef),
-  nextCursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PushedDocumentPage", description: "Live documents of the connection by external id (retired ones left out), in external-id order" })
-const PushedDocumentQuery = Schema.Struct({
-  cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))),
-  limit: Schema.optionalWith(IntegerParam(1, 1000), { default: () => 500 })
-})
 
 const IndexingHeaders = Schema.Struct({ authorization: Schema.optional(Schema.String) })
 const DocumentPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String, externalId: Schema.String })

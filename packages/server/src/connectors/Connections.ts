@@ -4,6 +4,7 @@ import { AuthorizationGeneration } from "../access/Generation"
 import { Settings } from "../Config"
 import { transactional } from "../db/Sql"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
+import { InvalidCursor } from "../domain/Errors"
 import type { Principal } from "../domain/Principal"
 import { withNullPrototypes } from "../domain/SafeKeys"
 import { JobQueue } from "../jobs/JobQueue"
@@ -13,7 +14,7 @@ import { ConnectorDocuments } from "./Documents"
 import {
   ConnectionNotFound, ConnectorKindNotFound, CrawlRunning, InvalidConnectorConfig, InvalidConnectorCredential, ReservedConnectionKey
 } from "./Errors"
-import { CrawlConnection, crawlDedupeKey } from "./Jobs"
+import { CrawlConnection, crawlDedupeKey, permissionsDedupeKey, SyncPermissions } from "./Jobs"
 import type { ConnectorKindModule } from "./Kind"
 import { connectorKinds, kindOf } from "./Kinds"
 import { type ConnectionRow, ConnectorsRepo } from "./Repo"
@@ -32,7 +33,13 @@ export interface ConfigInput {
   readonly contentCrawlIntervalSeconds?: number | undefined
   readonly crawlEnabled?: boolean | undefined
   readonly identityTrust?: "TRUSTED" | "UNTRUSTED" | undefined
+  readonly permissionSyncIntervalSeconds?: number | undefined
+  readonly permissionMaxAgeSeconds?: number | null | undefined
 }
+
+/** The permission sync's default interval (issue 30): five minutes; 0 turns it off, otherwise at least a minute. */
+export const DEFAULT_PERMISSION_INTERVAL_SECONDS = 300
+export const MIN_PERMISSION_INTERVAL_SECONDS = 60
 
 /** The verifier a bearer credential is looked up by: keyed with the server's secret, so a database dump reveals nothing. */
 export const credentialVerifier = (box: SecretBox, secret: string) => box.sign("connector-credential", secret)
@@ -46,6 +53,8 @@ export const describeConfig = (row: ConnectionRow) => ({
   actorUserId: row.actorUserId,
   sourceConfig: row.sourceConfig,
   contentCrawlIntervalSeconds: row.crawlIntervalSeconds,
+  permissionSyncIntervalSeconds: row.permissionIntervalSeconds,
+  permissionMaxAgeSeconds: row.permissionMaxAgeSeconds,
   credentialSet: row.credentialSet,
   credentialSetByUserId: row.credentialSetBy,
   credentialSetAt: row.credentialSetAt,
@@ -89,6 +98,11 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const validate = (actor: Principal, kind: ConnectorKindModule, input: ConfigInput) =>
       Effect.gen(function* () {
         yield* configErrors(kind, input.sourceConfig)
+        const interval = input.permissionSyncIntervalSeconds
+        if (interval !== undefined && interval !== 0 && interval < MIN_PERMISSION_INTERVAL_SECONDS) {
+          const message = `must be 0 (off) or at least ${MIN_PERMISSION_INTERVAL_SECONDS}`
+          return yield* new InvalidConnectorConfig({ detail: `permissionSyncIntervalSeconds ${message}`, errors: [{ path: "permissionSyncIntervalSeconds", message }] })
+        }
         if (!(yield* repo.activeSpace(actor.organizationId, input.knowledgeSpaceId))) {
           return yield* new KnowledgeSpaceNotFound({ detail: "No active knowledge space with this id in your organization" })
         }
@@ -133,7 +147,9 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
               sourceConfig: input.sourceConfig,
               crawlIntervalSeconds: input.contentCrawlIntervalSeconds ?? 0,
               crawlEnabled: input.crawlEnabled ?? false,
-              identityTrust: trust
+              identityTrust: trust,
+              permissionIntervalSeconds: input.permissionSyncIntervalSeconds ?? before?.permissionIntervalSeconds ?? DEFAULT_PERMISSION_INTERVAL_SECONDS,
+              permissionMaxAgeSeconds: input.permissionMaxAgeSeconds === undefined ? before?.permissionMaxAgeSeconds ?? null : input.permissionMaxAgeSeconds
             }, actor.userId)
             if (before?.identityTrust !== trust) {
               if (trust === "TRUSTED") yield* repo.joinByEmail(saved!.id)
@@ -199,12 +215,42 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
         return { connectionKey: null, ...result }
       })
 
-    const crawl = (actor: Principal, sourceSystem: string, connectionKey: string) =>
+    /** A content crawl and, for a kind that has one, a permission sync, at once (each unless one is already queued or running). */
+    const crawl = (actor: Principal, sourceSystem: string, connectionKey: string, component?: "content" | "permissions") =>
+      Effect.gen(function* () {
+        const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
+        const enqueued = component === "permissions"
+          ? undefined
+          : yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: crawlDedupeKey(row.id), maxAttempts: 5 })
+        const permissions = kind.syncPermissions && component !== "content"
+          ? yield* queue.enqueueJob(SyncPermissions, { connectionId: row.id }, { dedupeKey: permissionsDedupeKey(row.id), maxAttempts: 5 })
+          : undefined
+        if ((enqueued === undefined || enqueued.deduplicated) && (permissions === undefined || permissions.deduplicated)) {
+          return yield* new CrawlRunning({ detail: `A crawl of ${quoteInput(sourceSystem, 60)}/${quoteInput(connectionKey, 100)} is already queued or running` })
+        }
+        yield* audit.record(actor, {
+          action: "connector.crawl",
+          resourceType: "connector",
+          resourceId: row.id,
+          details: { sourceSystem, connectionKey, jobId: enqueued?.job.id ?? null, permissionsJobId: permissions?.job.id ?? null }
+        })
+      })
+
+    /** A kind that received a rotated credential (an OAuth refresh token) stores it sealed like the first. */
+    const resealCredential = (row: ConnectionRow, secret: string) =>
+      repo.setCredential(row.id, box.encrypt(secret), credentialVerifier(box, secret), row.credentialSetBy)
+
+    /** The connection's live documents by external id (a cursor is the last id, base64url), for administrators. */
+    const documentsOf = (actor: Principal, sourceSystem: string, connectionKey: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
       Effect.gen(function* () {
         const { row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const enqueued = yield* queue.enqueueJob(CrawlConnection, { connectionId: row.id }, { dedupeKey: crawlDedupeKey(row.id), maxAttempts: 5 })
-        if (enqueued.deduplicated) return yield* new CrawlRunning({ detail: `A crawl of ${quoteInput(sourceSystem, 60)}/${quoteInput(connectionKey, 100)} is already queued or running` })
-        yield* audit.record(actor, { action: "connector.crawl", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey, jobId: enqueued.job.id } })
+        const after = query.cursor === undefined ? null : Buffer.from(query.cursor, "base64url").toString("utf8")
+        if (after !== null && (after.length === 0 || Buffer.from(after, "utf8").toString("base64url") !== query.cursor)) {
+          return yield* new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" })
+        }
+        const found = yield* repo.documentPage(row.id, after, query.limit + 1)
+        const items = found.slice(0, query.limit)
+        return { items, nextCursor: found.length > query.limit ? Buffer.from(items[items.length - 1]!.externalId, "utf8").toString("base64url") : null }
       })
 
     const scopes = (actor: Principal, sourceSystem: string, connectionKey: string) =>
@@ -216,13 +262,15 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
     const activity = (actor: Principal, sourceSystem: string, connectionKey: string) =>
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
-        const [counts, attempts, queued] = yield* Effect.all([repo.objectCounts(row.id), repo.attempts(row.id), repo.crawlQueued(row.id)])
+        const [counts, attempts, queued, permissionsQueued] = yield* Effect.all([
+          repo.objectCounts(row.id), repo.attempts(row.id), repo.crawlQueued(row.id), repo.permissionsQueued(row.id)
+        ])
         // A kind may summarize its checkpoint (a WEB frontier is large): the cursor shown is that summary.
         const cursor = (value: unknown) => (value === null ? null : JSON.stringify(kind.describeCheckpoint?.(value).cursor ?? value))
         const progress = row.crawlProgress
         // IN_PROGRESS while a crawl is queued or running; INCOMPLETE when the last one stopped part-way (it failed, the
         // source was unreachable, or the process died) and the next resumes from the checkpoint; COMPLETE when it went to the end.
-        const lastAttempt = attempts[0]
+        const lastAttempt = attempts.find((attempt) => attempt.component === "content")
         const stopped = progress !== null || lastAttempt?.outcome === "FAILED"
         const captureStatus = queued?.queued ? "IN_PROGRESS" : stopped ? "INCOMPLETE" : row.checkpoint === null ? "NOT_STARTED" : "COMPLETE"
         return {
@@ -234,7 +282,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
           lastObjectAt: counts?.lastObjectAt ?? null,
           lastCrawlAt: row.lastCrawlAt,
           componentCheckpoints: [{
-            component: "content",
+            component: "content" as const,
             observedCursor: cursor(row.checkpoint),
             captureStatus,
             incompleteReason: captureStatus !== "INCOMPLETE"
@@ -248,15 +296,44 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
             progress: progress === null
               ? null
               : { startedAt: new Date(progress.startedAt), objectsProcessed: progress.processed, objectsRemaining: progress.remaining }
-          }],
+          }, ...(kind.syncPermissions ? [permissionsComponent(row, attempts, permissionsQueued?.queued ?? false)] : [])],
           recentAttempts: attempts
         }
       })
 
+    /**
+     * The permission sync's checkpoint for activity: IN_PROGRESS while one is queued or running, INCOMPLETE when the last
+     * stopped part-way or failed, EXPIRED when permissionMaxAgeSeconds passed without a successful one (the connection's
+     * documents then admit nobody), COMPLETE otherwise.
+     */
+    const permissionsComponent = (row: ConnectionRow, attempts: ReadonlyArray<{ readonly component: string; readonly outcome: string; readonly errorCode: string | null }>, queued: boolean) => {
+      const last = attempts.find((attempt) => attempt.component === "permissions")
+      const expired = row.permissionMaxAgeSeconds !== null
+        && (row.permissionsSucceededAt === null || row.permissionsSucceededAt.getTime() < Date.now() - row.permissionMaxAgeSeconds * 1000)
+      const stopped = row.permissionCheckpoint !== null || last?.outcome === "FAILED"
+      const captureStatus = queued ? "IN_PROGRESS" : expired ? "EXPIRED" : stopped ? "INCOMPLETE" : row.permissionsFinishedAt === null ? "NOT_STARTED" : "COMPLETE"
+      return {
+        component: "permissions" as const,
+        observedCursor: row.permissionCheckpoint === null ? null : JSON.stringify(row.permissionCheckpoint),
+        captureStatus,
+        incompleteReason: captureStatus === "EXPIRED"
+          ? `no permission sync succeeded within permissionMaxAgeSeconds (${row.permissionMaxAgeSeconds}); the connection's documents admit nobody until one does`
+          : captureStatus !== "INCOMPLETE"
+            ? null
+            : last?.outcome === "FAILED"
+              ? `the permission sync failed (${last.errorCode ?? "CRAWL_FAILED"}); the next resumes from the checkpoint`
+              : "the permission sync stopped part-way; the next resumes from the checkpoint",
+        observedAt: row.permissionsSyncedAt,
+        lastSuccessfulCursor: null,
+        lastSuccessfulAt: row.permissionsSucceededAt,
+        progress: null
+      }
+    }
+
     /** The decrypted credential of a connection, for crawls. */
     const credentialOf = decrypted
 
-    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName, credentialRequirement: k.credentialRequirement ?? "OPTIONAL", credentialHint: k.credentialHint ?? null })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, scopes, activity, credentialOf }
+    return { kinds: connectorKinds.map((k) => ({ sourceSystem: k.sourceSystem, displayName: k.displayName, credentialRequirement: k.credentialRequirement ?? "OPTIONAL", credentialHint: k.credentialHint ?? null })), list, put, remove, setCredential, clearCredential, test, testUnsaved, crawl, documents: documentsOf, scopes, activity, credentialOf, resealCredential }
   }),
   dependencies: [ConnectorsRepo.Default, ConnectorDocuments.Default, AuthorizationGeneration.Default, Audit.Default, SecretBox.Default]
 }) {}

@@ -6,7 +6,26 @@ import type { Classification } from "../domain/Model"
 /** A principal as a source names it in an ACL or a group: native id, and what the source says of it. */
 export interface NativeUser { readonly id: string; readonly email?: string | undefined; readonly displayName?: string | undefined }
 export interface NativeGroup { readonly id: string; readonly displayName?: string | undefined }
-export interface NativeAcl { readonly users: ReadonlyArray<NativeUser>; readonly groups: ReadonlyArray<NativeGroup> }
+/** Everyone of a tenant, domain or workspace: reached only by the source users listed as its members (never guests). */
+export interface NativeOrganization { readonly id: string; readonly displayName?: string | undefined }
+
+/** Principals any one of which the source admits. */
+export interface NativePrincipals {
+  readonly users: ReadonlyArray<NativeUser>
+  readonly groups: ReadonlyArray<NativeGroup>
+  readonly organizations?: ReadonlyArray<NativeOrganization> | undefined
+}
+
+/**
+ * Who the source lets read a document: any one of the principals, AND one of each of `requireAlso` (an
+ * intersection: Confluence's space permission AND the page's read restrictions AND each restricted ancestor's;
+ * Jira's project permission AND the issue security level). `unresolved`: the source would not give the
+ * document's permissions; the ACL must then be empty (it admits nobody) and explain answers SOURCE_ACL_UNRESOLVED.
+ */
+export interface NativeAcl extends NativePrincipals {
+  readonly requireAlso?: ReadonlyArray<NativePrincipals> | undefined
+  readonly unresolved?: boolean | undefined
+}
 
 /** One document a crawl (or a push) yields: its bytes, metadata and ACL, by the source's external id. */
 export interface SourceDocument {
@@ -24,11 +43,16 @@ export interface SourceDocument {
   readonly acl: NativeAcl | null
 }
 
-/** A source group's whole membership (member groups nest). */
+/**
+ * A source group's whole membership (member groups nest). With `kind: "SOURCE_ORGANIZATION"` it is an
+ * organization-wide principal and only its `members.users` count (the source's own users of the organization,
+ * guests left out by the kind).
+ */
 export interface SourceGroupMembership {
   readonly id: string
+  readonly kind?: "SOURCE_GROUP" | "SOURCE_ORGANIZATION" | undefined
   readonly displayName?: string | undefined
-  readonly members: NativeAcl
+  readonly members: NativePrincipals
 }
 
 /** What one crawl step yields from a checkpoint; the framework applies it and stores `checkpoint`. */
@@ -47,6 +71,38 @@ export interface CrawlPage {
    * attempt; `fatal` when nothing could be crawled at all (the attempt is FAILED rather than PARTIAL).
    */
   readonly failures?: ReadonlyArray<{ readonly code: string; readonly message: string; readonly fatal?: boolean }>
+  /**
+   * Objects the crawl deliberately left out (a file type Lore cannot parse and the vendor cannot convert): counted in
+   * the attempt's objectsSkipped, never a failure. Documents the framework finds unsupported are counted there too.
+   */
+  readonly skipped?: number | undefined
+}
+
+/** One document's ACL as a permission sync reads it, by external id. */
+export interface DocumentAcl {
+  readonly externalId: string
+  readonly acl: NativeAcl | null
+}
+
+/** What one permission-sync step yields: ACLs and groups, no content; the framework applies them and stores `checkpoint`. */
+export interface PermissionPage {
+  readonly acls: ReadonlyArray<DocumentAcl>
+  readonly groups: ReadonlyArray<SourceGroupMembership>
+  readonly checkpoint: unknown
+  /** False when more pages follow from `checkpoint`. */
+  readonly done: boolean
+  readonly failures?: ReadonlyArray<{ readonly code: string; readonly message: string; readonly fatal?: boolean }>
+}
+
+/** The external ids of a connection's live documents, for a permission sync that walks what Lore holds. */
+export interface KnownDocuments {
+  /** A page of external ids in order after `after` (null: from the start). */
+  readonly page: (after: string | null, limit: number) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * External ids of live documents not written since `since` (ISO time), in order after `after`: what a full walk
+   * that began at `since` did not see again, i.e. deleted at the source.
+   */
+  readonly notSeenSince: (since: string, after: string | null, limit: number) => Effect.Effect<ReadonlyArray<string>>
 }
 
 export interface KindContext {
@@ -55,6 +111,13 @@ export interface KindContext {
   readonly credential: string | null
   /** The server's settings (e.g. which addresses a crawler may reach). */
   readonly settings: LoreSettings
+  /**
+   * Stores a new credential for the connection, sealed like the first (a kind whose vendor rotates refresh tokens
+   * calls it the moment it receives one). Absent outside a crawl or permission sync.
+   */
+  readonly resealCredential?: ((secret: string) => Effect.Effect<void>) | undefined
+  /** The connection's live documents (absent when testing an unsaved config). */
+  readonly documents?: KnownDocuments | undefined
 }
 
 export interface ConnectionTestResult {
@@ -98,4 +161,9 @@ export interface ConnectorKindModule {
   readonly describeCheckpoint?: (checkpoint: unknown) => { readonly cursor: unknown; readonly inProgress: boolean }
   /** One crawl step from `checkpoint` (null on the first crawl). */
   readonly crawl: (context: KindContext, checkpoint: unknown) => Effect.Effect<CrawlPage>
+  /**
+   * One permission-sync step from `checkpoint` (null at the start of each sync): ACLs and groups without content, on
+   * the connection's own permission schedule. Kinds without it get their permissions from the content crawl alone.
+   */
+  readonly syncPermissions?: ((context: KindContext, checkpoint: unknown) => Effect.Effect<PermissionPage>) | undefined
 }

@@ -2,13 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { exec, row, rows, Timestamp } from "../db/Rows"
 import { IdentityTrust, MappingMethod, MappingStatus, SourcePrincipalKind } from "./Api"
-import { CrawlConnection, crawlDedupeKey } from "./Jobs"
+import { CrawlConnection, crawlDedupeKey, permissionsDedupeKey, SyncPermissions } from "./Jobs"
 
 /** How far the crawl in flight has come: objects applied so far, and what the kind expects still to yield. */
 export const CrawlProgress = Schema.Struct({
   startedAt: Schema.String,
   processed: Schema.Number,
-  remaining: Schema.NullOr(Schema.Number)
+  remaining: Schema.NullOr(Schema.Number),
+  /** What the crawl's earlier job runs counted (a long crawl spans several; its one attempt reports the sum). */
+  counts: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number }))
 })
 export type CrawlProgress = typeof CrawlProgress.Type
 
@@ -35,7 +37,13 @@ export const ConnectionRow = Schema.Struct({
   crawlProgress: Schema.NullOr(CrawlProgress),
   crawlFinishedAt: Schema.NullOr(Timestamp),
   successfulCheckpoint: Schema.NullOr(Schema.Unknown),
-  successfulAt: Schema.NullOr(Timestamp)
+  successfulAt: Schema.NullOr(Timestamp),
+  permissionIntervalSeconds: Schema.Number,
+  permissionMaxAgeSeconds: Schema.NullOr(Schema.Number),
+  permissionCheckpoint: Schema.NullOr(Schema.Unknown),
+  permissionsSyncedAt: Schema.NullOr(Timestamp),
+  permissionsFinishedAt: Schema.NullOr(Timestamp),
+  permissionsSucceededAt: Schema.NullOr(Timestamp)
 })
 export type ConnectionRow = typeof ConnectionRow.Type
 
@@ -99,6 +107,8 @@ export const DocumentRow = Schema.Struct({
   externalId: Schema.String,
   knowledgeAssetId: Schema.String,
   aclKeys: Schema.NullOr(Schema.Array(Schema.String)),
+  aclAll: Schema.NullOr(Schema.Array(Schema.String)),
+  unresolved: Schema.Boolean,
   retiredAt: Schema.NullOr(Timestamp)
 })
 export type DocumentRow = typeof DocumentRow.Type
@@ -109,6 +119,8 @@ export const AttemptRow = Schema.Struct({
   objectsRematerialized: Schema.Number,
   objectsRetired: Schema.Number,
   objectsFailed: Schema.Number,
+  objectsSkipped: Schema.Number,
+  component: Schema.Literal("content", "permissions"),
   errorCode: Schema.NullOr(Schema.String),
   errorMessage: Schema.NullOr(Schema.String),
   attemptedAt: Timestamp
@@ -117,6 +129,7 @@ const ObjectCounts = Schema.Struct({ total: Schema.Number, active: Schema.Number
 const Id = Schema.Struct({ id: Schema.String })
 const Progress = Schema.Struct({ crawlProgress: CrawlProgress })
 const Queued = Schema.Struct({ queued: Schema.Boolean })
+const SystemRef = Schema.Struct({ id: Schema.String, sourceSystem: Schema.String })
 const DocumentRef = Schema.Struct({ externalId: Schema.String, knowledgeAssetId: Schema.String, url: Schema.NullOr(Schema.String), updatedAt: Timestamp })
 const Sealed = Schema.Struct({ credentialSealed: Schema.NullOr(Schema.String) })
 const UserRef = Schema.Struct({ id: Schema.String })
@@ -127,10 +140,12 @@ export interface ConnectionSettings {
   readonly crawlIntervalSeconds: number
   readonly crawlEnabled: boolean
   readonly identityTrust: "TRUSTED" | "UNTRUSTED"
+  readonly permissionIntervalSeconds: number
+  readonly permissionMaxAgeSeconds: number | null
 }
 
 export interface ObservedPrincipal {
-  readonly kind: "SOURCE_USER" | "SOURCE_GROUP"
+  readonly kind: "SOURCE_USER" | "SOURCE_GROUP" | "SOURCE_ORGANIZATION"
   readonly nativePrincipalId: string
   readonly email?: string | undefined
   readonly displayName?: string | undefined
@@ -143,6 +158,9 @@ export interface Attempt {
   readonly rematerialized?: number
   readonly retired?: number
   readonly failed?: number
+  readonly skipped?: number
+  /** content (the default) or permissions. */
+  readonly component?: "content" | "permissions"
   readonly errorCode?: string | null
   readonly errorMessage?: string | null
 }
@@ -155,7 +173,8 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
       SELECT id, organization_id, source_system, connection_key, knowledge_space_id, source_config, crawl_interval_seconds,
         crawl_enabled, identity_trust, trust_decided_by, trust_decided_at, actor_user_id, configured_by, configured_at,
         credential_sealed IS NOT NULL AS credential_set, credential_set_by, credential_set_at, checkpoint, last_crawl_at,
-        crawl_progress, crawl_finished_at, successful_checkpoint, successful_at
+        crawl_progress, crawl_finished_at, successful_checkpoint, successful_at, permission_interval_seconds, permission_max_age_seconds,
+        permission_checkpoint, permissions_synced_at, permissions_finished_at, permissions_succeeded_at
       FROM connector_connections`
     const selectPrincipal = sql`
       SELECT p.id, p.connection_id, c.organization_id, c.source_system, c.connection_key, c.identity_trust, p.kind,
@@ -177,12 +196,15 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         sql`${selectConnection} WHERE credential_verifier = ${verifier}`),
       upsertConnection: row("connectors.upsertConnection", Id, (organizationId: string, sourceSystem: string, connectionKey: string, settings: ConnectionSettings, actorId: string) => sql`
         INSERT INTO connector_connections (organization_id, source_system, connection_key, knowledge_space_id, source_config,
-          crawl_interval_seconds, crawl_enabled, identity_trust, trust_decided_by, trust_decided_at, actor_user_id, configured_by, configured_at)
+          crawl_interval_seconds, crawl_enabled, identity_trust, trust_decided_by, trust_decided_at, actor_user_id, configured_by, configured_at,
+          permission_interval_seconds, permission_max_age_seconds)
         VALUES (${organizationId}, ${sourceSystem}, ${connectionKey}, ${settings.knowledgeSpaceId}, ${JSON.stringify(settings.sourceConfig)}::jsonb,
-          ${settings.crawlIntervalSeconds}, ${settings.crawlEnabled}, ${settings.identityTrust}, ${actorId}, now(), ${actorId}, ${actorId}, now())
+          ${settings.crawlIntervalSeconds}, ${settings.crawlEnabled}, ${settings.identityTrust}, ${actorId}, now(), ${actorId}, ${actorId}, now(),
+          ${settings.permissionIntervalSeconds}, ${settings.permissionMaxAgeSeconds})
         ON CONFLICT (organization_id, source_system, connection_key) DO UPDATE SET
           knowledge_space_id = EXCLUDED.knowledge_space_id, source_config = EXCLUDED.source_config,
           crawl_interval_seconds = EXCLUDED.crawl_interval_seconds, crawl_enabled = EXCLUDED.crawl_enabled,
+          permission_interval_seconds = EXCLUDED.permission_interval_seconds, permission_max_age_seconds = EXCLUDED.permission_max_age_seconds,
           trust_decided_by = CASE WHEN connector_connections.identity_trust = EXCLUDED.identity_trust THEN connector_connections.trust_decided_by ELSE EXCLUDED.trust_decided_by END,
           trust_decided_at = CASE WHEN connector_connections.identity_trust = EXCLUDED.identity_trust THEN connector_connections.trust_decided_at ELSE EXCLUDED.trust_decided_at END,
           identity_trust = EXCLUDED.identity_trust,
@@ -226,6 +248,26 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         WHERE crawl_enabled AND crawl_interval_seconds > 0 AND deleted_at IS NULL
           AND coalesce(crawl_finished_at, '-infinity'::timestamptz) <= now() - crawl_interval_seconds * interval '1 second'
         ORDER BY crawl_finished_at NULLS FIRST LIMIT 100`),
+      /** Whether a permission sync of the connection is queued or running. */
+      permissionsQueued: row("connectors.permissionsQueued", Queued, (id: string) => sql`
+        SELECT EXISTS (SELECT 1 FROM jobs WHERE kind = ${SyncPermissions.kind} AND dedupe_key = ${permissionsDedupeKey(id)}
+          AND status IN ('QUEUED', 'RUNNING')) AS queued`),
+      /** A permission-sync page is applied: its checkpoint is stored (null when the sync went to the end). */
+      setPermissionCheckpoint: exec((id: string, checkpoint: unknown) => sql`
+        UPDATE connector_connections SET permission_checkpoint = ${checkpoint === null ? null : JSON.stringify(checkpoint)}::jsonb,
+          permissions_synced_at = now() WHERE id = ${id}`),
+      /** A permission sync ended; a clean one makes the connection's permissions current (permissionMaxAgeSeconds counts from it). */
+      endPermissions: exec((id: string, succeeded: boolean) => sql`
+        UPDATE connector_connections SET permissions_finished_at = now(),
+          permissions_succeeded_at = CASE WHEN ${succeeded} THEN now() ELSE permissions_succeeded_at END
+        WHERE id = ${id}`),
+      /** Connections whose permission sync is due: crawling enabled, an interval, and that long since the last one ended. */
+      dueForPermissions: rows("connectors.dueForPermissions", SystemRef, (sourceSystems: ReadonlyArray<string>) => sql`
+        SELECT id, source_system FROM connector_connections
+        WHERE crawl_enabled AND permission_interval_seconds > 0 AND deleted_at IS NULL
+          AND source_system = ANY(${sourceSystems as Array<string>}::text[])
+          AND coalesce(permissions_finished_at, '-infinity'::timestamptz) <= now() - permission_interval_seconds * interval '1 second'
+        ORDER BY permissions_finished_at NULLS FIRST LIMIT 100`),
       activeSpace: row("connectors.activeSpace", Id, (organizationId: string, knowledgeSpaceId: string) =>
         sql`SELECT id FROM knowledge_spaces WHERE id = ${knowledgeSpaceId} AND organization_id = ${organizationId} AND active`),
 
@@ -326,21 +368,49 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         GROUP BY c.id ORDER BY c.source_system, c.connection_key`),
 
       document: row("connectors.document", DocumentRow, (connectionId: string, externalId: string) => sql`
-        SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
-        WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
+        SELECT external_id, knowledge_asset_id, acl_keys, acl_all, coalesce((acl->>'unresolved')::boolean, false) AS unresolved, retired_at
+        FROM connector_documents WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
       /** A page of live documents in external-id order, after `after` (keyset). */
       documentPage: rows("connectors.documentPage", DocumentRef, (connectionId: string, after: string | null, limit: number) => sql`
         SELECT external_id, knowledge_asset_id, url, updated_at FROM connector_documents
         WHERE connection_id = ${connectionId} AND retired_at IS NULL AND (${after}::text IS NULL OR external_id COLLATE "C" > ${after}::text COLLATE "C")
         ORDER BY external_id COLLATE "C" LIMIT ${limit}`),
       liveDocuments: rows("connectors.liveDocuments", DocumentRow, (connectionId: string) => sql`
-        SELECT external_id, knowledge_asset_id, acl_keys, retired_at FROM connector_documents
-        WHERE connection_id = ${connectionId} AND retired_at IS NULL`),
-      putDocument: exec((connectionId: string, externalId: string, knowledgeAssetId: string, url: string | null, acl: unknown, aclKeys: ReadonlyArray<string> | null) => sql`
-        INSERT INTO connector_documents (connection_id, external_id, knowledge_asset_id, url, acl, acl_keys)
-        VALUES (${connectionId}, ${externalId}, ${knowledgeAssetId}, ${url}, ${JSON.stringify(acl)}::jsonb, ${aclKeys as Array<string> | null}::text[])
+        SELECT external_id, knowledge_asset_id, acl_keys, acl_all, coalesce((acl->>'unresolved')::boolean, false) AS unresolved, retired_at
+        FROM connector_documents WHERE connection_id = ${connectionId} AND retired_at IS NULL`),
+      /** External ids of live documents after `after`, in order (a permission sync walks them page by page). */
+      liveExternalIds: (connectionId: string, after: string | null, limit: number, notUpdatedSince: string | null) =>
+        Effect.map(
+          sql<{ externalId: string }>`SELECT external_id FROM connector_documents
+            WHERE connection_id = ${connectionId} AND retired_at IS NULL AND (${after}::text IS NULL OR external_id COLLATE "C" > ${after}::text COLLATE "C")
+              AND (${notUpdatedSince}::timestamptz IS NULL OR updated_at < ${notUpdatedSince}::timestamptz)
+            ORDER BY external_id COLLATE "C" LIMIT ${limit}`,
+          (found) => found.map((r) => r.externalId)
+        ).pipe(Effect.orDie),
+      /** A key set's members (content-addressed: a set that exists is complete, so it is written once). */
+      putAclSet: (connectionId: string, setKey: string, members: ReadonlyArray<string>) =>
+        sql`INSERT INTO source_acl_set_members (set_key, connection_id, member_key)
+          SELECT ${setKey}, ${connectionId}, m FROM unnest(${members as Array<string>}::text[]) AS m
+          ON CONFLICT DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+      /** A document's ACL alone changed (a permission sync). */
+      setDocumentAcl: exec((connectionId: string, externalId: string, acl: unknown, aclKeys: ReadonlyArray<string> | null, aclAll: ReadonlyArray<string> | null) => sql`
+        UPDATE connector_documents SET acl = ${JSON.stringify(acl)}::jsonb, acl_keys = ${aclKeys as Array<string> | null}::text[],
+          acl_all = ${aclAll as Array<string> | null}::text[], updated_at = now()
+        WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
+      /** A group's current members (ids, sorted) and whether a snapshot was ever sealed. */
+      groupState: (groupId: string) =>
+        Effect.map(
+          sql<{ memberIds: Array<string> | null; sealed: boolean }>`SELECT
+            (SELECT array_agg(member_principal_id::text ORDER BY member_principal_id::text) FROM source_group_members WHERE group_principal_id = ${groupId}) AS member_ids,
+            EXISTS (SELECT 1 FROM source_group_snapshots WHERE group_principal_id = ${groupId}) AS sealed`,
+          (found) => ({ memberIds: found[0]?.memberIds ?? [], sealed: found[0]?.sealed ?? false })
+        ).pipe(Effect.orDie),
+      putDocument: exec((connectionId: string, externalId: string, knowledgeAssetId: string, url: string | null, acl: unknown, aclKeys: ReadonlyArray<string> | null, aclAll: ReadonlyArray<string> | null = null) => sql`
+        INSERT INTO connector_documents (connection_id, external_id, knowledge_asset_id, url, acl, acl_keys, acl_all)
+        VALUES (${connectionId}, ${externalId}, ${knowledgeAssetId}, ${url}, ${JSON.stringify(acl)}::jsonb, ${aclKeys as Array<string> | null}::text[],
+          ${aclAll as Array<string> | null}::text[])
         ON CONFLICT (connection_id, external_id) DO UPDATE SET knowledge_asset_id = EXCLUDED.knowledge_asset_id, url = EXCLUDED.url,
-          acl = EXCLUDED.acl, acl_keys = EXCLUDED.acl_keys, updated_at = now(), retired_at = NULL`),
+          acl = EXCLUDED.acl, acl_keys = EXCLUDED.acl_keys, acl_all = EXCLUDED.acl_all, updated_at = now(), retired_at = NULL`),
       retireDocument: exec((connectionId: string, externalId: string) => sql`
         UPDATE connector_documents SET retired_at = now(), updated_at = now() WHERE connection_id = ${connectionId} AND external_id = ${externalId}`),
       /** Serializes writes of one external document until the transaction ends (concurrent first pushes make one asset). */
@@ -348,12 +418,12 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
         sql`SELECT pg_advisory_xact_lock(hashtextextended(${connectionId}::text || '/' || ${externalId}, 0))`),
       recordAttempt: exec((connectionId: string, a: Attempt) => sql`
         INSERT INTO connector_attempts (connection_id, outcome, objects_materialized, objects_rotated, objects_rematerialized,
-          objects_retired, objects_failed, error_code, error_message)
+          objects_retired, objects_failed, objects_skipped, component, error_code, error_message)
         VALUES (${connectionId}, ${a.outcome}, ${a.materialized ?? 0}, ${a.rotated ?? 0}, ${a.rematerialized ?? 0}, ${a.retired ?? 0},
-          ${a.failed ?? 0}, ${a.errorCode ?? null}, ${a.errorMessage ?? null})`),
+          ${a.failed ?? 0}, ${a.skipped ?? 0}, ${a.component ?? "content"}, ${a.errorCode ?? null}, ${a.errorMessage ?? null})`),
       attempts: rows("connectors.attempts", AttemptRow, (connectionId: string) => sql`
         SELECT outcome, objects_materialized, objects_rotated, objects_rematerialized, objects_retired, objects_failed,
-          error_code, error_message, attempted_at
+          objects_skipped, component, error_code, error_message, attempted_at
         FROM connector_attempts WHERE connection_id = ${connectionId} ORDER BY attempted_at DESC LIMIT 20`),
       objectCounts: row("connectors.objectCounts", ObjectCounts, (connectionId: string) => sql`
         SELECT count(*)::int AS total, count(*) FILTER (WHERE retired_at IS NULL)::int AS active, max(updated_at) AS last_object_at

@@ -28,6 +28,7 @@ import searchImpacts from "./migrations/0024_search_impacts"
 import searchBlocks from "./migrations/0025_search_blocks"
 import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
 import scimLinkExistingUsers from "./migrations/0027_scim_link_existing_users"
+import connectorPermissions from "./migrations/0029_connector_permissions"
 import aiConfigSignals from "./migrations/0031_ai_config_signals"
 import assetFeedback from "./migrations/0033_asset_feedback"
 
@@ -60,6 +61,7 @@ export const migrations = {
   "0025_search_blocks": searchBlocks,
   "0026_search_appended_blocks": searchAppendedBlocks,
   "0027_scim_link_existing_users": scimLinkExistingUsers,
+  "0029_connector_permissions": connectorPermissions,
   "0031_ai_config_signals": aiConfigSignals,
   "0033_asset_feedback": assetFeedback
 }

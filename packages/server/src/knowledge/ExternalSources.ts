@@ -21,6 +21,8 @@ export interface ExternalVersion {
   readonly sourceSystem: string
   /** Null: the source has no ACL of its own (a public site); the space's grants alone decide, as for uploads. */
   readonly aclKeys: ReadonlyArray<string> | null
+  /** Key sets a reader must each satisfy too (an intersection, such as Confluence's page restrictions); null when none. */
+  readonly aclAll?: ReadonlyArray<string> | null | undefined
 }
 
 /**
@@ -55,7 +57,8 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
           uploadedBy: version.uploadedBy,
           sourceSystem: version.sourceSystem,
           aclAuthority: version.aclKeys === null ? "LORE" : "SOURCE",
-          aclKeys: version.aclKeys
+          aclKeys: version.aclKeys,
+          aclAll: version.aclAll ?? null
         })
         yield* repo.refreshCurrentVersion(version.knowledgeAssetId)
         yield* queue.enqueue(IngestSource.kind, { sourceId: id }, { dedupeKey: `ingest:${id}`, maxAttempts: 5 })
@@ -63,12 +66,13 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
       })
 
     /** Rewrites only the ACL keys of an asset's live versions and their chunks: nothing is parsed or embedded again. */
-    const setAcl = (knowledgeAssetId: string, aclKeys: ReadonlyArray<string> | null) =>
+    const setAcl = (knowledgeAssetId: string, aclKeys: ReadonlyArray<string> | null, aclAll: ReadonlyArray<string> | null = null) =>
       Effect.gen(function* () {
         const keys = aclKeys as Array<string> | null
-        yield* sql`UPDATE sources SET acl_keys = ${keys}::text[], acl_authority = ${aclKeys === null ? "LORE" : "SOURCE"},
+        const all = aclAll as Array<string> | null
+        yield* sql`UPDATE sources SET acl_keys = ${keys}::text[], acl_all = ${all}::text[], acl_authority = ${aclKeys === null ? "LORE" : "SOURCE"},
           updated_at = clock_timestamp() WHERE knowledge_asset_id = ${knowledgeAssetId} AND deleted_at IS NULL`
-        yield* sql`UPDATE chunks SET acl_keys = ${keys}::text[] WHERE knowledge_asset_id = ${knowledgeAssetId}`
+        yield* sql`UPDATE chunks SET acl_keys = ${keys}::text[], acl_all = ${all}::text[] WHERE knowledge_asset_id = ${knowledgeAssetId}`
       }).pipe(Effect.orDie)
 
     /** Deletes every live version (hidden from every read path at once, purged by a job) and retires the asset. */

@@ -97,6 +97,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
             knowledgeAssetId: source.knowledgeAssetId,
             classificationRank: classificationRank[source.classification],
             aclKeys: source.aclKeys,
+            aclAll: source.aclAll,
             title: source.title
           },
           toIndexedChunks(chunks)

@@ -24,6 +24,8 @@ export interface ChunkScope {
   readonly knowledgeAssetId: string
   readonly classificationRank: number
   readonly aclKeys: ReadonlyArray<string> | null
+  /** Key sets a reader must each satisfy too (connector intersections); null when none. */
+  readonly aclAll?: ReadonlyArray<string> | null | undefined
   readonly title: string
 }
 
@@ -228,10 +230,10 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
 
     const deleteChunks = exec((sourceId: string) => sql`DELETE FROM chunks WHERE source_id = ${sourceId}`)
     const insertChunks = exec((scope: ChunkScope, slice: ReadonlyArray<IndexedChunk>) => sql`
-      INSERT INTO chunks (id, source_id, organization_id, knowledge_space_id, knowledge_asset_id, classification_rank, acl_keys,
+      INSERT INTO chunks (id, source_id, organization_id, knowledge_space_id, knowledge_asset_id, classification_rank, acl_keys, acl_all,
         ordinal, heading, heading_path, start_page, end_page, content, search_vector, token_count)
       SELECT r.id, ${scope.sourceId}, ${scope.organizationId}, ${scope.knowledgeSpaceId}, ${scope.knowledgeAssetId},
-        ${scope.classificationRank}, ${scope.aclKeys === null ? null : scope.aclKeys}::text[],
+        ${scope.classificationRank}, ${scope.aclKeys === null ? null : scope.aclKeys}::text[], ${(scope.aclAll ?? null) as Array<string> | null}::text[],
         r.ordinal, r.heading, string_to_array(r.heading_path, ${HEADING_SEPARATOR}), r.start_page, r.end_page, r.content,
         r.vector, (SELECT coalesce(sum(array_length(p.positions, 1)), 0) FROM unnest(r.vector) AS p)::int
       FROM (

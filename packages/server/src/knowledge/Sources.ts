@@ -267,7 +267,8 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
           contextLabel: row.knowledgeSpaceName,
           knowledgeSpaceId: row.knowledgeSpaceId,
           classification: governing.classification,
-          aclKeys: row.aclKeys
+          aclKeys: row.aclKeys,
+          aclAll: row.aclAll
         }
       })
 

@@ -34,6 +34,8 @@ export const SourceRow = Schema.Struct({
   aclAuthority: Schema.String,
   /** Source-principal keys of a connector's ACL; null for uploads. */
   aclKeys: Schema.NullOr(Schema.Array(Schema.String)),
+  /** Key sets a reader must each satisfy too (connector intersections); null when none. */
+  aclAll: Schema.NullOr(Schema.Array(Schema.String)),
   status: Schema.String,
   classification: Classification,
   fileName: Schema.String,
@@ -101,6 +103,7 @@ export interface NewSource {
   readonly sourceSystem?: string
   readonly aclAuthority?: string
   readonly aclKeys?: ReadonlyArray<string> | null
+  readonly aclAll?: ReadonlyArray<string> | null
 }
 
 export interface ReadyInfo {
@@ -115,7 +118,7 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
     const sql = yield* SqlClient.SqlClient
     const select = sql`
       SELECT s.id, s.organization_id, s.knowledge_space_id, s.knowledge_asset_id, s.version_number, s.title, s.source_system,
-        s.acl_authority, s.acl_keys, s.status, s.classification, s.file_name, s.media_type, s.content_length::int AS content_length,
+        s.acl_authority, s.acl_keys, s.acl_all, s.status, s.classification, s.file_name, s.media_type, s.content_length::int AS content_length,
         s.content_digest, s.language, s.page_count, s.chunk_count, s.failure_code, s.failure_message, s.embedding_profile_key,
         s.embedding_provider, s.embedding_model, s.embedding_dimensions, s.uploaded_by, s.created_at, s.updated_at, s.deleted_at,
         to_char(s.created_at AT TIME ZONE 'UTC', ${MICROSECOND_TEXT}) AS cursor_at,
@@ -139,11 +142,11 @@ export class SourcesRepo extends Effect.Service<SourcesRepo>()("lore/SourcesRepo
     const blob = row("sources.blob", Blob, (sha256: string) => sql`SELECT content FROM blobs WHERE sha256 = ${sha256}`)
     const insertSource = row("sources.insertSource", Id, (source: NewSource) => sql`
       INSERT INTO sources (organization_id, knowledge_space_id, knowledge_asset_id, version_number, title, classification,
-        classification_rank, file_name, media_type, content_length, content_digest, uploaded_by, source_system, acl_authority, acl_keys)
+        classification_rank, file_name, media_type, content_length, content_digest, uploaded_by, source_system, acl_authority, acl_keys, acl_all)
       VALUES (${source.organizationId}, ${source.knowledgeSpaceId}, ${source.knowledgeAssetId}, ${source.versionNumber}, ${source.title},
         ${source.classification}, ${source.classificationRank}, ${source.fileName}, ${source.mediaType}, ${source.contentLength},
         ${source.contentDigest}, ${source.uploadedBy}, ${source.sourceSystem ?? "UPLOAD"}, ${source.aclAuthority ?? "LORE"},
-        ${source.aclKeys ?? null}::text[])
+        ${source.aclKeys ?? null}::text[], ${(source.aclAll ?? null) as Array<string> | null}::text[])
       RETURNING id`)
     const otherVersions = rows("sources.otherVersions", Id, (knowledgeAssetId: string, exceptSourceId: string | null) =>
       sql`SELECT id FROM sources WHERE knowledge_asset_id = ${knowledgeAssetId} AND id IS DISTINCT FROM ${exceptSourceId}::uuid`)
