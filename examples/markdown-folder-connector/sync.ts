@@ -144,8 +144,9 @@ try {
   }
 
   // 3. Push in bulk: each document is applied on its own; failures are listed, not thrown.
-  const results: Array<PushResult> = []
-  const failed: Array<{ externalId: string; code: string; detail: string }> = []
+  // A delete of an id the connection no longer holds comes back NOT_FOUND (somebody retired it meanwhile).
+  const results: Array<Omit<PushResult, "outcome"> & { readonly outcome: PushResult["outcome"] | "NOT_FOUND" }> = []
+  const failed: Array<{ externalId: string | null; code: string; detail: string }> = []
   let batch: typeof toSend = []
   let batchBytes = 0
   const flush = async () => {
@@ -181,11 +182,11 @@ try {
   for (const id of removedGroups) await lore.indexing.pushGroup("PUSH", connection!, id, { members: {} }, credential)
 
   // The checkpoint keeps only what the server accepted, so a failed file is sent again next time.
-  const failedIds = new Set(failed.map((f) => f.externalId))
+  const failedIds = new Set(failed.flatMap((f) => f.externalId === null ? [] : [f.externalId]))
   const state: State = { connection: connection!, groups: [...acl!.groups.keys()], digests: Object.fromEntries(Object.entries(digests).filter(([path]) => !failedIds.has(path))) }
   writeFileSync(statePath, `${JSON.stringify(state, null, 2)}\n`)
 
-  const count = (outcome: PushResult["outcome"]) => results.filter((r) => r.outcome === outcome).length
+  const count = (outcome: PushResult["outcome"] | "NOT_FOUND") => results.filter((r) => r.outcome === outcome).length
   const summary = {
     connection,
     files: files.length,

@@ -1262,6 +1262,24 @@ export interface paths {
         get: operations["assets.getAsset"];
         put?: never;
         post?: never;
+        /** @description Deletes an asset that was never released (a draft created by mistake): its OWNER or BACKUP_OWNER only; 409 ASSET_HAS_RELEASES once released (withdraw instead) */
+        delete: operations["assets.deleteAsset"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assets/{assetId}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Feedback given on the asset's releases, newest first, 50 a page: for its owners and its space's curators */
+        get: operations["assets.listAssetFeedback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2528,7 +2546,134 @@ export interface components {
         };
         /** @enum {string} */
         PackItemKind: "ASSET_RELEASE" | "KNOWLEDGE_VERSION";
-        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
+        BulkPushedDocument: {
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            externalId: string;
+            /**
+             * maxLength(500)
+             * @description a string at most 500 character(s) long
+             */
+            title: string;
+            content?: string;
+            contentBase64?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            fileName?: string;
+            /**
+             * maxLength(255)
+             * @description a string at most 255 character(s) long
+             */
+            mediaType?: string;
+            /**
+             * maxLength(2000)
+             * @description a string at most 2000 character(s) long
+             */
+            url?: string;
+            classification?: components["schemas"]["Classification"];
+            acl: components["schemas"]["PushedAcl"];
+        };
+        /**
+         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
+         * @enum {string}
+         */
+        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
+        /** @description Who may read the document in the source: any one of its principals, and one of each requireAlso set. An empty ACL admits nobody. */
+        PushedAcl: {
+            users?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(320)
+                 * @description a string at most 320 character(s) long
+                 */
+                email?: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            groups?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            organizations?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            /**
+             * maxItems(20)
+             * @description an array of at most 20 item(s)
+             */
+            requireAlso?: {
+                users?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(320)
+                     * @description a string at most 320 character(s) long
+                     */
+                    email?: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                groups?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                organizations?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+            }[];
+        };
+        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel (the search index's active generation: model (N dimensions), or none), embeddingSource (ENVIRONMENT|ADMIN|none), migrationLevel, uptimeSeconds */
         Health: {
             [key: string]: string;
         };
@@ -3108,11 +3253,6 @@ export interface components {
             /** @description The same in one sentence, for a person */
             summary: string;
         };
-        /**
-         * @description How sensitive content is, lowest first: PUBLIC < INTERNAL < CONFIDENTIAL < RESTRICTED
-         * @enum {string}
-         */
-        Classification: "PUBLIC" | "INTERNAL" | "CONFIDENTIAL" | "RESTRICTED";
         /** @description The email has a pending invitation already; delete it first */
         InvitationPending: {
             /** @enum {string} */
@@ -3615,6 +3755,8 @@ export interface components {
              * @description The route's version as read (0 when it has no admin route yet)
              */
             version: components["schemas"]["Int"];
+            /** @description Route to the gateway even if its test fails (added; default false: a failing test answers 422 GATEWAY_TEST_FAILED) */
+            force?: boolean;
         };
         /** @description The gateway or model cannot serve this workload (e.g. Anthropic has no embeddings, LOCAL runs fixed models) */
         InvalidRoute: {
@@ -3625,6 +3767,20 @@ export interface components {
             status: 400;
             /** @enum {string} */
             code: "INVALID_ROUTE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Setting the route tested its gateway and the test failed; the detail and errors[].code name the test's errorCode. Fix the gateway, or send force: true to route to it anyway */
+        GatewayTestFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-test-failed";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "GATEWAY_TEST_FAILED";
             detail: string;
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
@@ -4501,6 +4657,20 @@ export interface components {
             comment: string | null;
             updatedAt: components["schemas"]["Timestamp"];
         };
+        /** @description Feedback is about the assistant's answers: this message is the caller's own question */
+        WrongMessageRole: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/wrong-message-role";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "WRONG_MESSAGE_ROLE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
         ModelOptions: {
             selectedModelActivationId: components["schemas"]["UUID"];
             options: components["schemas"]["ModelOption"][];
@@ -4879,6 +5049,46 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
+        AssetRoleRequired: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-role-required";
+            title: string;
+            /** @enum {number} */
+            status: 403;
+            /** @enum {string} */
+            code: "ASSET_ROLE_REQUIRED";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Only an asset that was never released can be deleted; withdraw its releases instead */
+        AssetHasReleases: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/asset-has-releases";
+            title: string;
+            /** @enum {number} */
+            status: 409;
+            /** @enum {string} */
+            code: "ASSET_HAS_RELEASES";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        AssetFeedbackPage: {
+            items: components["schemas"]["AssetFeedbackItem"][];
+            nextCursor: string | null;
+        };
+        AssetFeedbackItem: {
+            id: components["schemas"]["UUID"];
+            releaseId: components["schemas"]["UUID"];
+            /** @enum {string} */
+            sentiment: "HELPFUL" | "UNHELPFUL";
+            comment: string;
+            createdAt: components["schemas"]["Timestamp"];
+        };
         DraftUpdate: {
             /**
              * maxLength(300)
@@ -4906,20 +5116,6 @@ export interface components {
              * @description a positive number
              */
             lockVersion: components["schemas"]["Int"];
-        };
-        /** @description The caller may see the asset but holds no role on it (or space relation) that allows this */
-        AssetRoleRequired: {
-            /** @enum {string} */
-            type: "https://lore.dev/problems/asset-role-required";
-            title: string;
-            /** @enum {number} */
-            status: 403;
-            /** @enum {string} */
-            code: "ASSET_ROLE_REQUIRED";
-            detail: string;
-            errors?: components["schemas"]["FieldError"][];
-            /** @description The request's X-Request-Id */
-            requestId: string;
         };
         /** @description The draft changed since the lockVersion sent: read it again and reapply the change */
         LockVersionConflict: {
@@ -5560,15 +5756,24 @@ export interface components {
             asset: components["schemas"]["Asset"];
         };
         AssetFeedbackInput: {
-            rating: components["schemas"]["AssetFeedbackRating"];
+            sentiment?: components["schemas"]["AssetFeedbackSentiment"];
+            rating?: components["schemas"]["AssetFeedbackRating"];
             /**
              * maxLength(2000)
              * @description a string at most 2000 character(s) long
              */
             comment?: string;
         };
-        /** @enum {string} */
-        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL";
+        /**
+         * @description HELPFUL or UNHELPFUL (NOT_HELPFUL: deprecated alias of UNHELPFUL)
+         * @enum {string}
+         */
+        AssetFeedbackSentiment: "HELPFUL" | "UNHELPFUL" | "NOT_HELPFUL";
+        /**
+         * @description Deprecated: send sentiment
+         * @enum {string}
+         */
+        AssetFeedbackRating: "HELPFUL" | "NOT_HELPFUL" | "UNHELPFUL";
         FeedbackAnswer: {
             /**
              * Format: uuid
@@ -5758,11 +5963,11 @@ export interface components {
             source: components["schemas"]["RepoSource"];
             /**
              * maxItems(200)
-             * @description an array of at most 200 item(s)
+             * @description The skill folders to import; default every folder holding a SKILL.md, the ones that break a rule reported with imported false and their errorCode
              */
-            paths: string[];
-            /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
-            namespace: string;
+            paths?: string[];
+            /** @description default: the knowledge space's key */
+            namespace?: string;
             classification?: components["schemas"]["Classification"];
         };
         RepoSource: {
@@ -5771,7 +5976,11 @@ export interface components {
              * @description https://host/owner/repo(.git), or file:///path where allowed
              */
             repository: string;
-            knowledgeSpaceId: components["schemas"]["UUID"];
+            /**
+             * Format: uuid
+             * @description The space the skills are created in; default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several)
+             */
+            knowledgeSpaceId?: string;
             /**
              * maxLength(200)
              * @description A branch, tag or commit; default the remote's HEAD
@@ -5814,6 +6023,8 @@ export interface components {
              * @enum {string}
              */
             defaultClearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            /** @description Whether SCIM may take over an existing Lore user with the same email that no connection provisioned (never an ADMIN or ORG_ADMIN); false: such a user is 409 uniqueness (added) */
+            linkExistingUsers: boolean;
             /** @description Where the identity provider sends SCIM requests: /scim/v2 on this server (added) */
             scimBaseUrl: string;
             version: components["schemas"]["Int"];
@@ -5833,6 +6044,8 @@ export interface components {
             groupsEnabled: boolean;
             defaultRole?: components["schemas"]["UserRole"];
             defaultClearance?: components["schemas"]["Clearance"];
+            /** @description Let SCIM take over existing Lore users with the same email that no connection provisioned, administrators never (default false) */
+            linkExistingUsers?: boolean;
         };
         /** @description A provisioning connection with this alias exists already */
         ProvisioningAliasTaken: {
@@ -5850,6 +6063,8 @@ export interface components {
         };
         SetProvisioningState: {
             operationalState: components["schemas"]["ProvisioningOperationalState"];
+            /** @description Changes linkExistingUsers when given; unchanged otherwise */
+            linkExistingUsers?: boolean;
             /**
              * int
              * @description The version read; a stale one is 409 VERSION_CONFLICT
@@ -5973,7 +6188,15 @@ export interface components {
         ConnectorKind: {
             sourceSystem: string;
             displayName: string;
+            credentialRequirement: components["schemas"]["CredentialRequirement"];
+            /** @description What the credential is and how long it must be */
+            credentialHint: string | null;
         };
+        /**
+         * @description REQUIRED: a connection does not work without a credential; OPTIONAL: only some sources need one (a private repository); NONE: takes none
+         * @enum {string}
+         */
+        CredentialRequirement: "REQUIRED" | "OPTIONAL" | "NONE";
         ConnectorConfig: {
             sourceSystem: string;
             sourceConnectionKey: string;
@@ -6326,97 +6549,6 @@ export interface components {
             classification?: components["schemas"]["Classification"];
             acl: components["schemas"]["PushedAcl"];
         };
-        /** @description Who may read the document in the source: any one of its principals, and one of each requireAlso set. An empty ACL admits nobody. */
-        PushedAcl: {
-            users?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(320)
-                 * @description a string at most 320 character(s) long
-                 */
-                email?: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-            groups?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-            organizations?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                id: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                displayName?: string;
-            }[];
-            /**
-             * maxItems(20)
-             * @description an array of at most 20 item(s)
-             */
-            requireAlso?: {
-                users?: {
-                    /**
-                     * maxLength(500)
-                     * @description a string at most 500 character(s) long
-                     */
-                    id: string;
-                    /**
-                     * maxLength(320)
-                     * @description a string at most 320 character(s) long
-                     */
-                    email?: string;
-                    /**
-                     * maxLength(500)
-                     * @description a string at most 500 character(s) long
-                     */
-                    displayName?: string;
-                }[];
-                groups?: {
-                    /**
-                     * maxLength(500)
-                     * @description a string at most 500 character(s) long
-                     */
-                    id: string;
-                    /**
-                     * maxLength(500)
-                     * @description a string at most 500 character(s) long
-                     */
-                    displayName?: string;
-                }[];
-                organizations?: {
-                    /**
-                     * maxLength(500)
-                     * @description a string at most 500 character(s) long
-                     */
-                    id: string;
-                    /**
-                     * maxLength(500)
-                     * @description a string at most 500 character(s) long
-                     */
-                    displayName?: string;
-                }[];
-            }[];
-        };
         PushResult: {
             externalId: string;
             /**
@@ -6446,37 +6578,7 @@ export interface components {
              * maxItems(500)
              * @description an array of at most 500 item(s)
              */
-            documents?: {
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                externalId: string;
-                /**
-                 * maxLength(500)
-                 * @description a string at most 500 character(s) long
-                 */
-                title: string;
-                content?: string;
-                contentBase64?: string;
-                /**
-                 * maxLength(255)
-                 * @description a string at most 255 character(s) long
-                 */
-                fileName?: string;
-                /**
-                 * maxLength(255)
-                 * @description a string at most 255 character(s) long
-                 */
-                mediaType?: string;
-                /**
-                 * maxLength(2000)
-                 * @description a string at most 2000 character(s) long
-                 */
-                url?: string;
-                classification?: components["schemas"]["Classification"];
-                acl: components["schemas"]["PushedAcl"];
-            }[];
+            documents?: components["schemas"]["BulkPushedDocument"][];
             /**
              * maxItems(500)
              * @description an array of at most 500 item(s)
@@ -6484,13 +6586,27 @@ export interface components {
             deletes?: string[];
         };
         BulkPushResult: {
-            results: components["schemas"]["PushResult"][];
+            results: components["schemas"]["BulkPushResultItem"][];
             failed: {
-                externalId: string;
+                /** @description As sent (at most 200 bytes of it), or null when the document had none */
+                externalId: string | null;
+                /** @description INVALID_PUSHED_DOCUMENT for a document that is not a BulkPushedDocument (errors[] names each field), or why indexing it failed */
                 code: string;
                 detail: string;
+                errors?: components["schemas"]["FieldError"][];
             }[];
         };
+        BulkPushResultItem: {
+            externalId: string;
+            outcome: components["schemas"]["BulkPushOutcome"];
+            knowledgeAssetId: components["schemas"]["UUID"] | null;
+            sourceId: components["schemas"]["UUID"] | null;
+        };
+        /**
+         * @description As PushOutcome; NOT_FOUND: a delete of an external id the connection does not hold
+         * @enum {string}
+         */
+        BulkPushOutcome: "MATERIALIZED" | "ROTATED" | "REMATERIALIZED" | "UNCHANGED" | "RETIRED" | "NOT_FOUND";
         PushedGroup: {
             /**
              * maxLength(500)
@@ -6691,6 +6807,9 @@ export type CapabilityPackBody = components['schemas']['CapabilityPackBody'];
 export type PackPurpose = components['schemas']['PackPurpose'];
 export type PackItemSpec = components['schemas']['PackItemSpec'];
 export type PackItemKind = components['schemas']['PackItemKind'];
+export type BulkPushedDocument = components['schemas']['BulkPushedDocument'];
+export type Classification = components['schemas']['Classification'];
+export type PushedAcl = components['schemas']['PushedAcl'];
 export type Health = components['schemas']['Health'];
 export type InternalError = components['schemas']['InternalError'];
 export type Session = components['schemas']['Session'];
@@ -6745,7 +6864,6 @@ export type InvitationStatus = components['schemas']['InvitationStatus'];
 export type CreateInvitation = components['schemas']['CreateInvitation'];
 export type IssuedInvitation = components['schemas']['IssuedInvitation'];
 export type Readability = components['schemas']['Readability'];
-export type Classification = components['schemas']['Classification'];
 export type InvitationPending = components['schemas']['InvitationPending'];
 export type AdminKnowledgeSpace = components['schemas']['AdminKnowledgeSpace'];
 export type AudienceMode = components['schemas']['AudienceMode'];
@@ -6793,6 +6911,7 @@ export type ProviderReasoningEffort = components['schemas']['ProviderReasoningEf
 export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
+export type GatewayTestFailed = components['schemas']['GatewayTestFailed'];
 export type IndexSettings = components['schemas']['IndexSettings'];
 export type Reembedding = components['schemas']['Reembedding'];
 export type AiUsage = components['schemas']['AiUsage'];
@@ -6862,6 +6981,7 @@ export type MessageCitation = components['schemas']['MessageCitation'];
 export type MessageNotFound = components['schemas']['MessageNotFound'];
 export type FeedbackInput = components['schemas']['FeedbackInput'];
 export type MessageFeedback = components['schemas']['MessageFeedback'];
+export type WrongMessageRole = components['schemas']['WrongMessageRole'];
 export type ModelOptions = components['schemas']['ModelOptions'];
 export type ModelOption = components['schemas']['ModelOption'];
 export type Starter = components['schemas']['Starter'];
@@ -6902,8 +7022,11 @@ export type AssetRole = components['schemas']['AssetRole'];
 export type AssetNotFound = components['schemas']['AssetNotFound'];
 export type AssetSlugTaken = components['schemas']['AssetSlugTaken'];
 export type InvalidAssetContent = components['schemas']['InvalidAssetContent'];
-export type DraftUpdate = components['schemas']['DraftUpdate'];
 export type AssetRoleRequired = components['schemas']['AssetRoleRequired'];
+export type AssetHasReleases = components['schemas']['AssetHasReleases'];
+export type AssetFeedbackPage = components['schemas']['AssetFeedbackPage'];
+export type AssetFeedbackItem = components['schemas']['AssetFeedbackItem'];
+export type DraftUpdate = components['schemas']['DraftUpdate'];
 export type LockVersionConflict = components['schemas']['LockVersionConflict'];
 export type Submission = components['schemas']['Submission'];
 export type ReviewAlreadyOpen = components['schemas']['ReviewAlreadyOpen'];
@@ -6959,6 +7082,7 @@ export type PackJourneyAnswer = components['schemas']['PackJourneyAnswer'];
 export type ForkInput = components['schemas']['ForkInput'];
 export type ForkAnswer = components['schemas']['ForkAnswer'];
 export type AssetFeedbackInput = components['schemas']['AssetFeedbackInput'];
+export type AssetFeedbackSentiment = components['schemas']['AssetFeedbackSentiment'];
 export type AssetFeedbackRating = components['schemas']['AssetFeedbackRating'];
 export type FeedbackAnswer = components['schemas']['FeedbackAnswer'];
 export type RecommendationsAnswer = components['schemas']['RecommendationsAnswer'];
@@ -6996,6 +7120,7 @@ export type RotateProvisioningCredential = components['schemas']['RotateProvisio
 export type ProvisioningCredentialNotFound = components['schemas']['ProvisioningCredentialNotFound'];
 export type ProvisioningCredentialRevoked = components['schemas']['ProvisioningCredentialRevoked'];
 export type ConnectorKind = components['schemas']['ConnectorKind'];
+export type CredentialRequirement = components['schemas']['CredentialRequirement'];
 export type ConnectorConfig = components['schemas']['ConnectorConfig'];
 export type IdentityTrust = components['schemas']['IdentityTrust'];
 export type ConnectorKindNotFound = components['schemas']['ConnectorKindNotFound'];
@@ -7025,11 +7150,12 @@ export type SourceConnection = components['schemas']['SourceConnection'];
 export type SetIdentityTrust = components['schemas']['SetIdentityTrust'];
 export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type PushedDocument = components['schemas']['PushedDocument'];
-export type PushedAcl = components['schemas']['PushedAcl'];
 export type PushResult = components['schemas']['PushResult'];
 export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument'];
 export type BulkPush = components['schemas']['BulkPush'];
 export type BulkPushResult = components['schemas']['BulkPushResult'];
+export type BulkPushResultItem = components['schemas']['BulkPushResultItem'];
+export type BulkPushOutcome = components['schemas']['BulkPushOutcome'];
 export type PushedGroup = components['schemas']['PushedGroup'];
 export type PushedGroupKind = components['schemas']['PushedGroupKind'];
 export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
@@ -7052,7 +7178,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
+            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel (the search index's active generation: model (N dimensions), or none), embeddingSource (ENVIRONMENT|ADMIN|none), migrationLevel, uptimeSeconds */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10073,6 +10199,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
+            /** @description GATEWAY_TEST_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayTestFailed"];
+                };
+            };
             /** @description INTERNAL_ERROR */
             500: {
                 headers: {
@@ -12408,6 +12543,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MessageNotFound"];
                 };
             };
+            /** @description WRONG_MESSAGE_ROLE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["WrongMessageRole"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -13172,8 +13316,8 @@ export interface operations {
     "assistantEvidence.uploadEvidence": {
         parameters: {
             query: {
-                /** @description The caller's conversation the document is evidence for (required) */
-                conversationId: string;
+                /** @description The caller's conversation the document is evidence for; without it, a new conversation titled with the file name is created, and the binding's conversationId names it */
+                conversationId?: string;
                 /** @description The knowledge space the document is ingested into (the caller must be a contributor) */
                 knowledgeSpaceId: string;
                 classification?: components["schemas"]["Classification"];
@@ -13586,6 +13730,152 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.deleteAsset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED, CSRF_TOKEN_INVALID */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"] | components["schemas"]["CsrfTokenInvalid"];
+                };
+            };
+            /** @description ASSET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetNotFound"];
+                };
+            };
+            /** @description ASSET_HAS_RELEASES */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetHasReleases"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "assets.listAssetFeedback": {
+        parameters: {
+            query?: {
+                /** @description Only the feedback on this release */
+                releaseId?: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                assetId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description AssetFeedbackPage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetFeedbackPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description ASSET_ROLE_REQUIRED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AssetRoleRequired"];
                 };
             };
             /** @description ASSET_NOT_FOUND */
@@ -16184,10 +16474,11 @@ export interface operations {
     };
     "skills.createSkill": {
         parameters: {
-            query: {
-                /** @description a string matching the pattern ^[a-z0-9][a-z0-9._-]{0,62}$ */
-                namespace: string;
-                knowledgeSpaceId: components["schemas"]["UUID"];
+            query?: {
+                /** @description default: the knowledge space's key */
+                namespace?: string;
+                /** @description The space the skill is created in; default: the caller's only upload target (400 naming knowledgeSpaceId when they have none or several) */
+                knowledgeSpaceId?: string;
                 classification?: components["schemas"]["Classification"];
             };
             header?: never;
@@ -19401,6 +19692,7 @@ export const payloadTooLargeCodeValues: ReadonlyArray<components["schemas"]["Pay
 export const promptVariableTypeValues: ReadonlyArray<components["schemas"]["PromptVariableType"]> = ["STRING", "NUMBER", "BOOLEAN", "ENUM", "DATE"];
 export const packPurposeValues: ReadonlyArray<components["schemas"]["PackPurpose"]> = ["ROLE_ONBOARDING", "TEAM_ONBOARDING", "SKILL_DEVELOPMENT", "COMPLIANCE", "PROCESS_CHANGE"];
 export const packItemKindValues: ReadonlyArray<components["schemas"]["PackItemKind"]> = ["ASSET_RELEASE", "KNOWLEDGE_VERSION"];
+export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
 export const internalErrorTypeValues: ReadonlyArray<components["schemas"]["InternalError"]["type"]> = ["https://lore.dev/problems/internal-error"];
 export const internalErrorStatusValues: ReadonlyArray<components["schemas"]["InternalError"]["status"]> = [500];
 export const internalErrorCodeValues: ReadonlyArray<components["schemas"]["InternalError"]["code"]> = ["INTERNAL_ERROR"];
@@ -19476,7 +19768,6 @@ export const managerNotFoundTypeValues: ReadonlyArray<components["schemas"]["Man
 export const managerNotFoundStatusValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["status"]> = [404];
 export const managerNotFoundCodeValues: ReadonlyArray<components["schemas"]["ManagerNotFound"]["code"]> = ["MANAGER_NOT_FOUND"];
 export const invitationStatusValues: ReadonlyArray<components["schemas"]["InvitationStatus"]> = ["PENDING", "ACCEPTED", "REVOKED", "EXPIRED"];
-export const classificationValues: ReadonlyArray<components["schemas"]["Classification"]> = ["PUBLIC", "INTERNAL", "CONFIDENTIAL", "RESTRICTED"];
 export const invitationPendingTypeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["type"]> = ["https://lore.dev/problems/invitation-pending"];
 export const invitationPendingStatusValues: ReadonlyArray<components["schemas"]["InvitationPending"]["status"]> = [409];
 export const invitationPendingCodeValues: ReadonlyArray<components["schemas"]["InvitationPending"]["code"]> = ["INVITATION_PENDING"];
@@ -19534,6 +19825,9 @@ export const aiRouteSourceValues: ReadonlyArray<components["schemas"]["AiRouteSo
 export const invalidRouteTypeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["type"]> = ["https://lore.dev/problems/invalid-route"];
 export const invalidRouteStatusValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["status"]> = [400];
 export const invalidRouteCodeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["code"]> = ["INVALID_ROUTE"];
+export const gatewayTestFailedTypeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["type"]> = ["https://lore.dev/problems/gateway-test-failed"];
+export const gatewayTestFailedStatusValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["status"]> = [422];
+export const gatewayTestFailedCodeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["code"]> = ["GATEWAY_TEST_FAILED"];
 export const invalidUsagePeriodTypeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["type"]> = ["https://lore.dev/problems/invalid-usage-period"];
 export const invalidUsagePeriodStatusValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["status"]> = [400];
 export const invalidUsagePeriodCodeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["code"]> = ["INVALID_USAGE_PERIOD"];
@@ -19624,6 +19918,9 @@ export const messageCitationKindValues: ReadonlyArray<components["schemas"]["Mes
 export const messageNotFoundTypeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["type"]> = ["https://lore.dev/problems/message-not-found"];
 export const messageNotFoundStatusValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["status"]> = [404];
 export const messageNotFoundCodeValues: ReadonlyArray<components["schemas"]["MessageNotFound"]["code"]> = ["MESSAGE_NOT_FOUND"];
+export const wrongMessageRoleTypeValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["type"]> = ["https://lore.dev/problems/wrong-message-role"];
+export const wrongMessageRoleStatusValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["status"]> = [409];
+export const wrongMessageRoleCodeValues: ReadonlyArray<components["schemas"]["WrongMessageRole"]["code"]> = ["WRONG_MESSAGE_ROLE"];
 export const starterSourceValues: ReadonlyArray<components["schemas"]["StarterSource"]> = ["CONFIGURED", "DERIVED"];
 export const assistantFileStatusValues: ReadonlyArray<components["schemas"]["AssistantFileStatus"]> = ["UPLOADED", "PROCESSING", "READY", "FAILED"];
 export const fileChunkNotFoundTypeValues: ReadonlyArray<components["schemas"]["FileChunkNotFound"]["type"]> = ["https://lore.dev/problems/file-chunk-not-found"];
@@ -19653,6 +19950,10 @@ export const invalidAssetContentCodeValues: ReadonlyArray<components["schemas"][
 export const assetRoleRequiredTypeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["type"]> = ["https://lore.dev/problems/asset-role-required"];
 export const assetRoleRequiredStatusValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["status"]> = [403];
 export const assetRoleRequiredCodeValues: ReadonlyArray<components["schemas"]["AssetRoleRequired"]["code"]> = ["ASSET_ROLE_REQUIRED"];
+export const assetHasReleasesTypeValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["type"]> = ["https://lore.dev/problems/asset-has-releases"];
+export const assetHasReleasesStatusValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["status"]> = [409];
+export const assetHasReleasesCodeValues: ReadonlyArray<components["schemas"]["AssetHasReleases"]["code"]> = ["ASSET_HAS_RELEASES"];
+export const assetFeedbackItemSentimentValues: ReadonlyArray<components["schemas"]["AssetFeedbackItem"]["sentiment"]> = ["HELPFUL", "UNHELPFUL"];
 export const lockVersionConflictTypeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["type"]> = ["https://lore.dev/problems/lock-version-conflict"];
 export const lockVersionConflictStatusValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["status"]> = [409];
 export const lockVersionConflictCodeValues: ReadonlyArray<components["schemas"]["LockVersionConflict"]["code"]> = ["LOCK_VERSION_CONFLICT"];
@@ -19725,7 +20026,8 @@ export const invalidVariablesCodeValues: ReadonlyArray<components["schemas"]["In
 export const promptRunFailedTypeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["type"]> = ["https://lore.dev/problems/prompt-run-failed"];
 export const promptRunFailedStatusValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["status"]> = [502];
 export const promptRunFailedCodeValues: ReadonlyArray<components["schemas"]["PromptRunFailed"]["code"]> = ["PROMPT_RUN_FAILED"];
-export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL"];
+export const assetFeedbackSentimentValues: ReadonlyArray<components["schemas"]["AssetFeedbackSentiment"]> = ["HELPFUL", "UNHELPFUL", "NOT_HELPFUL"];
+export const assetFeedbackRatingValues: ReadonlyArray<components["schemas"]["AssetFeedbackRating"]> = ["HELPFUL", "NOT_HELPFUL", "UNHELPFUL"];
 export const invalidSkillPackageTypeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["type"]> = ["https://lore.dev/problems/invalid-skill-package"];
 export const invalidSkillPackageStatusValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["status"]> = [422];
 export const invalidSkillPackageCodeValues: ReadonlyArray<components["schemas"]["InvalidSkillPackage"]["code"]> = ["INVALID_SKILL_PACKAGE"];
@@ -19758,6 +20060,7 @@ export const provisioningCredentialNotFoundCodeValues: ReadonlyArray<components[
 export const provisioningCredentialRevokedTypeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["type"]> = ["https://lore.dev/problems/provisioning-credential-revoked"];
 export const provisioningCredentialRevokedStatusValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["status"]> = [409];
 export const provisioningCredentialRevokedCodeValues: ReadonlyArray<components["schemas"]["ProvisioningCredentialRevoked"]["code"]> = ["PROVISIONING_CREDENTIAL_REVOKED"];
+export const credentialRequirementValues: ReadonlyArray<components["schemas"]["CredentialRequirement"]> = ["REQUIRED", "OPTIONAL", "NONE"];
 export const identityTrustValues: ReadonlyArray<components["schemas"]["IdentityTrust"]> = ["TRUSTED", "UNTRUSTED"];
 export const connectorKindNotFoundTypeValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["type"]> = ["https://lore.dev/problems/connector-kind-not-found"];
 export const connectorKindNotFoundStatusValues: ReadonlyArray<components["schemas"]["ConnectorKindNotFound"]["status"]> = [404];
@@ -19794,6 +20097,7 @@ export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushR
 export const invalidPushedDocumentTypeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["type"]> = ["https://lore.dev/problems/invalid-pushed-document"];
 export const invalidPushedDocumentStatusValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["status"]> = [422];
 export const invalidPushedDocumentCodeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["code"]> = ["INVALID_PUSHED_DOCUMENT"];
+export const bulkPushOutcomeValues: ReadonlyArray<components["schemas"]["BulkPushOutcome"]> = ["MATERIALIZED", "ROTATED", "REMATERIALIZED", "UNCHANGED", "RETIRED", "NOT_FOUND"];
 export const pushedGroupKindValues: ReadonlyArray<components["schemas"]["PushedGroupKind"]> = ["SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
 export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
