@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultRateLimits, defaultRepositories,
+  type AssistantFileSettings, type AssistantLoopSettings, defaultAssistantLoop, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultRateLimits, defaultRepositories,
   defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
   type SearchSettings, type WebCrawlSettings
 } from "./Config"
@@ -49,6 +49,8 @@ export interface StartOptions {
   readonly webCrawl?: Partial<WebCrawlSettings>
   /** How knowledge search ranks at scale (default: Config.ts defaultSearch). */
   readonly search?: Partial<SearchSettings>
+  /** The assistant's tool loop limits (default: Config.ts defaultAssistantLoop). */
+  readonly assistantLoop?: Partial<AssistantLoopSettings>
 }
 
 export interface RunningServer {
@@ -75,6 +77,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     announce: options.announce ?? false,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
     assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
+    assistantLoop: { ...defaultAssistantLoop, ...options.assistantLoop },
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
     repositories: { ...defaultRepositories, ...options.repositories },
     connectors: { ...defaultConnectors, ...options.connectors },
