@@ -190,14 +190,17 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       Stream.unwrapScoped(Effect.gen(function* () {
         const { question, conversationId, history, choice, messageId } = turn
         const ledger = passageLedger()
-        const state: TurnState & { saved: boolean } = {
+        const state: TurnState & { saved: "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined; delivered: boolean } = {
           text: "",
           provider: undefined,
           tokens: 0,
           steps: 0,
           numbering: citationNumbering(() => ledger.count()),
           ledger,
-          saved: false
+          /** The status the answer was saved with, once a save has started. */
+          saved: undefined as "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined,
+          /** Set when the stream's last chunk was handed to the response: a later interruption cut nothing. */
+          delivered: false
         }
         const parts = uiPartsReducer()
         // Only the answer's citations are saved: the ones its text cites, with the numbers the reader saw.
@@ -205,10 +208,12 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           const passage = ledger.at(position)
           return passage ? [citationOf(passage, number)] : []
         })
+        // A save, once started, finishes: a client that hangs up while the answer is being saved (the LOCAL
+        // answerer gets there within milliseconds) would otherwise roll it back and leave only the question.
         const save = (status: "COMPLETE" | "INTERRUPTED" | "FAILED") =>
-          Effect.suspend(() => {
+          Effect.uninterruptible(Effect.suspend(() => {
             if (state.saved) return Effect.succeed(citations())
-            state.saved = true
+            state.saved = status
             const cited = citations()
             const savedParts = parts.parts()
             return transaction(Effect.gen(function* () {
@@ -220,9 +225,14 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
                 parts: savedParts.length > 0 ? savedParts : null
               })
             })).pipe(Effect.as(cited))
-          })
-        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted).
-        yield* Effect.addFinalizer((exit) => Effect.ignoreLogged(save(exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause) ? "FAILED" : "INTERRUPTED")))
+          }))
+        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
+        // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
+        yield* Effect.addFinalizer((exit) => {
+          if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
+          if (exit._tag === "Success" || state.delivered) return Effect.void
+          return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
+        })
 
         const model: ToolCallingModel = { step: (request, passages) => models.stream(caller, "ASSISTANT_CHAT", request, passages, choice) }
         const startedAt = yield* Clock.currentTimeMillis
@@ -280,7 +290,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause)))
           )),
           Stream.map(sseEvent),
-          Stream.concat(Stream.succeed(SSE_DONE))
+          Stream.concat(Stream.sync(() => ((state.delivered = true), SSE_DONE)))
         )
       }))
 
