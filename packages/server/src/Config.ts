@@ -145,12 +145,20 @@ const rateLimitFromEnv = (name: string, fallback: RateLimitSetting) =>
 const millis = (name: string, fallback: number) =>
   Config.duration(name).pipe(Config.map(Duration.toMillis), Config.withDefault(fallback))
 
+/** PostgreSQL pool connections when LORE_DATABASE_POOL_SIZE is not set. */
+export const DEFAULT_DATABASE_POOL_SIZE = 10
+
 /** Every setting Lore reads, resolved once at start (env LORE_*, DATABASE_URL). */
 export interface LoreSettings {
   readonly host: string
   readonly port: number
   /** PostgreSQL connection string; when absent Lore embeds PGlite in `dataDir`. */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /**
+   * LORE_DATABASE_POOL_SIZE: connections in the PostgreSQL pool (default 10, from 1 to 1000). Embedded PGlite
+   * always has one (a larger pool loses writes). Optional here so settings made in code keep the default.
+   */
+  readonly databasePoolSize?: number | undefined
   readonly dataDir: string
   /** 32-byte key (hex or base64) for encrypting secrets at rest; generated into the data dir when unset. */
   readonly secretKey: Option.Option<Redacted.Redacted>
@@ -199,6 +207,10 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
         host: yield* Config.string("LORE_HOST").pipe(Config.withDefault("127.0.0.1")),
         port: yield* Config.port("LORE_PORT").pipe(Config.withDefault(8787)),
         databaseUrl: Option.filter(databaseUrl, (url) => Redacted.value(url).length > 0),
+        databasePoolSize: yield* Config.integer("LORE_DATABASE_POOL_SIZE").pipe(
+          Config.validate({ message: "must be from 1 to 1000", validation: (n) => n >= 1 && n <= 1000 }),
+          Config.withDefault(DEFAULT_DATABASE_POOL_SIZE)
+        ),
         dataDir: yield* Config.string("LORE_DATA_DIR").pipe(Config.withDefault("./.lore")),
         secretKey: yield* Config.option(Config.redacted("LORE_SECRET_KEY")),
         adminEmail: yield* Config.string("LORE_ADMIN_EMAIL").pipe(Config.withDefault("admin@lore.local")),

@@ -1,9 +1,11 @@
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { APICallError } from "ai"
 import { Chunk, type ConfigError, Duration, Effect, Either, Layer, Option, Redacted, Ref } from "effect"
 import { createHash } from "node:crypto"
+import { checkEmbeddings, providerMessageOf, retryAfterMsOf } from "./EmbeddingAnswers"
 import { EmbeddingError, type EmbeddingErrorCode } from "./EmbeddingError"
-import { type EmbeddingEncoding, type EmbeddingEndpoint, type EmbeddingEndpointOptions, EmbeddingSettings } from "./EmbeddingSettings"
-import { decodeEmbeddingResponse, providerMessageOf, retryAfterMsOf } from "./EmbeddingWire"
+import { type EmbeddingEndpoint, type EmbeddingEndpointOptions, EmbeddingSettings } from "./EmbeddingSettings"
+import { GatewayCallError, gatewayFetch, transportCause } from "./GatewayFetch"
+import { embeddingModel } from "./Providers"
 
 /** Providers such as nomic-embed-text or e5 embed questions and passages differently (see the prefixes in the settings). */
 export type EmbeddingPurpose = "document" | "query"
@@ -38,12 +40,9 @@ export interface EmbeddedTexts {
   readonly inputTokens: number
 }
 
-/** The prompt tokens of an embeddings answer (OpenAI's `usage.prompt_tokens`). */
-const promptTokensOf = (body: unknown): number => {
-  const usage = typeof body === "object" && body !== null ? (body as { usage?: { prompt_tokens?: unknown } }).usage : undefined
-  const tokens = usage?.prompt_tokens
-  return typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0 ? Math.round(tokens) : 0
-}
+/** The input tokens the provider reported (OpenAI's `usage.prompt_tokens`), 0 when it reports none. */
+const tokensOf = (tokens: number | undefined): number =>
+  typeof tokens === "number" && Number.isFinite(tokens) && tokens >= 0 ? Math.round(tokens) : 0
 
 export const embeddingProfileKey = (endpoint: Pick<EmbeddingEndpoint, "model" | "dimensions" | "documentPrefix">): string => {
   const base = `${endpoint.model}@${endpoint.dimensions}`
@@ -63,10 +62,9 @@ const notConfigured: EmbeddingModelShape = {
   embedCounted: (texts) => (texts.length === 0 ? Effect.succeed({ vectors: [], inputTokens: 0 }) : notConfiguredError)
 }
 
-/** What the wire format currently is; a provider that rejects `dimensions` or base64 is asked without them from then on. */
+/** Whether requests carry `dimensions`; a provider that rejects it is asked without it from then on. */
 interface Wire {
   readonly sendDimensions: boolean
-  readonly encoding: EmbeddingEncoding
 }
 
 interface Answer {
@@ -75,22 +73,18 @@ interface Answer {
   readonly text: string
 }
 
-/** The innermost cause of a transport failure, e.g. "connect ECONNREFUSED 127.0.0.1:9". */
-const transportCause = (error: unknown): string => {
-  let current: unknown = error
-  let text = String(error)
-  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
-    const { message, code } = current as { message?: unknown; code?: unknown }
-    if (typeof message === "string" && message !== "") text = typeof code === "string" && !message.includes(code) ? `${code}: ${message}` : message
-    current = (current as { cause?: unknown }).cause
-  }
-  return text
-}
-
 /** A client for one endpoint (the environment's, or an admin gateway's for a route). */
-export const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpClient) =>
+export const makeClient = (endpoint: EmbeddingEndpoint) =>
   Effect.gen(function* () {
-    const wireRef = yield* Ref.make<Wire>({ sendDimensions: true, encoding: endpoint.encoding })
+    const wireRef = yield* Ref.make<Wire>({ sendDimensions: true })
+    // The provider library speaks the protocol; Lore's fetch refuses redirects. Retries and the deadline are
+    // this client's own (below), so the fetch neither retries nor times out by itself.
+    const model = embeddingModel({
+      protocol: endpoint.apiKeyHeader === "api-key" ? "AZURE_OPENAI_COMPATIBLE" : "OPENAI_COMPATIBLE",
+      baseUrl: endpoint.url,
+      apiKey: Option.getOrUndefined(Option.map(endpoint.apiKey, Redacted.value)),
+      fetch: gatewayFetch({ attempts: 1 })
+    }, endpoint.model)
     const embeddingsUrl = new URL(endpoint.url)
     embeddingsUrl.pathname = `${embeddingsUrl.pathname}/embeddings`
     const shownUrl = (() => {
@@ -116,24 +110,11 @@ export const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpC
         ...(extra.retryAfterMs === undefined ? {} : { retryAfterMs: extra.retryAfterMs })
       })
 
-    const interpret = (answer: Answer, count: number): Either.Either<EmbeddedTexts, EmbeddingError> => {
+    /** A failed answer (status, headers, body) as the error a caller can act on. */
+    const refused = (answer: Answer): EmbeddingError => {
       const { status } = answer
       if (status >= 200 && status < 300) {
-        let body: unknown
-        try {
-          body = JSON.parse(answer.text)
-        } catch {
-          return Either.left(
-            fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered ${status} with something that is not JSON: ${JSON.stringify(answer.text.slice(0, 100))}. Check that LORE_EMBEDDING_URL points at an OpenAI-compatible API (Lore POSTs to ${embeddingsUrl}).`, { status })
-          )
-        }
-        const inputTokens = promptTokensOf(body)
-        return Either.mapBoth(decodeEmbeddingResponse(body, { count, dimensions: endpoint.dimensions }), { onRight: (vectors) => ({ vectors, inputTokens }), onLeft: (reason) => {
-          const sizeHint = /dimensions, expected/.test(reason)
-            ? ` Set LORE_EMBEDDING_DIMENSIONS to the model's size, or use a model that supports the "dimensions" parameter.`
-            : ""
-          return fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} gave an answer Lore cannot use: ${reason}.${sizeHint}`, { status })
-        } })
+        return fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered ${status} with something that is not an embeddings answer: ${JSON.stringify(answer.text.slice(0, 100))}. Check that LORE_EMBEDDING_URL points at an OpenAI-compatible API (Lore POSTs to ${embeddingsUrl}).`, { status })
       }
       const providerMessage = providerMessageOf(answer.text)
       const said = providerMessage === undefined ? "" : `: ${providerMessage.replace(/[.\s]+$/, "")}`
@@ -142,55 +123,59 @@ export const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpC
         const keyHint = Option.isSome(endpoint.apiKey)
           ? "Check that LORE_EMBEDDING_API_KEY is a valid key with access to this model."
           : "No API key is set: set LORE_EMBEDDING_API_KEY."
-        return Either.left(fail("EMBEDDING_UNAUTHORIZED", false, `${Where} refused the request (${status}${said}). ${keyHint}`, extra))
+        return fail("EMBEDDING_UNAUTHORIZED", false, `${Where} refused the request (${status}${said}). ${keyHint}`, extra)
       }
       if (status === 429) {
         const wait = extra.retryAfterMs === undefined ? "" : ` It asked to retry after ${Math.ceil(extra.retryAfterMs / 1000)} s.`
-        return Either.left(fail("EMBEDDING_RATE_LIMITED", true, `${Where} is rate limiting Lore (429${said}).${wait} Wait, or raise the account's rate limit or quota.`, extra))
+        return fail("EMBEDDING_RATE_LIMITED", true, `${Where} is rate limiting Lore (429${said}).${wait} Wait, or raise the account's rate limit or quota.`, extra)
       }
       if (status === 408 || status === 409 || status >= 500) {
-        return Either.left(fail("EMBEDDING_UNAVAILABLE", true, `${Where} failed with ${status}${said}. It may be overloaded, restarting or still loading the model.`, extra))
+        return fail("EMBEDDING_UNAVAILABLE", true, `${Where} failed with ${status}${said}. It may be overloaded, restarting or still loading the model.`, extra)
       }
       if (status === 404) {
-        return Either.left(
-          fail("EMBEDDING_REJECTED", false, `${Where} answered 404${said}. Check that LORE_EMBEDDING_URL is the API base including /v1 (Lore POSTs to ${embeddingsUrl}) and that the server has the model "${endpoint.model}" (LORE_EMBEDDING_MODEL).`, extra)
-        )
+        return fail("EMBEDDING_REJECTED", false, `${Where} answered 404${said}. Check that LORE_EMBEDDING_URL is the API base including /v1 (Lore POSTs to ${embeddingsUrl}) and that the server has the model "${endpoint.model}" (LORE_EMBEDDING_MODEL).`, extra)
       }
       if (status >= 400) {
-        return Either.left(fail("EMBEDDING_REJECTED", false, `${Where} rejected the request (${status}${said}). Check LORE_EMBEDDING_MODEL and LORE_EMBEDDING_DIMENSIONS; an input may also be too long for the model.`, extra))
+        return fail("EMBEDDING_REJECTED", false, `${Where} rejected the request (${status}${said}). Check LORE_EMBEDDING_MODEL and LORE_EMBEDDING_DIMENSIONS; an input may also be too long for the model.`, extra)
       }
-      return Either.left(fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered with status ${status}, not an embeddings answer. Check LORE_EMBEDDING_URL (Lore POSTs to ${embeddingsUrl}).`, extra))
+      return fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered with status ${status}, not an embeddings answer. Check LORE_EMBEDDING_URL (Lore POSTs to ${embeddingsUrl}).`, extra)
     }
 
     const timeoutSeconds = Math.round(endpoint.requestTimeoutMs / 100) / 10
-    const postOnce = (inputs: ReadonlyArray<string>, wire: Wire) => {
-      let request = HttpClientRequest.post(embeddingsUrl).pipe(
-        HttpClientRequest.acceptJson,
-        HttpClientRequest.bodyUnsafeJson({
-          model: endpoint.model,
-          input: inputs,
-          encoding_format: wire.encoding,
-          ...(wire.sendDimensions ? { dimensions: endpoint.dimensions } : {})
-        })
-      )
-      if (Option.isSome(endpoint.apiKey)) {
-        request = endpoint.apiKeyHeader === "api-key"
-          ? HttpClientRequest.setHeader(request, "api-key", Redacted.value(endpoint.apiKey.value))
-          : HttpClientRequest.bearerToken(request, endpoint.apiKey.value)
+    /** What went wrong with one request: the provider's answer, or no answer at all. */
+    const failureOf = (error: unknown): EmbeddingError => {
+      if (APICallError.isInstance(error) && error.statusCode !== undefined) {
+        return refused({ status: error.statusCode, headers: error.responseHeaders ?? {}, text: error.responseBody ?? error.message })
       }
-      return client.execute(request).pipe(
-        Effect.flatMap((response) => Effect.map(response.text, (text): Answer => ({ status: response.status, headers: response.headers, text }))),
-        Effect.mapError((error) =>
-          fail("EMBEDDING_UNAVAILABLE", true, `Could not reach ${where}: ${transportCause(error)}. Check that it is running and that LORE_EMBEDDING_URL is right.`)
-        ),
+      const cause = error instanceof GatewayCallError || APICallError.isInstance(error) || error instanceof TypeError ? transportCause(error) : String(error)
+      return fail("EMBEDDING_UNAVAILABLE", true, `Could not reach ${where}: ${cause}. Check that it is running and that LORE_EMBEDDING_URL is right.`)
+    }
+
+    const postOnce = (inputs: ReadonlyArray<string>, wire: Wire) =>
+      Effect.tryPromise({
+        try: (abortSignal) => model.doEmbed({
+          values: [...inputs],
+          abortSignal,
+          ...(wire.sendDimensions ? { providerOptions: { openaiCompatible: { dimensions: endpoint.dimensions } } } : {})
+        }),
+        catch: failureOf
+      }).pipe(
         Effect.timeoutFail({
           duration: Duration.millis(endpoint.requestTimeoutMs),
           onTimeout: () =>
             fail("EMBEDDING_TIMEOUT", true, `${Where} did not answer within ${timeoutSeconds} s. It may be overloaded or still loading the model.`)
         }),
-        Effect.flatMap((answer) => interpret(answer, inputs.length))
+        Effect.flatMap((answer) =>
+          Either.match(checkEmbeddings(answer.embeddings, answer.response?.body, { count: inputs.length, dimensions: endpoint.dimensions }), {
+            onRight: (vectors): Effect.Effect<EmbeddedTexts, EmbeddingError> => Effect.succeed({ vectors, inputTokens: tokensOf(answer.usage?.tokens) }),
+            onLeft: (reason) => {
+              const sizeHint = /dimensions, expected/.test(reason)
+                ? ` Set LORE_EMBEDDING_DIMENSIONS to the model's size, or use a model that supports the "dimensions" parameter.`
+                : ""
+              return Effect.fail(fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} gave an answer Lore cannot use: ${reason}.${sizeHint}`))
+            }
+          }))
       )
-    }
 
     /** "Equal jitter": half the exponential delay, plus a random part of the other half. */
     const backoffMs = (retry: number) => {
@@ -216,12 +201,10 @@ export const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpC
       return loop(0)
     }
 
-    /** A provider that says it does not take `dimensions` or base64 is asked again without them, and from then on. */
+    /** A provider that says it does not take `dimensions` is asked again without it, and from then on. */
     const adapt = (wire: Wire, error: EmbeddingError): Wire | undefined => {
       if (error.code !== "EMBEDDING_REJECTED" || (error.status !== 400 && error.status !== 422)) return undefined
-      const said = error.providerMessage ?? ""
-      if (wire.sendDimensions && /dimension/i.test(said)) return { ...wire, sendDimensions: false }
-      if (wire.encoding === "base64" && /encoding_format|base64/i.test(said)) return { ...wire, encoding: "float" }
+      if (wire.sendDimensions && /dimension/i.test(error.providerMessage ?? "")) return { sendDimensions: false }
       return undefined
     }
 
@@ -232,7 +215,7 @@ export const makeClient = (endpoint: EmbeddingEndpoint, client: HttpClient.HttpC
         if (Either.isRight(outcome)) return outcome.right
         const adapted = adapt(wire, outcome.left)
         if (adapted === undefined) return yield* outcome.left
-        yield* Effect.logWarning(`${Where} rejected the request (${outcome.left.providerMessage}); asking again without ${adapted.sendDimensions ? "base64 encoding" : "the dimensions parameter"}`)
+        yield* Effect.logWarning(`${Where} rejected the request (${outcome.left.providerMessage}); asking again without the dimensions parameter`)
         yield* Ref.set(wireRef, adapted)
         return yield* embedBatch(inputs)
       })
@@ -275,23 +258,22 @@ const errorFields = (error: EmbeddingError) => ({
 })
 
 /**
- * The embedding model, over the OpenAI-compatible `POST {url}/embeddings` (see EmbeddingSettings). Inputs
+ * The embedding model, over the OpenAI-compatible `POST {url}/embeddings` (see EmbeddingSettings), spoken by
+ * the AI SDK's openai-compatible provider through Lore's fetch. Inputs
  * go in batches of `batchSize`; each request has a timeout and is retried on 408/409/429/5xx, connection
  * failures and timeouts with exponential backoff, honoring Retry-After up to `maxRetryDelayMs`. Every
  * answer is checked (count, indices, dimensions, finite numbers) and its vectors L2-normalized.
  *
- * `Default` needs EmbeddingSettings and brings its own fetch-based HttpClient; `fromEnv` and
+ * `Default` needs EmbeddingSettings; `fromEnv` and
  * `fromSettings(options)` provide the settings too.
  */
 export class EmbeddingModel extends Effect.Service<EmbeddingModel>()("lore/EmbeddingModel", {
   effect: Effect.gen(function* () {
     const settings = yield* EmbeddingSettings
     if (Option.isNone(settings.endpoint)) return notConfigured
-    const client = yield* HttpClient.HttpClient
-    const configured: EmbeddingModelShape = yield* makeClient(settings.endpoint.value, client)
+    const configured: EmbeddingModelShape = yield* makeClient(settings.endpoint.value)
     return configured
-  }),
-  dependencies: [FetchHttpClient.layer]
+  })
 }) {
   /** Configured from LORE_EMBEDDING_* (see EmbeddingSettings.fromEnv). */
   static readonly fromEnv: Layer.Layer<EmbeddingModel, ConfigError.ConfigError> = Layer.provide(EmbeddingModel.Default, EmbeddingSettings.fromEnv)

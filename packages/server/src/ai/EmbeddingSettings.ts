@@ -1,8 +1,5 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 
-/** How vectors travel on the wire: base64 (little-endian float32, about 4x smaller) or JSON numbers. */
-export type EmbeddingEncoding = "base64" | "float"
-
 /**
  * Where and how to reach an OpenAI-compatible `/v1/embeddings` endpoint.
  *
@@ -24,7 +21,6 @@ export interface EmbeddingEndpoint {
   readonly apiKey: Option.Option<Redacted.Redacted>
   /** How the key is sent: `Authorization: Bearer` (OpenAI and compatible servers) or Azure's `api-key` header. */
   readonly apiKeyHeader: "bearer" | "api-key"
-  readonly encoding: EmbeddingEncoding
   /** "openai" for api.openai.com, "openai-compatible" otherwise; reported in `EmbeddingModel.info`. */
   readonly provider: string
   /** Inputs per request. */
@@ -85,7 +81,6 @@ export const normalizeEmbeddingUrl = (raw: string): Either.Either<string, string
 const providerOf = (url: string) => (new URL(url).hostname === "api.openai.com" ? "openai" : "openai-compatible")
 
 const defaults = {
-  encoding: "base64",
   apiKeyHeader: "bearer",
   batchSize: 64,
   concurrency: 1,
@@ -119,7 +114,6 @@ const endpoint = (options: EmbeddingEndpointOptions): EmbeddingEndpoint => {
  * - LORE_EMBEDDING_MODEL: model name sent in each request (required with a URL)
  * - LORE_EMBEDDING_DIMENSIONS: vector size (required with a URL; vectors are stored at this size)
  * - LORE_EMBEDDING_API_KEY: sent as `Authorization: Bearer` when set
- * - LORE_EMBEDDING_ENCODING (optional): `base64` (default) or `float`
  */
 export class EmbeddingSettings extends Context.Tag("lore/EmbeddingSettings")<EmbeddingSettings, EmbeddingSettingsShape>() {
   static readonly fromEnv = Layer.effect(
@@ -152,12 +146,10 @@ export class EmbeddingSettings extends Context.Tag("lore/EmbeddingSettings")<Emb
         "the size of the model's vectors, e.g. 1536 for text-embedding-3-small or 768 for nomic-embed-text"
       )
       const apiKey = yield* Config.option(Config.redacted("LORE_EMBEDDING_API_KEY"))
-      const encoding = yield* Config.literal("base64", "float")("LORE_EMBEDDING_ENCODING").pipe(Config.withDefault("base64" as const))
       return EmbeddingSettings.make({
         url,
         model,
         dimensions,
-        encoding,
         apiKey: Option.getOrUndefined(Option.filter(apiKey, (key) => Redacted.value(key).length > 0))
       })
     })

@@ -1,4 +1,3 @@
-import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { Clock, Effect, Option } from "effect"
 import { systemActor } from "../domain/Principal"
 import { EmbeddingError } from "./EmbeddingError"
@@ -36,9 +35,9 @@ const notConfigured = (message: string) => new EmbeddingError({ code: "EMBEDDING
 /**
  * The embedding half of the model layer. QUERY_EMBEDDING and DOCUMENT_EMBEDDING resolve their route on each
  * call (ADMIN > ENVIRONMENT > DEFAULT, so a route change applies to the next call); LOCAL, or a route whose
- * gateway is disabled or gone, means no embeddings (lexical search). Calls go through the hand-written client
- * (`EmbeddingModel.ts`: base64 vectors, which @effect/ai's embedding client cannot read) and each is recorded
- * in the usage log like a chat call.
+ * gateway is disabled or gone, means no embeddings (lexical search). Calls go through `EmbeddingModel.ts` (the
+ * AI SDK's openai-compatible provider, with Lore's batching, retries and checks) and each is recorded in the
+ * usage log like a chat call.
  */
 export class Embeddings extends Effect.Service<Embeddings>()("lore/Embeddings", {
   effect: Effect.gen(function* () {
@@ -47,7 +46,6 @@ export class Embeddings extends Effect.Service<Embeddings>()("lore/Embeddings", 
     const usage = yield* UsageRepo
     const environment = yield* EmbeddingModel
     const { endpoint } = yield* EmbeddingSettings
-    const http = yield* HttpClient.HttpClient
     const clients = new Map<string, EmbeddingModelShape>()
 
     const actor = (organizationId: string) => systemActor(organizationId, "embeddings")
@@ -103,8 +101,7 @@ export class Embeddings extends Effect.Service<Embeddings>()("lore/Embeddings", 
             ...(apiKey === undefined ? {} : { apiKey }),
             apiKeyHeader: gateway.protocol === "AZURE_OPENAI_COMPATIBLE" ? "api-key" : "bearer",
             requestTimeoutMs: gateway.requestTimeoutSeconds * 1000
-          }).endpoint.pipe(Option.getOrThrow),
-          http
+          }).endpoint.pipe(Option.getOrThrow)
         )
         for (const old of clients.keys()) if (old.startsWith(`${gateway.id}|`)) clients.delete(old)
         clients.set(key, made)
@@ -147,5 +144,5 @@ export class Embeddings extends Effect.Service<Embeddings>()("lore/Embeddings", 
         })
     }
   }),
-  dependencies: [Routes.Default, Gateways.Default, EmbeddingModel.Default, UsageRepo.Default, FetchHttpClient.layer]
+  dependencies: [Routes.Default, Gateways.Default, EmbeddingModel.Default, UsageRepo.Default]
 }) {}

@@ -4,6 +4,7 @@ import { transactional } from "../db/Sql"
 import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { SecretBox } from "../platform/SecretBox"
+import { type AiConfigSnapshot, AiConfigCache } from "./ConfigCache"
 import { EmbeddingSettings } from "./EmbeddingSettings"
 import { AiVersionConflict, GatewayKeyTaken, GatewayNotFound, InvalidGateway } from "./Errors"
 import { GatewayProbe, type GatewayTestResult } from "./GatewayProbe"
@@ -112,6 +113,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
     const hooks = yield* EmbeddingIndexHooks
     const probe = yield* GatewayProbe
     const { endpoint } = yield* EmbeddingSettings
+    const cache = yield* AiConfigCache
 
     const environmentGateway: Option.Option<GatewayView & { readonly apiKey: string | undefined }> = Option.map(endpoint, (settings) => {
       const url = new URL(settings.url)
@@ -144,11 +146,12 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
       ...Option.toArray(Option.map(environmentGateway, ({ apiKey: _, ...view }) => view))
     ]
 
-    const list = (actor: Principal) =>
-      Effect.gen(function* () {
-        const [stored, models] = yield* Effect.all([repo.gateways(actor.organizationId), repo.assistantModels(actor.organizationId)])
-        return [...builtIn(), ...stored.map((row) => viewOf(row, models))]
-      })
+    /** Every gateway of an organization's configuration: the built-in ones, then the administrators'. */
+    const viewsOf = (snapshot: AiConfigSnapshot): ReadonlyArray<GatewayView> =>
+      [...builtIn(), ...snapshot.gateways.map((row) => viewOf(row, snapshot.assistantModels))]
+
+    /** Read through the process's cache of the AI configuration (invalidated on every change). */
+    const list = (actor: Principal) => Effect.map(cache.snapshot(actor.organizationId), viewsOf)
 
     const find = (actor: Principal, id: string) =>
       Effect.map(list(actor), (all) => all.find((gateway) => gateway.id === id))
@@ -169,6 +172,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
 
     return {
       list,
+      viewsOf,
       find,
       /** The gateway the routes name, as stored or built in; undefined when there is none. */
       lockForRoute: (actor: Principal, id: string) =>
@@ -274,9 +278,11 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
             const { apiKey, ...view } = environmentGateway.value
             return { gateway: view as GatewayView, apiKey: apiKey as string | "unreadable" | undefined }
           }
-          const row = yield* repo.gateway(actor.organizationId, id)
-          if (!row) return undefined
-          const apiKey = yield* Effect.orElseSucceed(openCredential(id), () => "unreadable" as const)
+          const found = yield* cache.gateway(actor.organizationId, id)
+          if (!found) return undefined
+          const { row, sealed } = found
+          // Opened for this call only: the cache keeps the sealed key, never the key itself.
+          const apiKey = sealed === null ? undefined : yield* Effect.try({ try: () => box.decrypt(sealed), catch: () => "unreadable" as const }).pipe(Effect.merge)
           return { gateway: viewOf(row, []), apiKey: apiKey as string | "unreadable" | undefined }
         }),
 
@@ -314,5 +320,5 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
         })
     }
   }),
-  dependencies: [GatewaysRepo.Default, Audit.Default, SecretBox.Default, GatewayProbe.Default, EmbeddingIndexHooks.Default]
+  dependencies: [GatewaysRepo.Default, Audit.Default, SecretBox.Default, GatewayProbe.Default, EmbeddingIndexHooks.Default, AiConfigCache.Default]
 }) {}

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { EmbeddingStatus } from "../platform/EmbeddingStatus"
+import { AiConfigCache } from "./ConfigCache"
 import { EmbeddingModel } from "./EmbeddingModel"
 import { Embeddings } from "./Embeddings"
 import { Gateways } from "./Gateways"
@@ -12,6 +13,6 @@ const EmbeddingStatusLive = Layer.effect(EmbeddingStatus, Effect.map(EmbeddingMo
 
 /** The ai area: the model layer, the embedding model, gateways and their credentials, workload routes, index settings. */
 export const AiLive = Models.Default.pipe(
-  Layer.provideMerge(Layer.mergeAll(Gateways.Default, Routes.Default, Usage.Default, Embeddings.Default, EmbeddingStatusLive)),
+  Layer.provideMerge(Layer.mergeAll(Gateways.Default, Routes.Default, Usage.Default, Embeddings.Default, EmbeddingStatusLive, AiConfigCache.Default)),
   Layer.provideMerge(EmbeddingModel.Default)
 )

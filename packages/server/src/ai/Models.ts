@@ -1,8 +1,9 @@
-import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Runtime, Stream } from "effect"
 import type { Principal } from "../domain/Principal"
-import { type ChatChunk, type ChatCompletion, ChatError, type ChatRequest, complete, redactHeaders, streamChat, type WireTarget, wireRequest } from "./ChatWire"
+import { complete, streamChat } from "./ChatCalls"
+import { type CallTarget, type ChatChunk, type ChatCompletion, ChatError, type ChatRequest } from "./ChatTypes"
+import { gatewayFetch } from "./GatewayFetch"
 import { Gateways } from "./Gateways"
-import { languageModel } from "./LanguageModelAdapter"
 import { extractiveAnswer, type Passage, salientTerms } from "./LocalModel"
 import { LOCAL_GATEWAY_ID, type RouteSource, type Workload } from "./Model"
 import { localModels } from "./Presets"
@@ -27,7 +28,7 @@ export type ChatWorkload = Exclude<Workload, "QUERY_EMBEDDING" | "DOCUMENT_EMBED
 /** A workload's route resolved for one call: LOCAL, or a gateway to call over HTTP. */
 export type ResolvedModel =
   | { readonly _tag: "local"; readonly provider: ProviderInfo }
-  | { readonly _tag: "remote"; readonly provider: ProviderInfo; readonly target: WireTarget }
+  | { readonly _tag: "remote"; readonly provider: ProviderInfo; readonly target: CallTarget }
 
 /** A gateway and model chosen for one call instead of the workload's route (the assistant's per-conversation model). */
 export interface ModelChoice {
@@ -69,13 +70,31 @@ const pacedText = (text: string): Stream.Stream<ChatChunk> => {
 }
 
 /**
+ * How a call reaches its gateway: the provider library's requests go through Lore's fetch (timeouts, retries,
+ * no redirects), which logs each call with its credentials redacted, on the caller's logger.
+ */
+const connectionFor = (target: CallTarget, stream: boolean) =>
+  Effect.map(Effect.runtime<never>(), (runtime) => ({
+    protocol: target.protocol,
+    baseUrl: target.baseUrl,
+    apiKey: target.apiKey,
+    fetch: gatewayFetch({
+      timeoutMs: target.requestTimeoutSeconds * 1000,
+      attempts: target.attempts ?? 3,
+      onRequest: (url, headers) =>
+        Runtime.runSync(runtime)(Effect.logDebug("ai model call").pipe(Effect.annotateLogs({ url, model: target.modelId, stream, headers })))
+    })
+  }))
+
+/**
  * The provider's chunks as a stream whose interruption aborts the HTTP call at once (closing the connection),
  * rather than waiting for the provider's next chunk as the generator's own `return()` would.
  */
-const providerStream = (target: WireTarget, request: ChatRequest): Stream.Stream<ChatChunk, ChatError> =>
+const providerStream = (target: CallTarget, request: ChatRequest): Stream.Stream<ChatChunk, ChatError> =>
   Stream.unwrapScoped(Effect.gen(function* () {
     const abort = new AbortController()
-    const iterator = streamChat(target, request, abort.signal)[Symbol.asyncIterator]()
+    const connection = yield* connectionFor(target, true)
+    const iterator = streamChat(target, connection, request, abort.signal)[Symbol.asyncIterator]()
     yield* Effect.addFinalizer(() => Effect.promise(() => {
       abort.abort()
       return iterator.return(undefined).then(() => undefined, () => undefined)
@@ -138,12 +157,6 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
           inputTokens: tokens.inputTokens, outputTokens: tokens.outputTokens, durationMs: Math.round(now - started), outcome
         }))
 
-    /** Logs the call without its credentials: `authorization`, `api-key` and `x-api-key` are redacted. */
-    const logCall = (target: WireTarget, request: ChatRequest, stream: boolean) => {
-      const wire = wireRequest(target, request, stream)
-      return Effect.logDebug("ai model call").pipe(Effect.annotateLogs({ url: wire.url, model: target.modelId, stream, headers: redactHeaders(wire.headers) }))
-    }
-
     /** LOCAL's answer to a chat request: the extractive answerer, or the salient terms for keyword planning. */
     const localCompletion = (workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage>) => {
       const question = lastUserText(request)
@@ -164,9 +177,9 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
           yield* record(actor, workload, model.provider, started, "OK")
           return { ...answer, provider: model.provider } satisfies ModelAnswer
         }
-        yield* logCall(model.target, request, false)
+        const connection = yield* connectionFor(model.target, false)
         const completion = yield* Effect.tryPromise({
-          try: (interrupted) => complete(model.target, request, interrupted),
+          try: (interrupted) => complete(model.target, connection, request, interrupted),
           catch: (error) => (error instanceof ChatError ? error : new ChatError({ code: "BAD_RESPONSE", message: String(error) }))
         }).pipe(Effect.tapError(() => record(actor, workload, model.provider, started, "FAILED")))
         yield* record(actor, workload, model.provider, started, "OK", completion.usage)
@@ -174,8 +187,9 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
       })
 
     /**
-     * A streamed call: the provider that answers, then its chunks as they arrive (text, completed tool calls,
-     * the finish with usage). LOCAL answers in paced word-aligned pieces (`pacedText`).
+     * A streamed call: the provider that answers, then its chunks as they arrive (text; for each tool call its
+     * start, its argument deltas and the completed call; the finish with usage). Tools are offered, never run
+     * here: the caller runs them and calls again with the results. LOCAL answers in paced word-aligned pieces (`pacedText`).
      */
     const stream = (actor: Principal, workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage> = [], choice?: ModelChoice) =>
       Effect.gen(function* () {
@@ -187,7 +201,6 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
           const finish: ChatChunk = { _tag: "finish", finishReason: "stop", usage: answer.usage }
           return { provider: model.provider, chunks: Stream.concat(pacedText(answer.text), Stream.succeed(finish)) }
         }
-        yield* logCall(model.target, request, true)
         const chunks = providerStream(model.target, request).pipe(
           Stream.tap((chunk) => (chunk._tag === "finish" ? record(actor, workload, model.provider, started, "OK", chunk.usage) : Effect.void)),
           Stream.tapError(() => record(actor, workload, model.provider, started, "FAILED"))
@@ -199,16 +212,6 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
       resolve,
       generate,
       stream,
-
-      /**
-       * The workload's model as an @effect/ai LanguageModel for this caller: each generate or stream call
-       * resolves the route afresh, records usage and, on LOCAL, answers from `passages`.
-       */
-      languageModel: (actor: Principal, workload: ChatWorkload, passages: ReadonlyArray<Passage> = []) =>
-        languageModel({
-          generate: (request) => generate(actor, workload, request, passages),
-          stream: (request) => Effect.map(stream(actor, workload, request, passages), ({ chunks }) => chunks)
-        }),
 
       /**
        * Answers a question from retrieved passages, citing them as [n]. LOCAL quotes the best-matching

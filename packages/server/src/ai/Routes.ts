@@ -5,6 +5,7 @@ import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { EmbeddingIndexHooks, type IndexStatus } from "./EmbeddingIndexHooks"
 import { EmbeddingSettings } from "./EmbeddingSettings"
+import { AiConfigCache } from "./ConfigCache"
 import { AiVersionConflict, GatewayNotFound } from "./Errors"
 import { Gateways, type GatewayView } from "./Gateways"
 import { GatewaysRepo, type RouteRow } from "./GatewaysRepo"
@@ -52,6 +53,7 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
     const audit = yield* Audit
     const { endpoint } = yield* EmbeddingSettings
     const hooks = yield* EmbeddingIndexHooks
+    const cache = yield* AiConfigCache
 
     /** The route a workload has without an administrator's. */
     const fallback = (workload: Workload): RouteView =>
@@ -85,9 +87,11 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
 
     const list = (actor: Principal) =>
       Effect.gen(function* () {
-        const [routes, all] = yield* Effect.all([repo.routes(actor.organizationId), gateways.list(actor)])
+        // One read of the organization's configuration (cached per process) for the routes and their gateways.
+        const snapshot = yield* cache.snapshot(actor.organizationId)
+        const all = gateways.viewsOf(snapshot)
         return Workload.literals.map((workload) => {
-          const route = routes.find((candidate) => candidate.workload === workload)
+          const route = snapshot.routes.find((candidate) => candidate.workload === workload)
           return route ? adminView(route, all.find((gateway) => gateway.id === route.gatewayId)) : fallback(workload)
         })
       })
@@ -144,7 +148,7 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
       indexSettings: (actor: Principal) => Effect.map(hooks.status(actor.organizationId), indexSettingsOf)
     }
   }),
-  dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default, EmbeddingIndexHooks.Default]
+  dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default, EmbeddingIndexHooks.Default, AiConfigCache.Default]
 }) {}
 
 const indexSettingsOf = ({ active, building }: IndexStatus) => {

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Effect, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { ChatMessage } from "../ai/ChatWire"
+import type { ChatMessage } from "../ai/ChatTypes"
 import { NOTHING_RELEVANT, salientTerms } from "../ai/LocalModel"
 import { localModels } from "../ai/Presets"
 import { LOCAL_GATEWAY_ID } from "../ai/Model"

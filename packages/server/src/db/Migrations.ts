@@ -27,6 +27,7 @@ import searchQueryConfiguration from "./migrations/0023_search_query_configurati
 import searchImpacts from "./migrations/0024_search_impacts"
 import searchBlocks from "./migrations/0025_search_blocks"
 import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
+import aiConfigSignals from "./migrations/0031_ai_config_signals"
 import assistantToolSteps from "./migrations/0032_assistant_tool_steps"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -57,6 +58,7 @@ export const migrations = {
   "0024_search_impacts": searchImpacts,
   "0025_search_blocks": searchBlocks,
   "0026_search_appended_blocks": searchAppendedBlocks,
+  "0031_ai_config_signals": aiConfigSignals,
   "0032_assistant_tool_steps": assistantToolSteps
 }
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import pg from "pg"
-import { Settings } from "../Config"
+import { DEFAULT_DATABASE_POOL_SIZE, Settings } from "../Config"
 import { row } from "./Rows"
 import { DatabaseNotifications } from "./Notifications"
 
@@ -74,8 +74,9 @@ const embedded = (dataDir: string) =>
     })
   )
 
-const postgres = (url: Redacted.Redacted) =>
-  Layer.provideMerge(DatabaseNotifications.dedicatedConnection, PgClient.layer({ url, maxConnections: 10, idleTimeout: Duration.seconds(30), ...names }))
+/** PostgreSQL with a pool of `poolSize` connections (LORE_DATABASE_POOL_SIZE), and one more that listens. */
+const postgres = (url: Redacted.Redacted, poolSize: number) =>
+  Layer.provideMerge(DatabaseNotifications.dedicatedConnection, PgClient.layer({ url, maxConnections: poolSize, idleTimeout: Duration.seconds(30), ...names }))
 
 const ServerVersion = Schema.Struct({ serverVersion: Schema.String })
 
@@ -99,7 +100,7 @@ export const SqlLive = Layer.unwrapEffect(
   Effect.map(Settings, (settings) => {
     const kind = Option.isSome(settings.databaseUrl) ? "postgresql" : "embedded"
     const client = Option.match(settings.databaseUrl, {
-      onSome: postgres,
+      onSome: (url) => postgres(url, settings.databasePoolSize ?? DEFAULT_DATABASE_POOL_SIZE),
       onNone: () => embedded(settings.dataDir)
     })
     return Layer.provideMerge(detect(kind), client)

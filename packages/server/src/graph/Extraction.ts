@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import nlp from "compromise"
 import { Effect, ParseResult, Schema } from "effect"
-import { ChatError, type ChatRequest } from "../ai/ChatWire"
+import { ChatError, type ChatRequest } from "../ai/ChatTypes"
 
 /**
  * Graph extraction from one chunk: entities (name, type, description) and relations between them (source,

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, Layer } from "effect"
 import { AuthorizationGeneration } from "../access/Generation"
-import { ChatError } from "../ai/ChatWire"
+import { ChatError } from "../ai/ChatTypes"
 import { Models } from "../ai/Models"
 import { systemActor } from "../domain/Principal"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"

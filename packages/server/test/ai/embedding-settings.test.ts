@@ -2,7 +2,7 @@ import { ConfigProvider, Effect, Either, Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { EmbeddingModel } from "../../src/ai/EmbeddingModel"
 import { EmbeddingSettings, normalizeEmbeddingUrl } from "../../src/ai/EmbeddingSettings"
-import { decodeBase64Float32, decodeEmbeddingResponse, encodeBase64Float32, providerMessageOf, retryAfterMsOf } from "../../src/ai/EmbeddingWire"
+import { checkEmbeddings, providerMessageOf, retryAfterMsOf } from "../../src/ai/EmbeddingAnswers"
 
 const fromEnv = (env: Record<string, string>) =>
   Effect.runPromise(
@@ -30,18 +30,17 @@ describe("EmbeddingSettings.fromEnv", () => {
       model: "text-embedding-3-small",
       dimensions: 512,
       provider: "openai",
-      encoding: "base64",
       batchSize: 64
     })
     expect(Redacted.value(Option.getOrThrow(endpoint.apiKey))).toBe("sk-secret")
     expect(String(endpoint.apiKey)).not.toContain("sk-secret")
   })
 
-  it("takes LORE_EMBEDDING_ENCODING=float and no key", async () => {
+  it("takes a bare origin and no key", async () => {
     const settings = Either.getOrThrow(
-      await fromEnv({ LORE_EMBEDDING_URL: "http://127.0.0.1:11434", LORE_EMBEDDING_MODEL: "nomic-embed-text", LORE_EMBEDDING_DIMENSIONS: "768", LORE_EMBEDDING_ENCODING: "float" })
+      await fromEnv({ LORE_EMBEDDING_URL: "http://127.0.0.1:11434", LORE_EMBEDDING_MODEL: "nomic-embed-text", LORE_EMBEDDING_DIMENSIONS: "768" })
     )
-    expect(Option.getOrThrow(settings.endpoint)).toMatchObject({ url: "http://127.0.0.1:11434/v1", provider: "openai-compatible", encoding: "float", apiKey: Option.none() })
+    expect(Option.getOrThrow(settings.endpoint)).toMatchObject({ url: "http://127.0.0.1:11434/v1", provider: "openai-compatible", apiKey: Option.none() })
   })
 
   it("names the missing or wrong variable", async () => {
@@ -82,46 +81,34 @@ describe("normalizeEmbeddingUrl", () => {
   })
 })
 
-describe("the wire format", () => {
-  const answer = (embeddings: Array<unknown>, indices = embeddings.map((_, i) => i)) => ({
+describe("Lore's checks of an embeddings answer", () => {
+  const body = (count: number, indices: ReadonlyArray<unknown> = Array.from({ length: count }, (_, i) => i)) => ({
     object: "list",
-    data: embeddings.map((embedding, i) => ({ object: "embedding", index: indices[i], embedding }))
-  })
-
-  it("decodes little-endian float32 base64 exactly", () => {
-    const values = [0.5, -1.25, 3.4028234663852886e38, 1e-45, 0]
-    const decoded = Either.getOrThrow(decodeBase64Float32(encodeBase64Float32(values)))
-    expect(Array.from(decoded)).toEqual(values.map((v) => Math.fround(v)))
-    // 1.0f little-endian is 00 00 80 3f
-    expect(Array.from(Either.getOrThrow(decodeBase64Float32(Buffer.from([0, 0, 0x80, 0x3f]).toString("base64"))))).toEqual([1])
-    expect(Either.isLeft(decodeBase64Float32("AAA*"))).toBe(true)
-    expect(Either.isLeft(decodeBase64Float32(Buffer.from([1, 2, 3, 4, 5, 6]).toString("base64")))).toBe(true)
+    data: indices.map((index) => ({ object: "embedding", index }))
   })
 
   it("orders by index and normalizes", () => {
-    const vectors = Either.getOrThrow(decodeEmbeddingResponse(answer([[0, 2], [3, 4]], [1, 0]), { count: 2, dimensions: 2 }))
+    const vectors = Either.getOrThrow(checkEmbeddings([[0, 2], [3, 4]], body(2, [1, 0]), { count: 2, dimensions: 2 }))
     expect(Array.from(vectors[0]!)).toEqual([Math.fround(0.6), Math.fround(0.8)])
     expect(Array.from(vectors[1]!)).toEqual([0, 1])
   })
 
   it("takes answer order when no item has an index", () => {
-    const vectors = Either.getOrThrow(decodeEmbeddingResponse({ data: [{ embedding: [1, 0] }, { embedding: [0, 1] }] }, { count: 2, dimensions: 2 }))
+    const vectors = Either.getOrThrow(checkEmbeddings([[1, 0], [0, 1]], { data: [{}, {}] }, { count: 2, dimensions: 2 }))
     expect(vectors.map((v) => Array.from(v))).toEqual([[1, 0], [0, 1]])
   })
 
   it.each([
-    ["no data", { object: "list" }, /no "data" array/],
-    ["too few", answer([[1, 0]]), /1 embeddings came back for 2 inputs/],
-    ["a repeated index", answer([[1, 0], [0, 1]], [0, 0]), /index 0 appears twice/],
-    ["an index out of range", answer([[1, 0], [0, 1]], [0, 2]), /data\[1\]\.index is 2/],
-    ["the wrong size", answer([[1, 0, 0], [0, 1, 0]]), /3 dimensions, expected 2/],
-    ["a string in the array", answer([[1, "0"], [0, 1]]), /is not a number/],
-    ["NaN in base64", answer([encodeBase64Float32([NaN, 1]), [0, 1]]), /not a finite number/],
-    ["infinity in base64", answer([encodeBase64Float32([Infinity, 1]), [0, 1]]), /not a finite number/],
-    ["neither array nor string", answer([{}, [0, 1]]), /neither a number array nor a base64 string/]
-  ])("refuses %s", (_, body, reason) => {
-    const decoded = decodeEmbeddingResponse(body, { count: 2, dimensions: 2 })
-    expect(Either.getLeft(decoded).pipe(Option.getOrThrow)).toMatch(reason)
+    ["too few", [[1, 0]], body(1), /1 embeddings came back for 2 inputs/],
+    ["a repeated index", [[1, 0], [0, 1]], body(2, [0, 0]), /index 0 appears twice/],
+    ["an index out of range", [[1, 0], [0, 1]], body(2, [0, 2]), /data\[1\]\.index is 2/],
+    ["an index that is not a number", [[1, 0], [0, 1]], body(2, [0, "1"]), /data\[1\]\.index is "1"/],
+    ["the wrong size", [[1, 0, 0], [0, 1, 0]], body(2), /3 dimensions, expected 2/],
+    ["NaN", [[NaN, 1], [0, 1]], body(2), /not a finite number/],
+    ["infinity", [[Infinity, 1], [0, 1]], body(2), /not a finite number/]
+  ])("refuses %s", (_, embeddings, raw, reason) => {
+    const checked = checkEmbeddings(embeddings as Array<Array<number>>, raw, { count: 2, dimensions: 2 })
+    expect(Either.getLeft(checked).pipe(Option.getOrThrow)).toMatch(reason)
   })
 
   it("reads the provider's message and Retry-After", () => {

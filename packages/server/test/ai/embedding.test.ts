@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { EmbeddingError } from "../../src/ai/EmbeddingError"
 import { EmbeddingModel, type EmbeddingPurpose } from "../../src/ai/EmbeddingModel"
 import type { EmbeddingEndpointOptions } from "../../src/ai/EmbeddingSettings"
-import { dot, normalizeL2 } from "../../src/ai/EmbeddingWire"
+import { dot, normalizeL2 } from "../../src/ai/EmbeddingAnswers"
 import { startEmbeddingProvider, type EmbeddingProvider } from "../support/embeddingProvider"
 
 const dimensions = 128
@@ -15,7 +15,7 @@ afterAll(() => provider?.close())
 afterEach(() => {
   provider.requests.length = 0
   provider.failNext(0)
-  provider.configure({ apiKey: undefined, answerDimensions: undefined, floatsOnly: false, shuffle: false, delayMs: 0, rejectBase64: false, rejectDimensionsParameter: false })
+  provider.configure({ apiKey: undefined, answerDimensions: undefined, shuffle: false, delayMs: 0, rejectDimensionsParameter: false })
 })
 
 const layerFor = (options: Partial<EmbeddingEndpointOptions> = {}) =>
@@ -39,32 +39,19 @@ describe("EmbeddingModel over a real /v1/embeddings server", () => {
     expect(Option.getOrThrow(info)).toEqual({ provider: "openai-compatible", model: "test-embed", dimensions, profileKey: "test-embed@128" })
   })
 
-  it("base64 and float answers decode to identical unit vectors", async () => {
+  it("asks for float vectors at the configured size and answers them as unit vectors", async () => {
     const texts = ["The quarterly report is due on Friday.", "Expense claims need a receipt."]
-    const viaBase64 = await embed(texts, { encoding: "base64" })
-    const asked64 = provider.lastRequest!.body
-    const viaFloat = await embed(texts, { encoding: "float" })
-    const askedFloat = provider.lastRequest!.body
-
-    expect(asked64).toMatchObject({ model: "test-embed", input: texts, encoding_format: "base64", dimensions })
-    expect(askedFloat).toMatchObject({ encoding_format: "float", dimensions })
-    expect(viaBase64).toHaveLength(2)
-    viaBase64.forEach((vector, i) => {
+    const vectors = await embed(texts)
+    expect(provider.lastRequest!.body).toMatchObject({ model: "test-embed", input: texts, encoding_format: "float", dimensions })
+    expect(vectors).toHaveLength(2)
+    vectors.forEach((vector, i) => {
       expect(vector).toBeInstanceOf(Float32Array)
       expect(vector).toHaveLength(dimensions)
-      expect(Array.from(vector)).toEqual(Array.from(viaFloat[i]!))
       expect(Array.from(vector)).toEqual(Array.from(expected(texts[i]!)))
       expect(norm(vector)).toBeCloseTo(1, 5)
     })
     // The provider answers unnormalized vectors: normalizing is the client's job.
     expect(norm(provider.embed(texts[0]!, dimensions))).toBeGreaterThan(2)
-  })
-
-  it("tolerates a server that answers floats when base64 was asked", async () => {
-    provider.configure({ floatsOnly: true })
-    const [vector] = await embed(["Travel must be booked through the portal."])
-    expect(provider.lastRequest!.body.encoding_format).toBe("base64")
-    expect(Array.from(vector!)).toEqual(Array.from(expected("Travel must be booked through the portal.")))
   })
 
   it("splits 150 inputs into 3 requests of at most 64 and keeps their order, even when answers come unordered", async () => {
@@ -175,8 +162,8 @@ describe("EmbeddingModel over a real /v1/embeddings server", () => {
     expect(provider.requests).toHaveLength(1)
   })
 
-  it("asks again without `dimensions` or base64 when the provider says it does not take them", async () => {
-    provider.configure({ rejectDimensionsParameter: true, rejectBase64: true, dimensions })
+  it("asks again without `dimensions` when the provider says it does not take it", async () => {
+    provider.configure({ rejectDimensionsParameter: true, dimensions })
     await withModel(layerFor(), (model) =>
       Effect.gen(function* () {
         const [vector] = yield* model.embed(["Desks are booked weekly."], "document")
@@ -184,9 +171,8 @@ describe("EmbeddingModel over a real /v1/embeddings server", () => {
         yield* model.embed(["Second call goes straight through."], "document")
       })
     )
-    expect(provider.requests.map((request) => request.status)).toEqual([400, 400, 200, 200])
+    expect(provider.requests.map((request) => request.status)).toEqual([400, 200, 200])
     expect(provider.lastRequest!.body).not.toHaveProperty("dimensions")
-    expect(provider.lastRequest!.body.encoding_format).toBe("float")
     provider.configure({ dimensions: 256 })
   })
 

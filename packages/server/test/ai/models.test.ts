@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { SqlClient } from "@effect/sql"
-import { LanguageModel } from "@effect/ai"
-import { Chunk, type Context, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Schema, Scope, Stream } from "effect"
+import { Chunk, type Context, Effect, Exit, Layer, Logger, LogLevel, Option, Redacted, Scope, Stream } from "effect"
 import { EmbeddingSettings } from "../../src/ai/EmbeddingSettings"
 import { Gateways } from "../../src/ai/Gateways"
 import { Models } from "../../src/ai/Models"
@@ -99,12 +98,13 @@ describe("LOCAL, the default for every chat-like workload", () => {
     expect(answer.citations).toEqual([{ index: 1, passageId: "p1", title: "Travel policy" }])
   })
 
-  it("serves as an @effect/ai LanguageModel like any provider", async () => {
-    const answer = await run(Effect.gen(function* () {
-      const model = yield* (yield* Models).languageModel(actor, "ASSISTANT_CHAT", passages)
-      return yield* Effect.provideService(LanguageModel.generateText({ prompt: "Which trips do employees book trains for?" }), LanguageModel.LanguageModel, model)
+  it("streams LOCAL's answer as one text chunk and a finish, whatever tools are offered", async () => {
+    const chunks = await run(Effect.gen(function* () {
+      const { chunks } = yield* (yield* Models).stream(actor, "ASSISTANT_CHAT", { messages: [{ role: "user", content: "Which trips do employees book trains for?" }], tools }, passages)
+      return Chunk.toArray(yield* Stream.runCollect(chunks))
     }))
-    expect(answer.text).toContain("\"Employees book trains for trips under 500 km.\" [1]")
+    expect(chunks.map((chunk) => chunk._tag)).toEqual(["text", "finish"])
+    expect(chunks[0]).toMatchObject({ text: expect.stringContaining("\"Employees book trains for trips under 500 km.\" [1]") })
   })
 
   it("says plainly when nothing relevant was found", async () => {
@@ -193,34 +193,71 @@ describe("OpenAI chat completions", () => {
   })
 })
 
-describe("the model layer as an @effect/ai LanguageModel", () => {
-  it("generates text, structured objects and streams through LanguageModel on the routed gateway", async () => {
-    const openai = await gateway("fake-effect-ai", "OPENAI_COMPATIBLE", `${chat.url}/v1`)
+describe("tool calls through the provider libraries", () => {
+  it("streams each tool call's start and argument deltas before the whole call, and sends the tools as functions", async () => {
+    const openai = await gateway("fake-tool-deltas", "OPENAI_COMPATIBLE", `${chat.url}/v1`)
     await route("PROMPT_EXECUTION", openai.id, "gpt-test")
-    const { text, object, deltas } = await run(Effect.gen(function* () {
-      const model = yield* (yield* Models).languageModel(actor, "PROMPT_EXECUTION")
-      const use = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, LanguageModel.LanguageModel, model)
-      const text = yield* use(LanguageModel.generateText({ prompt: "Say hello" }))
-      const object = yield* use(LanguageModel.generateObject({ prompt: "Plan keywords", schema: Schema.Struct({ keywords: Schema.Array(Schema.String) }), objectName: "keyword_plan" }))
-      const parts = yield* Stream.runCollect(Stream.provideService(LanguageModel.streamText({ prompt: "Say hello" }), LanguageModel.LanguageModel, model))
-      return { text, object, deltas: Chunk.toArray(parts).flatMap((part) => (part.type === "text-delta" ? [part.delta] : [])) }
+    const chunks = await run(Effect.gen(function* () {
+      const { chunks } = yield* (yield* Models).stream(actor, "PROMPT_EXECUTION", { ...question, tools })
+      return Chunk.toArray(yield* Stream.runCollect(chunks))
     }))
-    expect(text.text).toBe("Hello from the fake model")
-    expect(text.usage.inputTokens).toBe(11)
-    expect(object.value).toEqual({ keywords: ["alpha", "beta"] })
-    expect(chat.requests.filter((request) => request.body.response_format).at(-1)!.body.response_format.json_schema.name).toBe("keyword_plan")
-    expect(deltas).toEqual(["Hel", "lo ", "there"])
+    const starts = chunks.filter((chunk) => chunk._tag === "toolInputStart")
+    expect(starts).toEqual([{ _tag: "toolInputStart", id: "call_a", name: "weather" }, { _tag: "toolInputStart", id: "call_b", name: "time" }])
+    const deltas = (id: string) => chunks.flatMap((chunk) => (chunk._tag === "toolInputDelta" && chunk.id === id ? [chunk.delta] : [])).join("")
+    expect(JSON.parse(deltas("call_a"))).toEqual({ city: "Paris" })
+    expect(JSON.parse(deltas("call_b"))).toEqual({ zone: "UTC" })
+    const order = chunks.map((chunk) => (chunk._tag === "toolCall" ? `call:${chunk.call.id}` : chunk._tag === "toolInputStart" ? `start:${chunk.id}` : chunk._tag))
+    expect(order.indexOf("start:call_a")).toBeLessThan(order.indexOf("call:call_a"))
+    expect(chunks.at(-1)).toMatchObject({ _tag: "finish", finishReason: "tool_calls" })
+    expect(chat.requests.at(-1)!.body.tools).toEqual([{ type: "function", function: { name: "weather", description: "The weather in a city", parameters: tools[0]!.parameters } }])
+  })
+
+  it("sends a loop's earlier calls and their results back in each protocol's shape", async () => {
+    const followUp = {
+      messages: [
+        { role: "system" as const, content: "Use the tools." },
+        { role: "user" as const, content: "What is the weather?" },
+        { role: "assistant" as const, content: "", toolCalls: [{ id: "call_1", name: "weather", arguments: "{\"city\":\"Paris\"}" }] },
+        { role: "tool" as const, toolCallId: "call_1", content: "Sunny, 21 degrees" },
+        { role: "assistant" as const, content: "", toolCalls: [{ id: "call_2", name: "weather", arguments: "{\"city\":\"Oslo\"}" }] },
+        { role: "tool" as const, toolCallId: "call_2", content: "Refused: not a city you may see", isError: true }
+      ],
+      tools,
+      toolChoice: "none" as const
+    }
+    const openai = await gateway("fake-tool-loop", "OPENAI_COMPATIBLE", `${chat.url}/v1`)
+    await route("PROMPT_EXECUTION", openai.id, "gpt-test")
+    await run(Effect.flatMap(Models, (models) => models.generate(actor, "PROMPT_EXECUTION", followUp)))
+    const sent = chat.requests.at(-1)!.body
+    expect(sent.tool_choice).toBe("none")
+    expect(sent.messages[0]).toEqual({ role: "system", content: "Use the tools." })
+    expect(sent.messages[2]).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: "{\"city\":\"Paris\"}" } }] })
+    expect(sent.messages[3]).toEqual({ role: "tool", tool_call_id: "call_1", content: "Sunny, 21 degrees" })
+    expect(sent.messages[5]).toMatchObject({ role: "tool", tool_call_id: "call_2", content: "Refused: not a city you may see" })
+
+    const claude = await gateway("fake-claude-loop", "ANTHROPIC", `${chat.url}/anthropic/v1`)
+    await route("PROMPT_EXECUTION", claude.id, "claude-test-1")
+    const answer = await run(Effect.flatMap(Models, (models) => models.generate(actor, "PROMPT_EXECUTION", { ...followUp, toolChoice: "auto" as const })))
+    expect(answer.text).toBe("Hello from Claude")
+    const toClaude = chat.requests.at(-1)!.body
+    expect(toClaude.system).toEqual([{ type: "text", text: "Use the tools." }])
+    expect(toClaude.tools).toEqual([expect.objectContaining({ name: "weather", input_schema: expect.objectContaining({ properties: { city: { type: "string" } } }) })])
+    expect(toClaude.messages[1]).toMatchObject({ role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "weather", input: { city: "Paris" } }] })
+    expect(toClaude.messages[2]).toMatchObject({ role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "Sunny, 21 degrees" }] })
+    expect(toClaude.messages[4].content[0]).toMatchObject({ type: "tool_result", tool_use_id: "call_2", is_error: true })
   })
 })
 
 describe("Azure OpenAI", () => {
   it("sends the key as api-key (redacted in the call log like authorization)", async () => {
-    const azure = await gateway("fake-azure", "AZURE_OPENAI", `${chat.url}/openai/v1`)
+    const azure = await gateway("fake-azure", "AZURE_OPENAI", `${chat.url}/openai/v1?api-version=preview`)
     await route("PROMPT_EXECUTION", azure.id, "gpt-azure")
     const answer = await run(Effect.flatMap(Models, (models) => models.generate(actor, "PROMPT_EXECUTION", question)))
     expect(answer.provider).toMatchObject({ gatewayKey: "fake-azure", protocol: "AZURE_OPENAI_COMPATIBLE" })
     const sent = chat.requests.at(-1)!
     expect(sent.path).toBe("/openai/v1/chat/completions")
+    // The base URL's query (Azure's api-version) stays on the request.
+    expect(sent.query).toBe("api-version=preview")
     expect(sent.headers["api-key"]).toBe(SECRET)
     expect(sent.headers.authorization).toBeUndefined()
     expect(captured.join("\n")).toContain("\"api-key\":\"[redacted]\"")

@@ -1,7 +1,7 @@
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Backend, backends, client, type Client, ingested, userClient } from "../knowledge/support"
-import { lastUserText, modelCalls, passageNumbers, type ScriptedModel, type ScriptedRequest, startScriptedModel, toolResults } from "../support/scriptedModel"
+import { lastUserText, modelCalls, passageNumbers, type ScriptedModel, type ScriptedRequest, startScriptedModel, toolResults, toolsOffered } from "../support/scriptedModel"
 import { chat, citationsOf, conversationOf, messageIdOf, parseChunks, postChat, textOf } from "./support"
 
 /**
@@ -23,10 +23,10 @@ const SHARED_TOOLS = ["knowledge_search", "citation_excerpt", "asset_show", "pro
 const researchPlan = (request: ScriptedRequest) => {
   const made = modelCalls(request)
   const question = lastUserText(request)
-  if (request.tools && made.length === 0) {
+  if (toolsOffered(request) && made.length === 0) {
     return { toolCalls: [{ name: "knowledge_search", arguments: JSON.stringify({ query: question.includes("zebra") ? "zqvaultmarker zebra budget" : "flights manager approval", limit: 3 }) }] }
   }
-  if (request.tools && made.length === 1) {
+  if (toolsOffered(request) && made.length === 1) {
     const hit = toolResults(request).at(-1)!.output.hits?.[0]
     const stolen = question.match(/citation ([0-9a-f-]{36})/)?.[1]
     return {
@@ -58,12 +58,12 @@ describe.each(backends)("the assistant's tool loop on $name", { timeout: 240_000
     // Calls a search at every step it is offered tools: only the step limit ends it.
     endless = await startScriptedModel({
       apiKey: SECRET,
-      plan: (request) => (request.tools ? { toolCalls: [{ name: "knowledge_search", arguments: JSON.stringify({ query: `trains ${modelCalls(request).length}` }) }] } : { text: ["Trains [1]."] })
+      plan: (request) => (toolsOffered(request) ? { toolCalls: [{ name: "knowledge_search", arguments: JSON.stringify({ query: `trains ${modelCalls(request).length}` }) }] } : { text: ["Trains [1]."] })
     })
     slow = await startScriptedModel({
       apiKey: SECRET,
       gapMs: 120,
-      plan: (request) => (modelCalls(request).length === 0 && request.tools
+      plan: (request) => (modelCalls(request).length === 0 && toolsOffered(request)
         ? { toolCalls: [{ name: "knowledge_search", arguments: JSON.stringify({ query: "trains" }) }] }
         : { text: Array.from({ length: 60 }, (_, i) => `word${i} `) })
     })
@@ -133,7 +133,7 @@ describe.each(backends)("the assistant's tool loop on $name", { timeout: 240_000
     const search = first.tools!.find((tool) => tool.function.name === "knowledge_search")!.function.parameters
     expect(Object.keys(search.properties)).toEqual(["query", "knowledgeSpaceIds", "limit", "offset"])
     const last = model.requests.at(-1)!
-    expect(last.tools).toBeUndefined()
+    expect(last.tool_choice).toBe("none")
     expect(toolResults(last).map((result) => (typeof result.output === "string" ? result.output.split(":")[0] : "ok"))).toEqual(["ok", "ok", "UNKNOWN_TOOL", "INVALID_TOOL_INPUT", "ok"])
 
     // Saved: content is the answer's text, the citation is the answer's, the parts are what the reducer built.
@@ -168,7 +168,7 @@ describe.each(backends)("the assistant's tool loop on $name", { timeout: 240_000
     const reply = await chat(blue, { message: "Which trips are by train?", modelActivationId: activation })
     const requests = endless.requests.slice(before)
     // maxSteps 4: the planner's step, two model steps with tools, then the answering step without them.
-    expect(requests.map((request) => request.tools !== undefined)).toEqual([true, true, false])
+    expect(requests.map(toolsOffered)).toEqual([true, true, false])
     expect(reply.chunks.filter((chunk) => chunk.type === "start-step")).toHaveLength(4)
     expect(textOf(reply.chunks)).toBe("Trains [1].")
     expect(citationsOf(reply.chunks)).toEqual([expect.objectContaining({ citationNumber: 1, title: "Travel policy" })])

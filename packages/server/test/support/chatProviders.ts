@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net"
  */
 export interface FakeChat {
   readonly url: string
-  readonly requests: Array<{ readonly path: string; readonly at: number; readonly headers: IncomingMessage["headers"]; readonly body: any }>
+  readonly requests: Array<{ readonly path: string; readonly query: string; readonly at: number; readonly headers: IncomingMessage["headers"]; readonly body: any }>
   /** Streams the client closed before their end (an interrupted call), by request path. */
   readonly cut: Array<string>
   readonly close: () => Promise<void>
@@ -52,7 +52,7 @@ export const startFakeChat = async (options: {
   }
 
   const openAi = async (path: string, body: any, response: ServerResponse) => {
-    const wantsTools = Array.isArray(body.tools) && body.tools.length > 0
+    const wantsTools = Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== "none"
     const structured = body.response_format?.type === "json_schema"
     const text = structured ? JSON.stringify({ keywords: ["alpha", "beta"] }) : "Hello from the fake model"
     if (!body.stream) {
@@ -105,12 +105,12 @@ export const startFakeChat = async (options: {
   }
 
   const server = createServer((request, response) => {
-    const path = (request.url ?? "/").split("?")[0]!
+    const [path = "/", query = ""] = (request.url ?? "/").split("?")
     let raw = ""
     request.on("data", (chunk) => (raw += chunk))
     request.on("end", async () => {
       const body = raw ? JSON.parse(raw) : {}
-      requests.push({ path, at: Date.now(), headers: request.headers, body })
+      requests.push({ path, query, at: Date.now(), headers: request.headers, body })
       if (path.startsWith("/slow/")) await sleep(options.slowMs ?? 3_000)
       if (response.destroyed) return
       if (path.startsWith("/limited/") && !limitedSeen) {

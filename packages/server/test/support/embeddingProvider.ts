@@ -1,6 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { encodeBase64Float32 } from "../../src/ai/EmbeddingWire"
+
+/** Float32 values as little-endian base64, as OpenAI answers `encoding_format: "base64"`. */
+const encodeBase64Float32 = (vector: ArrayLike<number>): string => {
+  const bytes = Buffer.alloc(vector.length * 4)
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4)
+  return bytes.toString("base64")
+}
 
 /**
  * A real HTTP server on loopback that speaks OpenAI's `POST /v1/embeddings`, for tests: deterministic, and

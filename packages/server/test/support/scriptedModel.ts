@@ -19,7 +19,11 @@ export interface ScriptedRequest {
   readonly model: string
   readonly messages: ReadonlyArray<ScriptedMessage>
   readonly tools?: ReadonlyArray<{ readonly type: "function"; readonly function: { readonly name: string; readonly description: string; readonly parameters: any } }>
+  readonly tool_choice?: unknown
 }
+
+/** Whether the request lets the model call a tool (tools declared, and tool_choice not "none"). */
+export const toolsOffered = (request: ScriptedRequest) => (request.tools?.length ?? 0) > 0 && request.tool_choice !== "none"
 
 export type ScriptedReply =
   | { readonly toolCalls: ReadonlyArray<{ readonly name: string; readonly arguments: string; readonly id?: string }>; readonly text?: ReadonlyArray<string> }

@@ -1,5 +1,5 @@
 import { Cause, Clock, Effect, type Either, Stream } from "effect"
-import type { ChatChunk, ChatError, ChatMessage, ChatRequest, ChatTool, ToolCall } from "../../ai/ChatWire"
+import type { ChatChunk, ChatError, ChatMessage, ChatRequest, ChatTool, ToolCall } from "../../ai/ChatTypes"
 import type { Passage } from "../../ai/LocalModel"
 import type { ProviderInfo } from "../../ai/Models"
 import type { AssistantLoopSettings } from "../../Config"
@@ -91,16 +91,16 @@ const runCall = (context: LoopContext, run: Effect.Effect<ToolAnswer, Refusal>) 
   )
 
 /** A call's result as chunks and as the tool message the model reads next. */
-const resultOf = (context: LoopContext, toolCallId: string, result: Either.Either<ToolAnswer, Refusal>): ReadonlyArray<UiMessageChunk> => {
+const resultOf = (context: LoopContext, toolCallId: string, toolName: string, result: Either.Either<ToolAnswer, Refusal>): ReadonlyArray<UiMessageChunk> => {
   if (result._tag === "Left") {
     const text = errorText(result.left)
-    context.messages.push({ role: "tool", toolCallId, content: text })
+    context.messages.push({ role: "tool", toolCallId, toolName, content: text, isError: true })
     return [{ type: "tool-output-error", toolCallId, errorText: text }] satisfies ReadonlyArray<UiMessageChunk>
   }
   for (const passage of result.right.passages) context.state.ledger.add(passage)
   const output = numberedOutput(result.right.output, context.state.ledger)
   const json = JSON.stringify(output)
-  context.messages.push({ role: "tool", toolCallId, content: json.length > MAX_OUTPUT_CHARS_FOR_MODEL ? `${json.slice(0, MAX_OUTPUT_CHARS_FOR_MODEL)}…(cut)` : json })
+  context.messages.push({ role: "tool", toolCallId, toolName, content: json.length > MAX_OUTPUT_CHARS_FOR_MODEL ? `${json.slice(0, MAX_OUTPUT_CHARS_FOR_MODEL)}…(cut)` : json })
   return [{ type: "tool-output-available", toolCallId, output }] satisfies ReadonlyArray<UiMessageChunk>
 }
 
@@ -126,7 +126,7 @@ export const plannedStep = (context: LoopContext, calls: ReadonlyArray<PlannedCa
             { type: "tool-input-start", toolCallId, toolName: call.toolName },
             { type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(call.input) },
             { type: "tool-input-available", toolCallId, toolName: call.toolName, input: call.input },
-            ...resultOf(context, toolCallId, result)
+            ...resultOf(context, toolCallId, call.toolName, result)
           ]))
       )),
       Stream.concat(Stream.succeed(closing)),
@@ -135,11 +135,12 @@ export const plannedStep = (context: LoopContext, calls: ReadonlyArray<PlannedCa
   })
 
 /** The input chunks of a model's call, and what to run (undefined: the input was refused and answered already). */
-const acceptCall = (context: LoopContext, call: ToolCall, toolCallId: string) => {
+const acceptCall = (context: LoopContext, call: ToolCall, toolCallId: string, opened: boolean) => {
   const tool = context.tools.find((candidate) => candidate.name === call.name)
   const toolName = tool ? tool.name : safeName(call.name)
   const arguments_ = call.arguments.length > MAX_ARGUMENT_CHARS ? undefined : call.arguments
-  const opening: Array<UiMessageChunk> = [
+  // The start and the argument deltas were streamed as they came, unless the model layer sent the call whole.
+  const opening: Array<UiMessageChunk> = opened ? [] : [
     { type: "tool-input-start", toolCallId, toolName },
     { type: "tool-input-delta", toolCallId, inputTextDelta: (arguments_ ?? call.arguments.slice(0, 200)) }
   ]
@@ -155,6 +156,10 @@ const acceptCall = (context: LoopContext, call: ToolCall, toolCallId: string) =>
     input = arguments_.trim() === "" ? {} : JSON.parse(arguments_)
   } catch {
     return refuse({ code: "INVALID_TOOL_INPUT", detail: "The arguments are not JSON" }, arguments_.slice(0, 200))
+  }
+  // The provider library hands unparsable arguments over as their text: arguments are an object or nothing.
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return refuse({ code: "INVALID_TOOL_INPUT", detail: "The arguments are not a JSON object" }, typeof input === "string" ? input.slice(0, 200) : undefined)
   }
   return {
     chunks: [...opening, { type: "tool-input-available", toolCallId, toolName, input }] as ReadonlyArray<UiMessageChunk>,
@@ -178,16 +183,26 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
     }
     state.steps++
     const step = state.steps
-    const tools: ReadonlyArray<ChatTool> | undefined = withTools
+    // The answering step keeps the tools declared (the conversation holds calls to them) but may call none.
+    const tools: ReadonlyArray<ChatTool> | undefined = context.tools.length > 0
       ? context.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))
       : undefined
-    const { provider, chunks } = yield* context.model.step({ messages: [...context.messages], ...(tools ? { tools } : {}) }, passagesOf(state.ledger))
+    const request: ChatRequest = { messages: [...context.messages], ...(tools ? { tools, toolChoice: withTools ? "auto" as const : "none" as const } : {}) }
+    const { provider, chunks } = yield* context.model.step(request, passagesOf(state.ledger))
     state.provider = provider
 
     const textId = `${context.messageId}-text-${step}`
     let textOpen = false
     let rawText = ""
-    const calls: Array<{ readonly call: ToolCall; readonly toolCallId: string; readonly run: Effect.Effect<ToolAnswer, Refusal> | undefined; readonly refused: string | undefined }> = []
+    const calls: Array<{ readonly call: ToolCall; readonly toolCallId: string; readonly toolName: string; readonly run: Effect.Effect<ToolAnswer, Refusal> | undefined; readonly refused: string | undefined }> = []
+    /** The provider's call ids to this message's (a missing or repeated id gets its own), with the name shown. */
+    const opened = new Map<string, { readonly toolCallId: string; readonly toolName: string }>()
+    const ownId = (providerId: string) => {
+      const toolCallId = providerId && !context.callIds.has(providerId) && providerId.length <= 200 ? providerId : `call_${step}_${context.callIds.size + 1}`
+      context.callIds.add(toolCallId)
+      return toolCallId
+    }
+    const shownName = (name: string) => context.tools.find((tool) => tool.name === name)?.name ?? safeName(name)
 
     const text = (delta: string): ReadonlyArray<UiMessageChunk> => {
       const out: Array<UiMessageChunk> = []
@@ -212,12 +227,23 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
         state.tokens += chunk.usage.inputTokens + chunk.usage.outputTokens
         return []
       }
-      // A call in the answering step (no tools were offered) is ignored: the step answers with its text.
+      // A call in the answering step (no tool may be called) is ignored: the step answers with its text.
       if (!withTools) return []
-      const toolCallId = chunk.call.id && !context.callIds.has(chunk.call.id) && chunk.call.id.length <= 200 ? chunk.call.id : `call_${step}_${calls.length + 1}`
-      context.callIds.add(toolCallId)
-      const accepted = acceptCall(context, chunk.call, toolCallId)
-      calls.push({ call: chunk.call, toolCallId, run: accepted.run, refused: accepted.refused })
+      if (chunk._tag === "toolInputStart") {
+        if (opened.has(chunk.id)) return []
+        const shown = { toolCallId: ownId(chunk.id), toolName: shownName(chunk.name) }
+        opened.set(chunk.id, shown)
+        return [{ type: "tool-input-start", ...shown }]
+      }
+      if (chunk._tag === "toolInputDelta") {
+        const shown = opened.get(chunk.id)
+        return shown && chunk.delta.length > 0 ? [{ type: "tool-input-delta", toolCallId: shown.toolCallId, inputTextDelta: chunk.delta }] : []
+      }
+      const shown = opened.get(chunk.call.id)
+      if (shown) opened.delete(chunk.call.id)
+      const toolCallId = shown?.toolCallId ?? ownId(chunk.call.id)
+      const accepted = acceptCall(context, chunk.call, toolCallId, shown !== undefined)
+      calls.push({ call: chunk.call, toolCallId, toolName: shownName(chunk.call.name), run: accepted.run, refused: accepted.refused })
       return accepted.chunks
     }))
 
@@ -235,9 +261,11 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
     const runTools = Stream.suspend(() => {
       if (calls.length === 0) return Stream.empty
       context.messages.push({ role: "assistant", content: rawText, toolCalls: calls.map(({ call, toolCallId }) => ({ ...call, id: toolCallId })) })
-      for (const { toolCallId, refused } of calls) if (refused !== undefined) context.messages.push({ role: "tool", toolCallId, content: refused })
+      for (const { toolCallId, toolName, refused } of calls) {
+        if (refused !== undefined) context.messages.push({ role: "tool", toolCallId, toolName, content: refused, isError: true })
+      }
       return Stream.fromIterable(calls.filter((c) => c.run !== undefined)).pipe(
-        Stream.mapEffect(({ toolCallId, run }) => Effect.map(runCall(context, run!), (result) => resultOf(context, toolCallId, result))),
+        Stream.mapEffect(({ toolCallId, toolName, run }) => Effect.map(runCall(context, run!), (result) => resultOf(context, toolCallId, toolName, result))),
         Stream.flattenIterables
       )
     })
