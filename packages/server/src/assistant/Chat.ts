@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Effect, Stream } from "effect"
+import { Cause, Clock, Effect, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ChatMessage } from "../ai/ChatTypes"
 import { NOTHING_RELEVANT, salientTerms } from "../ai/LocalModel"
@@ -7,6 +7,8 @@ import { localModels } from "../ai/Presets"
 import { LOCAL_GATEWAY_ID } from "../ai/Model"
 import { Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
+import { shareReadScopes } from "../access/Evaluator"
+import { heldUsage, type UsageRecord, UsageRepo } from "../ai/UsageRepo"
 import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
@@ -111,6 +113,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const rateLimits = yield* RateLimits
     const assistantTools = yield* AssistantTools
     const settings = yield* Settings
+    const usage = yield* UsageRepo
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
     const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
@@ -166,7 +169,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       Effect.gen(function* () {
         // The caller's attached files first, then documents bound to this conversation as evidence (a new
         // conversation has none yet), then the knowledge base.
-        const bound = turn.history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, turn.conversationId, query, Math.ceil(PASSAGE_LIMIT / 2))
+        const bound = turn.history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, turn.conversationId, query, Math.ceil(PASSAGE_LIMIT / 2), true)
         const files = [...turn.attached, ...bound.map(knowledgePassage)]
         const boundIds = new Set(bound.map((passage) => passage.citationId))
         const room = Math.max(0, PASSAGE_LIMIT - files.length)
@@ -234,6 +237,13 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
         })
 
+        // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
+        // of its model calls held until the stream has ended: neither costs the first token a statement.
+        yield* shareReadScopes
+        const usageRows: Array<UsageRecord> = []
+        yield* Effect.locallyScoped(heldUsage, Option.some(usageRows))
+        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(usageRows.splice(0)))))
+
         const model: ToolCallingModel = { step: (request, passages) => models.stream(caller, "ASSISTANT_CHAT", request, passages, choice) }
         const startedAt = yield* Clock.currentTimeMillis
 
@@ -250,7 +260,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           const first = plannedStep(context, yield* firstCalls(caller, body, turn, query))
           // Offline, the planner searches again when the first search found too little (see secondQuery).
           const second = Stream.suspend(() => {
-            const again = turn.toolCalling || ledger.count() >= ENOUGH_PASSAGES ? undefined : secondQuery(question, query)
+            // It is a step too: only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.
+            const again = turn.toolCalling || ledger.count() >= ENOUGH_PASSAGES || state.steps + 2 > settings.assistantLoop.maxSteps ? undefined : secondQuery(question, query)
             return again ? plannedStep(context, [searchCall(caller, body, again, PASSAGE_LIMIT)]) : Stream.empty
           })
           const answering = Stream.suspend((): Stream.Stream<UiMessageChunk, unknown> => {
@@ -299,5 +310,5 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       chat: (caller: Principal, body: ChatRequest) => Effect.map(prepare(caller, body), (turn) => ({ turn, body: respond(caller, body, turn) }))
     }
   }),
-  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default, AssistantTools.Default]
+  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default, AssistantTools.Default, UsageRepo.Default]
 }) {}
