@@ -4,7 +4,8 @@ import type { MessageCitation } from "./generated/openapi"
 
 /**
  * The chat stream's parts: the AI SDK UI Message Stream protocol v1 chunks Lore sends, in this order:
- * start (messageId = the saved assistant message), data-conversation, then steps (start-step, tool calls as
+ * start (messageId = the saved assistant message), data-conversation, data-notice (only when the model call failed and the
+ * offline LOCAL answerer answers instead: code MODEL_FALLBACK), then steps (start-step, tool calls as
  * tool-input-start, tool-input-delta, tool-input-available or tool-input-error, tool-output-available or
  * tool-output-error, text-start, text-delta..., text-end, finish-step), source-document... (the cited
  * passages), data-citations, finish ({provider, model}); or an `error` part after the stream started. The
@@ -13,6 +14,7 @@ import type { MessageCitation } from "./generated/openapi"
 export type ChatStreamPart =
   | { readonly type: "start"; readonly messageId: string }
   | { readonly type: "data-conversation"; readonly data: { readonly conversationId: string } }
+  | { readonly type: "data-notice"; readonly data: ChatNotice }
   | { readonly type: "text-start"; readonly id: string }
   | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
   | { readonly type: "text-end"; readonly id: string }
@@ -41,6 +43,12 @@ export interface ChatToolStep {
   readonly errorText?: string
 }
 
+/** Something the reader should know about the answer: MODEL_FALLBACK when the model failed and LOCAL answered instead. */
+export interface ChatNotice {
+  readonly code: string
+  readonly message: string
+}
+
 /** A whole answer, assembled from its parts. */
 export interface ChatAnswer {
   /** The saved assistant message's id (what feedback and citations take). */
@@ -57,6 +65,8 @@ export interface ChatAnswer {
   readonly finished: boolean
   /** The tool calls of the answer's steps, in order. */
   readonly steps: ReadonlyArray<ChatToolStep>
+  /** The stream's notices, in order (e.g. MODEL_FALLBACK). */
+  readonly notices: ReadonlyArray<ChatNotice>
 }
 
 const updateStep = (answer: ChatAnswer, toolCallId: string, change: Partial<ChatToolStep>): ChatAnswer =>
@@ -76,6 +86,7 @@ export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer
     case "tool-output-available": return updateStep(answer, part.toolCallId, { state: "done", output: part.output })
     case "tool-output-error": return updateStep(answer, part.toolCallId, { state: "failed", errorText: part.errorText })
     case "data-citations": return { ...answer, citations: part.data.citations }
+    case "data-notice": return { ...answer, notices: [...answer.notices, part.data] }
     case "finish": return { ...answer, finished: true, provider: part.messageMetadata?.provider, model: part.messageMetadata?.model }
     case "error": return { ...answer, error: part.errorText }
     default: return answer
@@ -83,7 +94,7 @@ export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer
 }
 
 export const emptyAnswer: ChatAnswer = {
-  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false, steps: []
+  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false, steps: [], notices: []
 }
 
 /** The final text and citations of a stream of parts (consumes it). */

@@ -56,6 +56,8 @@ export default defineCommand({
           answer = foldAnswer(answer, part)
           steps.update(answer)
           if (part.type === "text-start" && wrote) process.stdout.write("\n")
+          // Said on stderr, before the answer: e.g. the model failed and the offline answerer answers instead.
+          if (part.type === "data-notice") process.stderr.write(`note: ${part.data.message}\n`)
           if (part.type === "text-delta") {
             process.stdout.write(part.delta)
             wrote = true

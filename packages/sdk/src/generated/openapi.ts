@@ -3603,6 +3603,8 @@ export interface components {
              * @description The route's version as read (0 when it has no admin route yet)
              */
             version: components["schemas"]["Int"];
+            /** @description Route to the gateway even if its test fails (added; default false: a failing test answers 422 GATEWAY_TEST_FAILED) */
+            force?: boolean;
         };
         /** @description The gateway or model cannot serve this workload (e.g. Anthropic has no embeddings, LOCAL runs fixed models) */
         InvalidRoute: {
@@ -3613,6 +3615,20 @@ export interface components {
             status: 400;
             /** @enum {string} */
             code: "INVALID_ROUTE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Setting the route tested its gateway and the test failed; the detail and errors[].code name the test's errorCode. Fix the gateway, or send force: true to route to it anyway */
+        GatewayTestFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-test-failed";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "GATEWAY_TEST_FAILED";
             detail: string;
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
@@ -6708,6 +6724,7 @@ export type ProviderReasoningEffort = components['schemas']['ProviderReasoningEf
 export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
+export type GatewayTestFailed = components['schemas']['GatewayTestFailed'];
 export type IndexSettings = components['schemas']['IndexSettings'];
 export type Reembedding = components['schemas']['Reembedding'];
 export type AiUsage = components['schemas']['AiUsage'];
@@ -9985,6 +10002,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description GATEWAY_TEST_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayTestFailed"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -19374,6 +19400,9 @@ export const aiRouteSourceValues: ReadonlyArray<components["schemas"]["AiRouteSo
 export const invalidRouteTypeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["type"]> = ["https://lore.dev/problems/invalid-route"];
 export const invalidRouteStatusValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["status"]> = [400];
 export const invalidRouteCodeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["code"]> = ["INVALID_ROUTE"];
+export const gatewayTestFailedTypeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["type"]> = ["https://lore.dev/problems/gateway-test-failed"];
+export const gatewayTestFailedStatusValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["status"]> = [422];
+export const gatewayTestFailedCodeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["code"]> = ["GATEWAY_TEST_FAILED"];
 export const invalidUsagePeriodTypeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["type"]> = ["https://lore.dev/problems/invalid-usage-period"];
 export const invalidUsagePeriodStatusValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["status"]> = [400];
 export const invalidUsagePeriodCodeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["code"]> = ["INVALID_USAGE_PERIOD"];

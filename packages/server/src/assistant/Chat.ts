@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Effect, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { ChatMessage } from "../ai/ChatTypes"
-import { NOTHING_RELEVANT, salientTerms } from "../ai/LocalModel"
+import type { ChatMessage, ChatRequest as ChatRequest_ } from "../ai/ChatTypes"
+import { NOTHING_RELEVANT, type Passage, salientTerms } from "../ai/LocalModel"
 import { localModels } from "../ai/Presets"
 import { LOCAL_GATEWAY_ID } from "../ai/Model"
-import { Models, type ProviderInfo } from "../ai/Models"
+import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
 import { shareReadScopes } from "../access/Evaluator"
 import { heldUsage, type UsageRecord, UsageRepo } from "../ai/UsageRepo"
@@ -16,6 +16,7 @@ import { citationNumbering, titleFrom } from "./CitationNumbering"
 import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
+import { failureCode, localChoice } from "./ModelFallback"
 import { ModelOptions } from "./ModelOptions"
 import { AssistantFiles } from "./Files"
 import { citationLinks, citationOf, filePassage, knowledgePassage } from "./Passages"
@@ -24,7 +25,7 @@ import { Retrieval } from "./Retrieval"
 import { ownConversation } from "./Policy"
 import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk, uiPartsReducer } from "./UiMessageStream"
 import { passageLedger } from "./tools/Ledger"
-import { type LoopContext, modelSteps, type PlannedCall, plannedStep, type ToolCallingModel, type TurnState } from "./tools/Loop"
+import { type LoopContext, modelSteps, type PlannedCall, plannedStep, type StepChunk, type ToolCallingModel, type TurnState } from "./tools/Loop"
 import { AssistantTools, filesOutput, searchOutput } from "./tools/ToolSet"
 import { UUID_PATTERN } from "../domain/Schemas"
 
@@ -244,7 +245,30 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         yield* Effect.locallyScoped(heldUsage, Option.some(usageRows))
         yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(usageRows.splice(0)))))
 
-        const model: ToolCallingModel = { step: (request, passages) => models.stream(caller, "ASSISTANT_CHAT", request, passages, choice) }
+        const callModel = (request: ChatRequest_, passages: ReadonlyArray<Passage>, answerer: ModelChoice | undefined): Stream.Stream<StepChunk, unknown> =>
+          Stream.unwrap(Effect.map(models.stream(caller, "ASSISTANT_CHAT", request, passages, answerer), ({ provider, chunks }) =>
+            Stream.concat(Stream.succeed<StepChunk>({ _tag: "provider", provider }), chunks)))
+        // A model call that fails before its first text or tool call (a gateway refusing the key, down, too slow)
+        // is answered offline after a MODEL_FALLBACK notice; the provider's detail goes to the log only.
+        const model: ToolCallingModel = {
+          step: (request, passages) => Stream.suspend(() => {
+            let started = false
+            return callModel(request, passages, choice).pipe(
+              Stream.tap((chunk) => Effect.sync(() => (started ||= chunk._tag !== "provider"))),
+              Stream.catchAll((error) => {
+                if (started) return Stream.fail(error)
+                const code = failureCode(error)
+                return Stream.unwrap(Effect.as(
+                  Effect.logWarning("model call failed; answering offline").pipe(Effect.annotateLogs({ code, providerDetail: String((error as { message?: unknown } | null)?.message ?? error) })),
+                  Stream.concat(
+                    Stream.succeed<StepChunk>({ _tag: "notice", code: "MODEL_FALLBACK", message: `The model call failed (${code}); answering offline` }),
+                    callModel(request, passages, localChoice)
+                  )
+                ))
+              })
+            )
+          })
+        }
         const startedAt = yield* Clock.currentTimeMillis
 
         const answer = Stream.unwrap(Effect.gen(function* () {
@@ -288,9 +312,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           Stream.fromEffect(Effect.gen(function* () {
             yield* Effect.logWarning("chat answer failed").pipe(Effect.annotateLogs({ conversationId, messageId, cause: Cause.pretty(cause) }))
             yield* Effect.ignoreLogged(save("FAILED"))
+            // The code only: a provider's message may carry its raw response, which is for the log, not the employee.
             const failure = Cause.failureOption(cause)
-            const reason = failure._tag === "Some" && typeof (failure.value as any)?.code === "string"
-              ? `The model call failed (${(failure.value as any).code}): ${(failure.value as any).message ?? ""}`.trim()
+            const reason = failure._tag === "Some"
+              ? `The model call failed (${failureCode(failure.value)}); the partial answer was saved`
               : "The answer failed; the partial answer was saved"
             return { type: "error", errorText: reason } satisfies UiMessageChunk
           }))

@@ -1,10 +1,11 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, FiberRef, Stream } from "effect"
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, FiberRef, Option, Stream } from "effect"
 import { problemType, titles } from "../domain/Errors"
 import { CurrentRequestId } from "../domain/RequestId"
 import { Authenticator } from "../identity/Authenticator"
+import { acceptableId, capErrorMessages, MCP_MAX_BATCH, MCP_MAX_BODY_BYTES, MCP_MAX_DEPTH, MCP_MAX_ID_CHARS, nestedDeeperThan } from "./Limits"
 import { authInfoOf } from "./Server"
 import { makeSessions } from "./Sessions"
 
@@ -21,6 +22,13 @@ const problem = (status: number, code: string, detail: string, requestId: string
 /** A JSON-RPC error without a request id, as the SDK's transport answers what it cannot take. */
 const rpcError = (status: number, code: number, message: string) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code, message }, id: null }, { status })
+
+/** A message over MCP_MAX_BODY_BYTES: refused unread, the connection closed (its rest is not read). */
+const tooLarge = () =>
+  HttpServerResponse.unsafeJson(
+    { jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: a message is at most ${MCP_MAX_BODY_BYTES / 1024} KiB` }, id: null },
+    { status: 413, headers: { connection: "close" } }
+  )
 
 const isInitialize = (body: unknown) => (Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body))
 
@@ -49,10 +57,18 @@ export const makeMcpApp = Effect.gen(function* () {
       if (value) headers[name] = value
     }
     if (!response.body) return Effect.succeed(HttpServerResponse.empty({ status: response.status, headers }))
-    // A JSON answer is complete when the transport hands it over: sent with its length, not as a stream.
+    // A JSON answer is complete when the transport hands it over: sent with its length, not as a stream. Its
+    // error messages pass the echo guard (Limits.ts) on the way out.
     if (contentType?.startsWith("application/json")) {
-      return Effect.map(Effect.promise(() => response.arrayBuffer()), (bytes) =>
-        HttpServerResponse.uint8Array(new Uint8Array(bytes), { status: response.status, headers, contentType }))
+      return Effect.map(Effect.promise(() => response.text()), (text) => {
+        let answer = text
+        try {
+          answer = JSON.stringify(capErrorMessages(JSON.parse(text)))
+        } catch {
+          // Not JSON after all: sent as it came.
+        }
+        return HttpServerResponse.text(answer, { status: response.status, headers, contentType })
+      })
     }
     const body = Stream.fromReadableStream({ evaluate: () => response.body!, onError: (error) => error }).pipe(
       Stream.ensuring(Effect.sync(() => onEnd?.()))
@@ -72,14 +88,31 @@ export const makeMcpApp = Effect.gen(function* () {
     if (!["POST", "GET", "DELETE"].includes(request.method)) {
       return problem(405, "METHOD_NOT_ALLOWED", "MCP takes POST (messages), GET (a session's notification stream) and DELETE (ending a session)", requestId, { allow: "POST, GET, DELETE" })
     }
+    // The SDK's transport would quote an unknown version back; this answer names only the supported ones.
+    const version = request.headers["mcp-protocol-version"]
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      return rpcError(400, -32000, `Bad Request: unsupported MCP-Protocol-Version (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`)
+    }
     let body: unknown
     if (request.method === "POST") {
-      const text = yield* Effect.either(request.text)
-      if (text._tag === "Left") return rpcError(400, -32700, "Parse error: the body could not be read")
+      if (Number(request.headers["content-length"] ?? "0") > MCP_MAX_BODY_BYTES) return tooLarge()
+      const text = yield* Effect.either(request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(MCP_MAX_BODY_BYTES))))
+      if (text._tag === "Left") {
+        const tooMuch = text.left.cause instanceof Error && text.left.cause.message === "maxBytes exceeded"
+        return tooMuch ? tooLarge() : rpcError(400, -32700, "Parse error: the body could not be read")
+      }
       try {
         body = JSON.parse(text.right)
       } catch {
         return rpcError(400, -32700, "Parse error: Invalid JSON")
+      }
+      if (Array.isArray(body) && (body.length === 0 || body.length > MCP_MAX_BATCH)) {
+        return rpcError(400, -32600, `Invalid Request: a batch holds 1 to ${MCP_MAX_BATCH} messages`)
+      }
+      if (nestedDeeperThan(body, MCP_MAX_DEPTH)) return rpcError(400, -32600, `Invalid Request: nested deeper than ${MCP_MAX_DEPTH} levels`)
+      // An answer repeats its request's id: a long one would be an echo.
+      if ((Array.isArray(body) ? body : [body]).some((message) => !acceptableId((message as { id?: unknown } | null)?.id))) {
+        return rpcError(400, -32600, `Invalid Request: an id is a number or a string of at most ${MCP_MAX_ID_CHARS} characters`)
       }
     }
     const url = new URL(request.url, `http://${request.headers.host ?? "localhost"}`)

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { quoteInput } from "../domain/Echo"
 import type { Principal } from "../domain/Principal"
 import { Delivery } from "../assets/Delivery"
 import type { PromptVariable } from "../assets/Payloads"
@@ -66,7 +67,7 @@ export const makePrompts = Effect.gen(function* () {
   const get = (caller: Principal, name: string, args: Readonly<Record<string, string>>) =>
     Effect.gen(function* () {
       const found = (yield* released(caller)).find(({ asset }) => `${asset.namespace}.${asset.slug}` === name)
-      if (!found) return yield* Effect.fail({ code: "PROMPT_NOT_FOUND", detail: `No released prompt template named ${name} that you may use` })
+      if (!found) return yield* Effect.fail({ code: "PROMPT_NOT_FOUND", detail: `No released prompt template named ${quoteInput(name)} that you may use` })
       const declared = new Map(found.body.variables.map((variable) => [variable.name, variable]))
       const variables = Object.fromEntries(Object.entries(args).map(([key, value]) => [key, coerce(declared.get(key), value)]))
       const rendered = yield* delivery.render(caller, found.asset.assetId, found.asset.releaseId, variables)

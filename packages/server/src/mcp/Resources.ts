@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { quoteInput } from "../domain/Echo"
 import { unzipSync } from "fflate"
 import type { Principal } from "../domain/Principal"
 import { Assets } from "../assets/Assets"
@@ -98,12 +99,12 @@ export const makeResources = Effect.gen(function* () {
   const readSkillFile = (caller: Principal, uri: string, namespace: string, slug: string, version: string, path: string) =>
     Effect.gen(function* () {
       const skill = (yield* releasedSkills(caller)).find((s) => s.namespace === namespace && s.slug === slug)
-      if (!skill) return yield* notFound("ASSET_NOT_FOUND", `No released skill ${namespace}/${slug} that you may use`)
+      if (!skill) return yield* notFound("ASSET_NOT_FOUND", `No released skill ${quoteInput(`${namespace}/${slug}`)} that you may use`)
       const asset = yield* assets.present(caller, skill.assetId)
       const release = asset.releases.find((r) => r.versionLabel === version && r.availability === "AVAILABLE")
-      if (!release) return yield* notFound("RELEASE_NOT_FOUND", `${namespace}/${slug} has no available release ${version} that you may use`)
+      if (!release) return yield* notFound("RELEASE_NOT_FOUND", `${quoteInput(`${namespace}/${slug}@${version}`)}: no such available release that you may use`)
       const manifest = yield* skills.manifest(caller, skill.assetId, release.id)
-      if (!manifest.files.some((file) => file.path === path)) return yield* notFound("FILE_NOT_FOUND", `${manifest.coordinate} has no file ${path}`)
+      if (!manifest.files.some((file) => file.path === path)) return yield* notFound("FILE_NOT_FOUND", `${manifest.coordinate} has no file ${quoteInput(path)}`)
       const pkg = yield* skills.packageOf(caller, skill.assetId, release.id)
       const entry = `${manifest.slug}/${path}`
       const bytes = unzipSync(pkg.bytes, { filter: (file) => file.name === entry })[entry]
@@ -120,7 +121,7 @@ export const makeResources = Effect.gen(function* () {
       const path = skill[4]!.split("/").map(decodeURIComponent).join("/")
       return readSkillFile(caller, uri, namespace, slug, version, path)
     }
-    return notFound("RESOURCE_NOT_FOUND", `Lore serves lore://documents/{sourceId} and lore://skills/{namespace}/{slug}/{version}/{path}, not ${uri}`)
+    return notFound("RESOURCE_NOT_FOUND", `Lore serves lore://documents/{sourceId} and lore://skills/{namespace}/{slug}/{version}/{path}, not ${quoteInput(uri)}`)
   }
 
   return { list, templates, read }

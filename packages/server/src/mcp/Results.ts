@@ -1,6 +1,8 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Option, ParseResult, Runtime, Schema } from "effect"
 import type { FieldError } from "../domain/Errors"
+import { quoteInput } from "../domain/Echo"
+import { MCP_MAX_FIELD_ERRORS } from "./Limits"
 
 /**
  * How Lore's answers and refusals become MCP results. A refused tool call is a tool result (`isError: true`)
@@ -70,15 +72,25 @@ export const protocolResult = async <A, E>(runtime: Runtime.Runtime<never>, effe
   throw new McpError(code, `${refusal.code}: ${refusal.detail}`, refusal)
 }
 
-/** Tool arguments decoded by their Effect schema; a mismatch is VALIDATION_FAILED naming each field. */
+/**
+ * A schema issue's message without the value it refused: Effect's formatter ends a message with `, actual <value>`,
+ * which repeated a 619 KB argument back (twice: in the text and in structuredContent).
+ */
+const withoutActual = (message: string) => quoteInput(message.replace(/,\s*actual\s[\s\S]*$/, ""))
+
+/** A field's path; its segments may be the caller's own keys, so each is quoted short. */
+const pathOf = (path: ReadonlyArray<PropertyKey>) => quoteInput(path.map((segment) => quoteInput(String(segment), 40)).join("."), 120)
+
+/** Tool arguments decoded by their Effect schema; a mismatch is VALIDATION_FAILED naming each field (the first few), never its value. */
 export const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, input: unknown) =>
   Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(input ?? {}).pipe(
     Effect.mapError((error) => {
       const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const more = issues.length - MCP_MAX_FIELD_ERRORS
       return {
         code: "VALIDATION_FAILED",
-        detail: "The tool's arguments do not fit its input schema",
-        errors: issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }))
+        detail: `The tool's arguments do not fit its input schema${more > 0 ? ` (${issues.length} problems; the first ${MCP_MAX_FIELD_ERRORS} are named)` : ""}`,
+        errors: issues.slice(0, MCP_MAX_FIELD_ERRORS).map((issue) => ({ path: pathOf(issue.path), message: withoutActual(issue.message) }))
       } satisfies Refusal
     })
   )

@@ -5,6 +5,7 @@ import {
   ListToolsRequestSchema, McpError, ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, type Runtime } from "effect"
+import { quoteInput } from "../domain/Echo"
 import type { Principal } from "../domain/Principal"
 import { LORE_VERSION } from "../platform/Version"
 import { makePrompts } from "./Prompts"
@@ -65,7 +66,7 @@ export const makeMcpServerFactory = Effect.gen(function* () {
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { caller, runtime } = contextOf(extra)
       const tool = byName.get(request.params.name)
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name} (tools: ${[...byName.keys()].join(", ")})`)
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${quoteInput(request.params.name, 64)} (tools: ${[...byName.keys()].join(", ")})`)
       return toolResult(runtime, tool.run(caller, request.params.arguments))
     })
     server.setRequestHandler(ListPromptsRequestSchema, (_, extra) => {

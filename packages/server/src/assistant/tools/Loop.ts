@@ -1,5 +1,5 @@
 import { Cause, Clock, Effect, type Either, Stream } from "effect"
-import type { ChatChunk, ChatError, ChatMessage, ChatRequest, ChatTool, ToolCall } from "../../ai/ChatTypes"
+import type { ChatChunk, ChatMessage, ChatRequest, ChatTool, ToolCall } from "../../ai/ChatTypes"
 import type { Passage } from "../../ai/LocalModel"
 import type { ProviderInfo } from "../../ai/Models"
 import type { AssistantLoopSettings } from "../../Config"
@@ -19,12 +19,15 @@ import type { AssistantTool, ToolAnswer } from "./ToolSet"
  * error part the model reads, never a broken stream.
  */
 
-/** What the loop needs of a model: one streamed step (text, completed tool calls, the finish with usage). */
+/** What a model step streams: who answers (first, and again after a fallback), notices, then the model's chunks. */
+export type StepChunk =
+  | ChatChunk
+  | { readonly _tag: "provider"; readonly provider: ProviderInfo }
+  | { readonly _tag: "notice"; readonly code: "MODEL_FALLBACK"; readonly message: string }
+
+/** What the loop needs of a model: one streamed step (text, tool input deltas and calls, the finish with usage). */
 export interface ToolCallingModel {
-  readonly step: (request: ChatRequest, passages: ReadonlyArray<Passage>) => Effect.Effect<{
-    readonly provider: ProviderInfo
-    readonly chunks: Stream.Stream<ChatChunk, ChatError>
-  }, ChatError>
+  readonly step: (request: ChatRequest, passages: ReadonlyArray<Passage>) => Stream.Stream<StepChunk, unknown>
 }
 
 /** What the turn has said so far: the chat saves it however the stream ends. */
@@ -172,7 +175,7 @@ const acceptCall = (context: LoopContext, call: ToolCall, toolCallId: string, op
  * Model steps from the next one on: with tools while no limit is reached and tools are offered, else one
  * answering step without them. A step whose model called no tool ends the loop.
  */
-export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, ChatError> =>
+export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, unknown> =>
   Stream.unwrap(Effect.gen(function* () {
     const { state, limits } = context
     const now = yield* Clock.currentTimeMillis
@@ -188,8 +191,7 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
       ? context.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))
       : undefined
     const request: ChatRequest = { messages: [...context.messages], ...(tools ? { tools, toolChoice: withTools ? "auto" as const : "none" as const } : {}) }
-    const { provider, chunks } = yield* context.model.step(request, passagesOf(state.ledger))
-    state.provider = provider
+    const chunks = context.model.step(request, passagesOf(state.ledger))
 
     const textId = `${context.messageId}-text-${step}`
     let textOpen = false
@@ -222,6 +224,11 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
     }
 
     const streamed = chunks.pipe(Stream.mapConcat((chunk): ReadonlyArray<UiMessageChunk> => {
+      if (chunk._tag === "provider") {
+        state.provider = chunk.provider
+        return []
+      }
+      if (chunk._tag === "notice") return [{ type: "data-notice", data: { code: chunk.code, message: chunk.message } }]
       if (chunk._tag === "text") return text(chunk.text)
       if (chunk._tag === "finish") {
         state.tokens += chunk.usage.inputTokens + chunk.usage.outputTokens
