@@ -26,6 +26,7 @@ import type pg from "pg"
 import { AccessEvaluator } from "../../packages/server/src/access/Evaluator"
 import { EmbeddingModel } from "../../packages/server/src/ai/EmbeddingModel"
 import { EmbeddingSettings } from "../../packages/server/src/ai/EmbeddingSettings"
+import { DatabaseNotifications } from "../../packages/server/src/db/Notifications"
 import { Database, transactional } from "../../packages/server/src/db/Sql"
 import { CurrentRequestId } from "../../packages/server/src/domain/RequestId"
 import { defaultSearch, Settings } from "../../packages/server/src/Config"
@@ -120,6 +121,8 @@ const services = (target: Target) => {
       dataDir: mkdtempSync(join(tmpdir(), "lore-bench-settings-")), databaseUrl: Option.none(), bootstrapToken: Option.none(), secretKey: Option.none()
     }))),
     Layer.provide(EmbeddingSettings.layer()),
+    // The bench opens its own connections; the AI configuration cache then reads the database each time.
+    Layer.provide(DatabaseNotifications.none),
     Layer.provideMerge(database),
     Layer.provideMerge(client),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))

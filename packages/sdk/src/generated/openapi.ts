@@ -2512,7 +2512,7 @@ export interface components {
         };
         /** @enum {string} */
         PackItemKind: "ASSET_RELEASE" | "KNOWLEDGE_VERSION";
-        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
+        /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel (the search index's active generation: model (N dimensions), or none), embeddingSource (ENVIRONMENT|ADMIN|none), migrationLevel, uptimeSeconds */
         Health: {
             [key: string]: string;
         };
@@ -6983,7 +6983,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel, migrationLevel, uptimeSeconds */
+            /** @description status, version, database (embedded|postgresql), databaseVersion, vectorSearch (pgvector|exact-cosine|off: off without an embedding model), vectorStore (pgvector|exact-cosine), embeddingModel (the search index's active generation: model (N dimensions), or none), embeddingSource (ENVIRONMENT|ADMIN|none), migrationLevel, uptimeSeconds */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -16,6 +16,9 @@ import { chatModel, OPENAI_COMPATIBLE_OPTIONS, type ProviderConnection } from ".
 const THINKING_BUDGET = { MINIMAL: 1024, LOW: 2048, MEDIUM: 8192, HIGH: 24576 } as const
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096
 
+/** A call's arguments as JSON text; an input the model wrote that is not JSON (an invalid call) stays as written. */
+const argumentsText = (input: unknown) => (typeof input === "string" ? input : JSON.stringify(input ?? {}))
+
 const parsedArguments = (raw: string): unknown => {
   try {
     return JSON.parse(raw || "{}")
@@ -105,7 +108,9 @@ const shortened = (text: string, apiKey: string | undefined) => {
 export const chatErrorOf = (error: unknown, apiKey: string | undefined): ChatError => {
   if (error instanceof ChatError) return error
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 6; current = current.cause, depth++) {
-    if (current instanceof GatewayCallError) return new ChatError({ code: current.reason, message: shortened(current.message, apiKey) })
+    if (current instanceof GatewayCallError) {
+      return new ChatError({ code: current.reason === "TOO_LARGE" ? "BAD_RESPONSE" : current.reason, message: shortened(current.message, apiKey) })
+    }
   }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode
@@ -129,7 +134,7 @@ export const complete = async (target: CallTarget, connection: ProviderConnectio
     if (request.responseSchema) await Promise.resolve(result.output)
     return {
       text: result.text,
-      toolCalls: result.toolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: JSON.stringify(call.input ?? {}) })),
+      toolCalls: result.toolCalls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: argumentsText(call.input) })),
       finishReason: result.rawFinishReason ?? result.finishReason,
       usage: usageOf(result.usage)
     }
@@ -162,7 +167,7 @@ export async function* streamChat(target: CallTarget, connection: ProviderConnec
           yield { _tag: "toolInputDelta", id: part.id, delta: part.delta }
           break
         case "tool-call":
-          yield { _tag: "toolCall", call: { id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) } }
+          yield { _tag: "toolCall", call: { id: part.toolCallId, name: part.toolName, arguments: argumentsText(part.input) } }
           break
         case "finish":
           yield { _tag: "finish", finishReason: part.rawFinishReason ?? part.finishReason, usage: usageOf(part.totalUsage) }

@@ -144,6 +144,8 @@ export const makeClient = (endpoint: EmbeddingEndpoint) =>
     const timeoutSeconds = Math.round(endpoint.requestTimeoutMs / 100) / 10
     /** What went wrong with one request: the provider's answer, or no answer at all. */
     const failureOf = (error: unknown): EmbeddingError => {
+      const tooLarge = [error, (error as { cause?: unknown } | null)?.cause].find((candidate) => candidate instanceof GatewayCallError && candidate.reason === "TOO_LARGE")
+      if (tooLarge) return fail("EMBEDDING_INVALID_RESPONSE", false, `${Where} answered more than Lore reads: ${(tooLarge as Error).message}. Lower the batch size or check the model.`)
       if (APICallError.isInstance(error) && error.statusCode !== undefined) {
         return refused({ status: error.statusCode, headers: error.responseHeaders ?? {}, text: error.responseBody ?? error.message })
       }

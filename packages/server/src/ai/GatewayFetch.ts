@@ -7,12 +7,14 @@
  */
 
 const MAX_RETRY_WAIT_MS = 30_000
+/** The most a provider's answer may be (a whole answer, or a stream in total): a hostile one cannot fill memory. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
 const CREDENTIAL_HEADERS = ["authorization", "api-key", "x-api-key"]
 
 /** Why a call failed before any answer Lore could read: nothing within the timeout, or no connection at all. */
 export class GatewayCallError extends Error {
   override readonly name = "GatewayCallError"
-  constructor(readonly reason: "TIMEOUT" | "UNREACHABLE", message: string) {
+  constructor(readonly reason: "TIMEOUT" | "UNREACHABLE" | "TOO_LARGE", message: string) {
     super(message)
   }
 }
@@ -49,6 +51,8 @@ export interface GatewayFetchOptions {
   readonly timeoutMs?: number | undefined
   /** Attempts for a request answered 429, 5xx or not at all (1: no retry). */
   readonly attempts: number
+  /** The most an answer may be (default MAX_ANSWER_BYTES). */
+  readonly maxBytes?: number
   /** Called once per call with the URL and the headers, credentials redacted (for the call log). */
   readonly onRequest?: (url: string, headers: Record<string, string>) => void
 }
@@ -75,16 +79,22 @@ const within = <A>(promise: Promise<A>, timeoutMs: number | undefined, abort: Ab
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
-/** The response with a body whose every chunk must come within the timeout. */
-const timedBody = (response: Response, timeoutMs: number | undefined, abort: AbortController): Response => {
-  if (timeoutMs === undefined || response.body === null) return response
+/** The response with a body whose every chunk must come within the timeout, and that stops at `maxBytes`. */
+const guardedBody = (response: Response, timeoutMs: number | undefined, maxBytes: number, abort: AbortController): Response => {
+  if (response.body === null) return response
   const reader = response.body.getReader()
+  let received = 0
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await within(reader.read(), timeoutMs, abort, "chunk")
-        if (done) controller.close()
-        else controller.enqueue(value)
+        if (done) return controller.close()
+        received += value.byteLength
+        if (received > maxBytes) {
+          abort.abort()
+          return controller.error(new GatewayCallError("TOO_LARGE", `The answer is larger than ${maxBytes} bytes`))
+        }
+        controller.enqueue(value)
       } catch (error) {
         controller.error(error)
       }
@@ -133,6 +143,6 @@ export const gatewayFetch = (options: GatewayFetchOptions): typeof globalThis.fe
         await sleep(retryDelayMs(response.headers.get("retry-after"), attempt), caller)
         continue
       }
-      return timedBody(response, options.timeoutMs, abort)
+      return guardedBody(response, options.timeoutMs, options.maxBytes ?? MAX_ANSWER_BYTES, abort)
     }
   }) as typeof globalThis.fetch

@@ -136,6 +136,8 @@ export class GatewaysRepo extends Effect.Service<GatewaysRepo>()("lore/GatewaysR
       route: row("ai.route", RouteRow, (organizationId: string, workload: Workload) => sql`
         SELECT workload, gateway_id, model_id, provider_reasoning_effort, dimensions, version FROM ai_routes
         WHERE organization_id = ${organizationId} AND workload = ${workload} FOR UPDATE`),
+      /** The organization a single-organization server serves (the first made), for reports without a caller. */
+      firstOrganization: row("ai.firstOrganization", Id, () => sql`SELECT id FROM organizations ORDER BY created_at, id LIMIT 1`),
       deleteRoute: affected((organizationId: string, workload: Workload) =>
         sql`DELETE FROM ai_routes WHERE organization_id = ${organizationId} AND workload = ${workload} RETURNING workload`)
     }

@@ -22,7 +22,7 @@ export const AiAdminHttp = HttpApiBuilder.group(LoreApi, "adminAi", (handlers) =
       .handle("setGatewayCredential", ({ path, payload }) => asCaller((me) => gateways.setCredential(me, path.profileId, payload.apiKey)))
       .handle("setAssistantModels", ({ path, payload }) => asCaller((me) => gateways.setAssistantModels(me, path.profileId, payload)))
       .handle("testGateway", ({ path }) => asCaller((me) => gateways.test(me, path.profileId)))
-      .handle("listRoutes", () => asCaller(routes.list))
+      .handle("listRoutes", () => asCaller(routes.shown))
       .handle("setRoute", ({ path, payload }) => asCaller((me) => routes.set(me, path.workload, payload)))
       .handle("resetRoute", ({ path, urlParams }) => asCaller((me) => routes.reset(me, path.workload, urlParams.version)))
       .handle("getIndexSettings", () => asCaller(routes.indexSettings))

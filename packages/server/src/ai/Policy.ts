@@ -83,3 +83,22 @@ export const routeTarget = (workload: Workload, target: RouteTarget, modelId: st
   }
   return Effect.void
 }
+
+/**
+ * A QUERY_EMBEDDING route is used only when it names the model and size of the search index's vectors (the
+ * ACTIVE generation's, or the BUILDING one's, which becomes ACTIVE): a question embedded by another model is
+ * not comparable with them. Any other route is refused rather than saved and silently ignored.
+ */
+export const queryRouteUsable = (
+  generations: ReadonlyArray<{ readonly modelId: string; readonly dimensions: number; readonly number: number; readonly gatewayKey: string }>,
+  modelId: string,
+  dimensions: number | undefined
+) => {
+  if (generations.some((generation) => generation.modelId === modelId && generation.dimensions === dimensions)) return Effect.void
+  const index = generations.map((generation) => `${generation.modelId} at ${generation.dimensions} dimensions (generation ${generation.number}, on ${generation.gatewayKey})`).join(" or ")
+  return Effect.fail(new InvalidRoute({
+    detail: generations.length === 0
+      ? "The search index has no vectors, so questions cannot be embedded for it: route DOCUMENT_EMBEDDING to an embedding model first (QUERY_EMBEDDING follows it)"
+      : `Questions must be embedded with the model of the search index's vectors, ${index}: route QUERY_EMBEDDING to a gateway serving that model, to LOCAL to turn query vectors off, or change DOCUMENT_EMBEDDING to re-embed the index`
+  }))
+}

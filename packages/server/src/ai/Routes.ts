@@ -3,14 +3,14 @@ import { Effect, Option } from "effect"
 import { transactional } from "../db/Sql"
 import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
-import { EmbeddingIndexHooks, type IndexStatus } from "./EmbeddingIndexHooks"
+import { EmbeddingIndexHooks, type GenerationView, type IndexStatus } from "./EmbeddingIndexHooks"
 import { EmbeddingSettings } from "./EmbeddingSettings"
 import { AiConfigCache } from "./ConfigCache"
 import { AiVersionConflict, GatewayNotFound, GatewayTestFailed } from "./Errors"
 import { Gateways, type GatewayView } from "./Gateways"
 import { GatewaysRepo, type RouteRow } from "./GatewaysRepo"
 import { ENVIRONMENT_GATEWAY_ID, isEmbeddingWorkload, LOCAL_GATEWAY_ID, type ReasoningEffort, type RouteSource, Workload } from "./Model"
-import { routeTarget } from "./Policy"
+import { queryRouteUsable, routeTarget } from "./Policy"
 import { localModels } from "./Presets"
 
 /** A workload's effective route as the API shows it. */
@@ -98,6 +98,19 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
         })
       })
 
+    /**
+     * The routes as an administrator reads them. QUERY_EMBEDDING shows what questions are really embedded
+     * with: without an admin route, the search index's own gateway and model (or LOCAL: no index vectors,
+     * lexical search); with one that no longer names the index's model (the index was re-embedded since), a
+     * note that it is not used and what is.
+     */
+    const shown = (actor: Principal) =>
+      Effect.gen(function* () {
+        const all = yield* list(actor)
+        const { active } = yield* hooks.status(actor.organizationId)
+        return all.map((route) => (route.workload === "QUERY_EMBEDDING" ? queryView(route, active) : route))
+      })
+
     const stale = (workload: Workload) => new AiVersionConflict({ detail: `The route of ${workload} changed since the version you sent; read it again and retry` })
 
     /** The gateway of a route, if the route may use it (exists, and serves the workload with this model). */
@@ -134,11 +147,16 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
 
     return {
       list,
+      shown,
 
       set: (actor: Principal, workload: Workload, input: SetRouteInput) =>
         Effect.zipRight(input.force === true ? Effect.void : requirePassingTest(actor, workload, input), transaction(
           Effect.gen(function* () {
             const gateway = yield* usableGateway(actor, workload, input)
+            if (workload === "QUERY_EMBEDDING" && gateway.preset !== "LOCAL") {
+              const { active, building } = yield* hooks.status(actor.organizationId)
+              yield* queryRouteUsable([active, building].filter((generation) => generation !== undefined), input.modelId, input.dimensions)
+            }
             const route = { workload, gatewayId: gateway.id, modelId: input.modelId, providerReasoningEffort: input.providerReasoningEffort ?? null, dimensions: input.dimensions ?? null }
             const saved = input.version === 0
               ? yield* repo.insertRoute(actor.organizationId, route, actingUserId(actor))
@@ -177,6 +195,29 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
   }),
   dependencies: [GatewaysRepo.Default, Gateways.Default, Audit.Default, EmbeddingIndexHooks.Default, AiConfigCache.Default]
 }) {}
+
+const queryView = (route: RouteView, active: GenerationView | undefined): RouteView => {
+  const index = active && `${active.modelId} at ${active.dimensions} dimensions on ${active.gatewayKey} (generation ${active.number})`
+  if (route.source === "ADMIN") {
+    if (route.gatewayProfileId === LOCAL_GATEWAY_ID) return { ...route, lifecycleNote: "Query vectors are off: search is lexical" }
+    if (!active) return { ...route, lifecycleNote: "Not used: the search index has no vectors, so search is lexical" }
+    if (route.modelId !== active.modelId || route.dimensions !== active.dimensions) {
+      return { ...route, lifecycleNote: `Not used: questions are embedded with the search index's model, ${index}; route QUERY_EMBEDDING to a gateway serving it, or reset it` }
+    }
+    return route
+  }
+  if (!active) {
+    return {
+      workload: route.workload, gatewayKey: "local", gatewayProfileId: LOCAL_GATEWAY_ID, modelId: localModels.QUERY_EMBEDDING.modelId, source: "DEFAULT",
+      editable: true, version: route.version, lifecycleNote: "The search index has no vectors: questions are not embedded and search is lexical"
+    }
+  }
+  return {
+    workload: route.workload, gatewayKey: active.gatewayKey, gatewayProfileId: active.gatewayId, modelId: active.modelId, dimensions: active.dimensions,
+    source: active.gatewayId === ENVIRONMENT_GATEWAY_ID ? "ENVIRONMENT" : "DEFAULT", editable: true, version: route.version,
+    lifecycleNote: `Follows the search index: questions are embedded with ${index}`
+  }
+}
 
 const indexSettingsOf = ({ active, building }: IndexStatus) => {
   const reembedding = building === undefined

@@ -44,6 +44,15 @@ export class DatabaseNotifications extends Context.Tag("lore/DatabaseNotificatio
   static readonly onPoolConnections = (pool: pg.Pool) =>
     Layer.scoped(DatabaseNotifications, Effect.acquireRelease(Effect.sync(() => new PoolListener(pool)), (listener) => Effect.sync(() => listener.close())))
 
+  /**
+   * No notifications at all (tools that open their own connections, such as the benchmarks): every subscriber
+   * is told it is not listening, so caches that depend on announcements read the database each time.
+   */
+  static readonly none = Layer.succeed(DatabaseNotifications, {
+    listen: (_channel: string, handlers: NotificationHandlers) => Effect.sync(() => handlers.onListening(false)),
+    caughtUp: Effect.succeed(false)
+  })
+
   /** PostgreSQL: a connection of its own, with the pool's connection settings. */
   static readonly dedicatedConnection = Layer.scoped(
     DatabaseNotifications,

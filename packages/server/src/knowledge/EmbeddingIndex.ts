@@ -68,6 +68,8 @@ export class EmbeddingIndex extends Effect.Service<EmbeddingIndex>()("lore/Embed
         if (!target) {
           for (const generation of generations) yield* repo.end(generation.id)
           yield* repo.dropEnded(organizationId)
+          // Sources no longer have vectors: they say so, rather than naming the model they had.
+          if (generations.length > 0) yield* repo.reportGeneration(organizationId, null)
           return { note: active ? "Embeddings are off: search is lexical and the stored vectors were dropped" : "" }
         }
         if (active && sameGeneration(profileOf(active), target)) {

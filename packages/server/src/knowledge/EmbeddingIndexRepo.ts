@@ -58,6 +58,19 @@ export class EmbeddingIndexRepo extends Effect.Service<EmbeddingIndexRepo>()("lo
           : sql`SELECT 1 FROM embedding_index_locks WHERE organization_id = ${organizationId} FOR UPDATE`)()
       })
 
+    const reportGeneration = (organizationId: string, generationId: string | null) =>
+      generationId === null
+        ? exec(() => sql`
+            UPDATE sources SET embedding_profile_key = NULL, embedding_provider = NULL, embedding_model = NULL, embedding_dimensions = NULL
+            WHERE organization_id = ${organizationId} AND embedding_profile_key IS NOT NULL`)()
+        : exec(() => sql`
+            UPDATE sources s SET embedding_profile_key = g.profile_key, embedding_provider = g.provider, embedding_model = g.model_id,
+              embedding_dimensions = g.dimensions
+            FROM embedding_generations g
+            WHERE g.id = ${generationId} AND g.status = 'ACTIVE' AND s.organization_id = ${organizationId} AND s.deleted_at IS NULL
+              AND (s.embedding_profile_key, s.embedding_provider) IS DISTINCT FROM (g.profile_key, g.provider)
+              AND EXISTS (SELECT 1 FROM chunks c WHERE c.source_id = s.id)`)()
+
     return {
       lockIndex,
 
@@ -92,7 +105,15 @@ export class EmbeddingIndexRepo extends Effect.Service<EmbeddingIndexRepo>()("lo
             UPDATE embedding_generations SET status = 'RETIRED', ended_at = now()
             WHERE organization_id = ${organizationId} AND status = 'ACTIVE'`)()
           yield* exec(() => sql`UPDATE embedding_generations SET status = 'ACTIVE', activated_at = now() WHERE id = ${id} AND status = 'BUILDING'`)()
+          yield* reportGeneration(organizationId, id)
         }),
+
+      /**
+       * What the organization's sources say they are embedded with, brought in line with the index: every
+       * source with chunks reports the generation given (whose vectors its chunks now all have), or none
+       * (`null`: embeddings off). A source's ingestion wrote what was ACTIVE then; a switch moves it on.
+       */
+      reportGeneration,
 
       /** Drops the vectors of the organization's ended generations (after a switch or a cancellation). */
       dropEnded: exec((organizationId: string) => sql`

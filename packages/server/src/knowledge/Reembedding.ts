@@ -41,7 +41,11 @@ const embedGeneration = ({ generationId }: { generationId: string }, context: Jo
         continue
       }
       if (batch.length === 0) {
-        if (generation.status === "ACTIVE") break
+        if (generation.status === "ACTIVE") {
+          // An ACTIVE generation filled (the first one, or chunks added): every source with chunks is in it now.
+          yield* repo.reportGeneration(organizationId, generationId)
+          break
+        }
         const switched = yield* sql.withTransaction(
           Effect.gen(function* () {
             yield* context.fence

@@ -15,15 +15,17 @@ export const PlatformHttp = HttpApiBuilder.group(LoreApi, "platform", (handlers)
     const embeddings = yield* EmbeddingStatus
     const startedAt = Date.now()
     return handlers.handle("getHealth", () =>
-      Effect.sync(() => ({
+      Effect.map(embeddings.active, (active) => ({
         status: "ok",
         version: LORE_VERSION,
         database: database.kind,
         databaseVersion: database.serverVersion,
         // Vector search runs only with an embedding model; the store says how it would run.
-        vectorSearch: Option.isSome(embeddings.model) ? (database.vector ? "pgvector" : "exact-cosine") : "off",
+        vectorSearch: Option.isSome(active) ? (database.vector ? "pgvector" : "exact-cosine") : "off",
         vectorStore: database.vector ? "pgvector" : "exact-cosine",
-        embeddingModel: Option.match(embeddings.model, { onNone: () => "none", onSome: (info) => `${info.model} (${info.dimensions} dimensions)` }),
+        embeddingModel: Option.match(active, { onNone: () => "none", onSome: (info) => `${info.model} (${info.dimensions} dimensions)` }),
+        // Whether the model comes from LORE_EMBEDDING_* (ENVIRONMENT) or an administrator's route (ADMIN).
+        embeddingSource: Option.match(active, { onNone: () => "none", onSome: (info) => info.source }),
         migrationLevel: String(level),
         uptimeSeconds: String(Math.floor((Date.now() - startedAt) / 1000))
       }))

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { ConfigProvider, type Context, Effect, Either, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { ConfigProvider, type Context, Effect, Either, Exit, Layer, Option, Redacted, Scope, Tracer } from "effect"
 import { AiConfigCache } from "../../src/ai/ConfigCache"
 import { EmbeddingSettings } from "../../src/ai/EmbeddingSettings"
 import { Models } from "../../src/ai/Models"
@@ -96,6 +96,33 @@ describe("routes, gateways and models cached per process", { timeout: 120_000 },
     expect(changed.loads).toBeGreaterThan(after.loads)
     expect(await ask()).toContain("Answered by model-b")
     expect((await counts()).loads).toBe(changed.loads)
+  })
+
+  it("counts the statements: a model call resolves its route, gateway and key with none once cached", async () => {
+    /** The SQL statements `effect` runs (each is an `sql.execute` span of @effect/sql). */
+    const statements = <A, E>(effect: Effect.Effect<A, E, Services>) =>
+      run(Effect.gen(function* () {
+        let count = 0
+        const base = yield* Effect.tracer
+        const counting = Tracer.make({
+          span: (name, ...rest) => {
+            if (name === "sql.execute") count++
+            return base.span(name, ...rest)
+          },
+          context: base.context
+        })
+        yield* Effect.withTracer(effect, counting)
+        return count
+      }))
+    const resolveBoth = Effect.flatMap(Models, (models) =>
+      Effect.all([models.resolve(actor, "KEYWORD_PLANNING"), models.resolve(actor, "ASSISTANT_CHAT")]))
+    await statements(resolveBoth)
+    const warm = await statements(resolveBoth)
+    await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE ai_routes SET version = version WHERE workload = 'ASSISTANT_CHAT'`))
+    const cold = await statements(resolveBoth)
+    console.info(`statements to resolve keyword planning's and the chat model's routes: ${cold} after a change, ${warm} cached`)
+    expect(cold).toBeGreaterThanOrEqual(3)
+    expect(warm).toBe(0)
   })
 
   it("hears a change committed outside this server's services (another server, an operator's SQL)", async () => {

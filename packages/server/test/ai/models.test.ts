@@ -56,7 +56,7 @@ beforeAll(async () => {
   const [organization] = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ id: string }>`SELECT id FROM organizations LIMIT 1`))
   actor = systemActor(organization!.id, "model layer test")
   url = Effect.runSync(Effect.provide(serverUrl, context as unknown as Context.Context<HttpServer.HttpServer>))
-}, 60_000)
+}, 180_000)
 afterAll(async () => {
   if (scope) await Effect.runPromise(Scope.close(scope, Exit.void))
   await database?.dispose()

@@ -33,6 +33,14 @@ const createGateway = async (admin: Client, key: string, provider: EmbeddingProv
   return created.body as { id: string }
 }
 
+const health = async (admin: Client) => (await fetch(`${admin.url}/api/health`).then((response) => response.json())) as Record<string, string>
+
+/** What a source says it is embedded with. */
+const sourceEmbedding = async (admin: Client, id: string) => {
+  const source = (await admin.call("GET", `/api/sources/${id}`)).body
+  return { model: source.embeddingModel, dimensions: source.embeddingDimensions }
+}
+
 const routeOf = async (admin: Client, workload: string) =>
   ((await admin.call("GET", "/api/admin/ai/routes")).body as Array<any>).find((route) => route.workload === workload)
 
@@ -43,6 +51,7 @@ describe("embedding routes and re-embedding", { timeout: 180_000 }, () => {
   let admin: Client
   let space: string
   let gatewayB: string
+  let pay: string
 
   const generations = () =>
     server.sql((sql) => sql<{ number: number; status: string; modelId: string; vectors: number }>`
@@ -57,7 +66,7 @@ describe("embedding routes and re-embedding", { timeout: 180_000 }, () => {
     server = await startInspectableServer({ embedding: { url: a.url, model: "model-a", dimensions: 32, maxRetries: 1, retryBaseDelayMs: 10 } })
     admin = client(server.url, server.adminToken)
     space = (await admin.call("POST", "/api/admin/knowledge-spaces", { key: "office", name: "Office" })).body.id
-    await ingested(admin, { spaceId: space, name: "pay.md", bytes: "# Pay reviews\n\nEmployee pay is reviewed every spring by the wage committee.", type: "text/markdown" })
+    pay = (await ingested(admin, { spaceId: space, name: "pay.md", bytes: "# Pay reviews\n\nEmployee pay is reviewed every spring by the wage committee.", type: "text/markdown" })).id
     for (const topic of ["garage", "clinic", "kitchen"]) {
       await ingested(admin, { spaceId: space, name: `${topic}.md`, bytes: handbook(topic, 45), type: "text/markdown" })
     }
@@ -78,6 +87,9 @@ describe("embedding routes and re-embedding", { timeout: 180_000 }, () => {
     expect(reply.evidence[0]?.title).toBe("pay")
     expect(questionCalls(a).at(-1)?.body.model).toBe("model-a")
     expect(await generations()).toEqual([{ number: 1, status: "ACTIVE", modelId: "model-a", vectors: await chunkCount() }])
+    expect(await health(admin)).toMatchObject({ embeddingModel: "model-a (32 dimensions)", embeddingSource: "ENVIRONMENT" })
+    expect(await sourceEmbedding(admin, pay)).toEqual({ model: "model-a", dimensions: 32 })
+    expect(await routeOf(admin, "QUERY_EMBEDDING")).toMatchObject({ source: "ENVIRONMENT", gatewayKey: "environment", modelId: "model-a", dimensions: 32 })
   })
 
   it("applies a QUERY_EMBEDDING route change on the next call, and LOCAL turns query vectors off", async () => {
@@ -154,6 +166,19 @@ describe("embedding routes and re-embedding", { timeout: 180_000 }, () => {
     expect(reply.evidence[0]?.title).toBe("pay")
     expect(questionCalls(b).at(-1)?.body).toMatchObject({ model: "model-b", dimensions: 48 })
     expect(questionCalls(a)).toHaveLength(onA)
+ 
+    // Everything reports the generation search now uses: health, a source ingested before the switch, and the
+    // QUERY_EMBEDDING route (which follows the index, not LORE_EMBEDDING_*).
+    expect(await health(admin)).toMatchObject({ embeddingModel: "model-b (48 dimensions)", embeddingSource: "ADMIN", vectorSearch: expect.not.stringMatching(/^off$/) })
+    expect(await sourceEmbedding(admin, pay)).toEqual({ model: "model-b", dimensions: 48 })
+    expect(await routeOf(admin, "QUERY_EMBEDDING")).toMatchObject({
+      source: "DEFAULT", gatewayKey: "gateway-b", gatewayProfileId: gatewayB, modelId: "model-b", dimensions: 48, lifecycleNote: expect.stringContaining("Follows the search index")
+    })
+    // A QUERY_EMBEDDING route to the model the index no longer holds cannot be used: refused, naming the index's model.
+    const stale = await admin.call("PUT", "/api/admin/ai/routes/QUERY_EMBEDDING", { gatewayProfileId: gatewayB, modelId: "model-a", dimensions: 32, version: 0 })
+    expect(stale.status).toBe(400)
+    expect(stale.body).toMatchObject({ code: "INVALID_ROUTE", detail: expect.stringContaining("model-b at 48 dimensions (generation 2, on gateway-b)") })
+    expect((await routeOf(admin, "QUERY_EMBEDDING")).source).toBe("DEFAULT")
   })
 
   it("records usage for both embedding workloads", async () => {
@@ -175,10 +200,15 @@ describe("embedding routes and re-embedding", { timeout: 180_000 }, () => {
     expect(await indexSettings(admin)).toMatchObject({ embeddingProvider: "LOCAL", generation: null, reembedding: null, managementMode: "DEFAULT" })
     expect((await searchReply(admin, QUESTION)).mode).toBe("lexical")
     expect((await generations()).every((generation) => generation.vectors === 0)).toBe(true)
+    expect(await health(admin)).toMatchObject({ embeddingModel: "none", embeddingSource: "none", vectorSearch: "off" })
+    expect(await sourceEmbedding(admin, pay)).toEqual({ model: null, dimensions: null })
+    expect(await routeOf(admin, "QUERY_EMBEDDING")).toMatchObject({ gatewayKey: "local", modelId: "lore-lexical", source: "DEFAULT" })
 
     expect((await admin.call("DELETE", "/api/admin/ai/routes/DOCUMENT_EMBEDDING")).status).toBe(204)
     const back = await eventually(() => indexSettings(admin), (settings) => settings.generation === 3, "generation 3 active", 90_000)
     expect(back).toMatchObject({ embeddingModel: "model-a", managementMode: "ENVIRONMENT" })
+    await eventually(() => sourceEmbedding(admin, pay), (embedding) => embedding.model === "model-a", "the source reports generation 3")
+    expect(await health(admin)).toMatchObject({ embeddingModel: "model-a (32 dimensions)", embeddingSource: "ENVIRONMENT" })
     expect((await searchReply(admin, QUESTION)).mode).toBe("hybrid")
   })
 })

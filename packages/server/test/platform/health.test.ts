@@ -17,6 +17,7 @@ describe("platform", () => {
     // Without an embedding model there is no vector search, whatever the store could do.
     expect(health.vectorSearch).toBe("off")
     expect(health.embeddingModel).toBe("none")
+    expect(health.embeddingSource).toBe("none")
     // PGlite always ships pgvector
     if (!process.env.DATABASE_URL) expect(health.vectorStore).toBe("pgvector")
     expect(Number(health.migrationLevel)).toBeGreaterThanOrEqual(1)
