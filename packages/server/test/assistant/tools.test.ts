@@ -34,7 +34,8 @@ const researchPlan = (request: ScriptedRequest) => {
       toolCalls: [
         { name: "citation_excerpt", arguments: JSON.stringify({ citationId: stolen ?? hit?.citationId ?? "00000000-0000-4000-a000-000000000000" }) },
         { name: "delete_everything", arguments: "{}" },
-        { name: "knowledge_search", arguments: "{\"query\": " }
+        { name: "knowledge_search", arguments: "{\"query\": " },
+        { name: "knowledge_search", arguments: JSON.stringify({ query: "flights ".repeat(3_000) }) }
       ]
     }
   }
@@ -118,12 +119,14 @@ describe.each(backends)("the assistant's tool loop on $name", { timeout: 240_000
       ["tool-knowledge_search", "output-available"],
       ["tool-citation_excerpt", "output-available"],
       ["tool-delete_everything", "output-error"],
+      ["tool-knowledge_search", "output-error"],
       ["tool-knowledge_search", "output-error"]
     ])
     expect(tools[1].input).toEqual({ query: "flights manager approval", limit: 3 })
     expect(tools[2].output).toMatchObject({ passage: 1, title: "Travel policy" })
     expect(tools[3].errorText).toMatch(/^UNKNOWN_TOOL: /)
     expect(tools[4].errorText).toMatch(/^INVALID_TOOL_INPUT: /)
+    expect(tools[5].errorText).toBe("INVALID_TOOL_INPUT: The arguments are longer than 16384 characters")
     const texts = message!.parts.filter((part) => part.type === "text").map((part: any) => part.text)
     expect(texts).toEqual(["Let me read more.", "Flights need a manager's approval [1]. Done."])
 
@@ -134,7 +137,7 @@ describe.each(backends)("the assistant's tool loop on $name", { timeout: 240_000
     expect(Object.keys(search.properties)).toEqual(["query", "knowledgeSpaceIds", "limit", "offset"])
     const last = model.requests.at(-1)!
     expect(last.tool_choice).toBe("none")
-    expect(toolResults(last).map((result) => (typeof result.output === "string" ? result.output.split(":")[0] : "ok"))).toEqual(["ok", "ok", "UNKNOWN_TOOL", "INVALID_TOOL_INPUT", "ok"])
+    expect(toolResults(last).map((result) => (typeof result.output === "string" ? result.output.split(":")[0] : "ok"))).toEqual(["ok", "ok", "UNKNOWN_TOOL", "INVALID_TOOL_INPUT", "INVALID_TOOL_INPUT", "ok"])
 
     // Saved: content is the answer's text, the citation is the answer's, the parts are what the reducer built.
     const conversations = await blue.call("GET", "/api/assistant/conversations")
