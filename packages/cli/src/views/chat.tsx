@@ -40,6 +40,7 @@ const TurnView = ({ turn }: { readonly turn: Turn }) => (
             {`${stepLabel(step)} (${stepOutcome(step)})`}
           </Text>
         ))}
+    {turn.answer.notices.map((notice, index) => <Text key={index} color="yellow">{notice.message}</Text>)}
     <Text>
       <Text bold color="green">Lore </Text>
       {turn.answer.text}

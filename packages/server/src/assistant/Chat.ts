@@ -96,11 +96,13 @@ const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered p
   "relevant was found."
 
 /**
- * The assistant's chat: plans the search (KEYWORD_PLANNING, a follow-up with its conversation's last question),
- * retrieves through knowledge search (the access evaluator), answers with the conversation's model (or the
- * ASSISTANT_CHAT route, LOCAL by default) and streams in the UI Message Stream protocol. The model call runs
- * inside the response stream and the save in its finalizer: a client that disconnects interrupts the call,
- * and the partial answer is saved as INTERRUPTED.
+ * The assistant's chat: plans the search (KEYWORD_PLANNING, a follow-up with its conversation's last question)
+ * and runs it as the first step, then answers: a model with tool calling continues in the bounded tool loop
+ * (tools/Loop.ts, the MCP tools' specs, every call as the caller), a model without gets the numbered passages,
+ * LOCAL quotes them. Everything streams in the UI Message Stream protocol, steps as tool parts. The model calls
+ * run inside the response stream and the save in its finalizer: a client that disconnects interrupts the loop,
+ * and what was said is saved as INTERRUPTED with its steps. A model call that fails before its first text or
+ * tool call is answered by LOCAL instead, after a MODEL_FALLBACK notice.
  */
 export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
   effect: Effect.gen(function* () {

@@ -25,7 +25,8 @@ describe("SDK assistant", () => {
   it("streams typed parts in order and assembles the final text and citations", async () => {
     const parts: Array<ChatStreamPart> = []
     for await (const part of lore.assistant.chat({ message: "Do flights need a manager's approval?" })) parts.push(part)
-    expect(parts.map((part) => part.type)).toEqual([
+    // The answer's text comes in one or more deltas (LOCAL streams in word-aligned pieces).
+    expect(parts.map((part) => part.type).filter((type, index, types) => type !== "text-delta" || types[index - 1] !== "text-delta")).toEqual([
       "start", "data-conversation", "text-start", "text-delta", "text-end", "source-document", "data-citations", "finish"
     ])
     const answer = await lore.assistant.chat({ message: "Which trips are booked by train?", conversationId: (parts[1] as any).data.conversationId }).final()
