@@ -146,6 +146,26 @@ const runDatabase = async (database: string, providerUrl: string) => {
     console.log(table(["answerer", "chats", "first p50 ms", "first p95 ms", "total p50 ms", "total p95 ms", "search p50 ms", "added p50 ms", "failed"], rows))
 
     if (database === "postgresql") {
+      // LOCAL answers beside the same number of searches for the same questions, at 1, 10 and 50 at once
+      // (BENCH_CHAT_LEVELS): chat first token against search's whole answer, each burst three times.
+      const levels = (process.env.BENCH_CHAT_LEVELS ?? "1,10,50").split(",").map(Number)
+      const levelRows: Array<Array<string>> = []
+      for (const level of levels) {
+        const firsts: number[] = []
+        const searches: number[] = []
+        let failed = 0
+        for (let round = 0; round < 3; round++) {
+          const chats = await Promise.all(Array.from({ length: level }, (_, i) => timedChat(lore, { message: questions[(i + round) % questions.length] })))
+          failed += chats.filter((timing) => !timing.ok).length
+          firsts.push(...chats.map((timing) => timing.firstTokenMs))
+          searches.push(...await Promise.all(Array.from({ length: level }, (_, i) => timedSearch(lore, questions[(i + round) % questions.length]!))))
+        }
+        const f = stats(firsts)
+        const s = stats(searches)
+        levelRows.push([String(level), String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), String(failed)])
+      }
+      console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level)`)
+      console.log(table(["at once", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
       const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))
       const f = stats(burst.map((timing) => timing.firstTokenMs))
       const t = stats(burst.map((timing) => timing.totalMs))

@@ -20,7 +20,9 @@ await serveAsChild(async () => {
       ...(process.env.LORE_SEARCH_PRUNED_DEPTH ? { prunedDepth: Number(process.env.LORE_SEARCH_PRUNED_DEPTH) } : {}),
       ...(process.env.LORE_SEARCH_PRUNED_CANDIDATES ? { prunedCandidates: Number(process.env.LORE_SEARCH_PRUNED_CANDIDATES) } : {})
     }
-    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, search, ...(databaseUrl ? { databaseUrl } : {}) })
+    // LORE_ASSISTANT_MAX_STEPS too, so the assistant bench can compare one-shot retrieval with the tool loop.
+    const assistantLoop = process.env.LORE_ASSISTANT_MAX_STEPS ? { maxSteps: Number(process.env.LORE_ASSISTANT_MAX_STEPS) } : {}
+    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, search, assistantLoop, ...(databaseUrl ? { databaseUrl } : {}) })
   }
   if (mode === "bare") return databaseUrl ? barePostgres(databaseUrl) : bareEmbedded(dataDir)
   throw new Error(`unknown mode ${mode}`)

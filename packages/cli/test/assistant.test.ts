@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ServedLore, serveLore } from "./support/serve"
 import { ensureBuilt, lore, newConfigHome } from "./support/cli"
+import { loreOnTerminal, screenText, scriptPath } from "./support/terminal"
 
 // `lore ask` and `lore conversations` against a real server, through the built binary (LOCAL answers).
 
@@ -37,12 +38,22 @@ describe("lore ask and lore conversations", () => {
     const message = json.json()
     expect(message).toMatchObject({ status: "COMPLETE", provider: "LOCAL", model: "lore-extractive", content: expect.stringContaining("[1]") })
     expect(message.citations).toEqual([expect.objectContaining({ citationNumber: 1, title: "Travel policy", available: true })])
+    // The planner's search is a step, in --json as on a terminal.
+    expect(message.steps).toEqual([expect.objectContaining({ toolName: "knowledge_search", state: "done", label: expect.stringMatching(/^searching: .*train/), outcome: "1 passage" })])
 
     const followUp = await lore(["--json", "ask", "And flights?", "--conversation", message.conversationId], { env: env(), ...slow })
     expect(followUp.json().conversationId).toBe(message.conversationId)
 
     const empty = await lore(["ask", "  "], { env: env() })
     expect(empty.code).toBe(2)
+  })
+
+  it.skipIf(!scriptPath)("shows each step as a line on a terminal: searching, then its outcome", async () => {
+    const { code, output } = await loreOnTerminal(["ask", "Do flights need a manager's approval?"], { env: env(), timeoutMs: 120_000 })
+    expect(code, output).toBe(0)
+    const screen = screenText(output)
+    expect(screen).toMatch(/✓ searching: [^\n]*flights[^\n]*\(1 passage\)/)
+    expect(screen.indexOf("searching:")).toBeLessThan(screen.indexOf("Flights need a manager's approval."))
   })
 
   it("lists, shows, renames and removes conversations", async () => {

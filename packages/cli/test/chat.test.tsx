@@ -75,6 +75,7 @@ describe("lore chat (Ink)", () => {
     let frame = await frameWhere(lastFrame, (text) => text.includes("LOCAL · lore-extractive"), "the finished answer")
     expect(frame).toContain("Flights need a manager's approval.")
     expect(frame).toContain("[1] Travel policy")
+    expect(frame).toMatch(/✓ searching: .*flights.*\(1 passage\)/)
 
     await type({ stdin, lastFrame }, "/sources")
     await frameWhere(() => frames.join("\n"), (text) => (text.match(/\[1\] Travel policy/g) ?? []).length >= 2, "the sources")

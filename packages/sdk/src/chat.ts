@@ -4,10 +4,12 @@ import type { MessageCitation } from "./generated/openapi"
 
 /**
  * The chat stream's parts: the AI SDK UI Message Stream protocol v1 chunks Lore sends, in this order:
- * start (messageId = the saved assistant message), data-conversation, data-notice (only when the model call failed
- * and the offline LOCAL answerer answers instead: code MODEL_FALLBACK), text-start, text-delta..., text-end,
- * source-document... (the cited passages), data-citations, finish ({provider, model}); or an `error` part
- * after the stream started. The same chunks the `ai` package's `useChat` and `readUIMessageStream` read.
+ * start (messageId = the saved assistant message), data-conversation, data-notice (only when the model call failed and the
+ * offline LOCAL answerer answers instead: code MODEL_FALLBACK), then steps (start-step, tool calls as
+ * tool-input-start, tool-input-delta, tool-input-available or tool-input-error, tool-output-available or
+ * tool-output-error, text-start, text-delta..., text-end, finish-step), source-document... (the cited
+ * passages), data-citations, finish ({provider, model}); or an `error` part after the stream started. The
+ * same chunks the `ai` package's `useChat` and `readUIMessageStream` read.
  */
 export type ChatStreamPart =
   | { readonly type: "start"; readonly messageId: string }
@@ -20,6 +22,26 @@ export type ChatStreamPart =
   | { readonly type: "data-citations"; readonly data: { readonly citations: ReadonlyArray<MessageCitation> } }
   | { readonly type: "finish"; readonly finishReason?: string; readonly messageMetadata?: { readonly provider: string; readonly model: string } }
   | { readonly type: "error"; readonly errorText: string }
+  | { readonly type: "start-step" }
+  | { readonly type: "finish-step" }
+  | { readonly type: "tool-input-start"; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: "tool-input-delta"; readonly toolCallId: string; readonly inputTextDelta: string }
+  | { readonly type: "tool-input-available"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: "tool-input-error"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown; readonly errorText: string }
+  | { readonly type: "tool-output-available"; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: "tool-output-error"; readonly toolCallId: string; readonly errorText: string }
+
+/** One tool call of an answer's steps: the assistant searching, reading an excerpt, opening an asset. */
+export interface ChatToolStep {
+  readonly toolCallId: string
+  /** knowledge_search, citation_excerpt, asset_show, assets_recommend, work_instruction_read, prompt_render, graph_explore, conversation_files_search */
+  readonly toolName: string
+  readonly input: unknown
+  /** running until its output (done) or error (failed) arrives. */
+  readonly state: "running" | "done" | "failed"
+  readonly output?: unknown
+  readonly errorText?: string
+}
 
 /** Something the reader should know about the answer: MODEL_FALLBACK when the model failed and LOCAL answered instead. */
 export interface ChatNotice {
@@ -41,16 +63,28 @@ export interface ChatAnswer {
   readonly error: string | undefined
   /** Whether the `finish` part arrived. */
   readonly finished: boolean
+  /** The tool calls of the answer's steps, in order. */
+  readonly steps: ReadonlyArray<ChatToolStep>
   /** The stream's notices, in order (e.g. MODEL_FALLBACK). */
   readonly notices: ReadonlyArray<ChatNotice>
 }
+
+const updateStep = (answer: ChatAnswer, toolCallId: string, change: Partial<ChatToolStep>): ChatAnswer =>
+  ({ ...answer, steps: answer.steps.map((step) => (step.toolCallId === toolCallId ? { ...step, ...change } : step)) })
 
 /** Folds parts into the answer so far (use it on each part to render as they come, or once at the end). */
 export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer => {
   switch (part.type) {
     case "start": return { ...answer, messageId: part.messageId }
     case "data-conversation": return { ...answer, conversationId: part.data.conversationId }
+    // The answer's text is its last step's (an earlier step may say what it is about to look up).
+    case "text-start": return { ...answer, text: "" }
     case "text-delta": return { ...answer, text: answer.text + part.delta }
+    case "tool-input-start": return { ...answer, steps: [...answer.steps, { toolCallId: part.toolCallId, toolName: part.toolName, input: undefined, state: "running" }] }
+    case "tool-input-available": return updateStep(answer, part.toolCallId, { input: part.input })
+    case "tool-input-error": return updateStep(answer, part.toolCallId, { input: part.input, state: "failed", errorText: part.errorText })
+    case "tool-output-available": return updateStep(answer, part.toolCallId, { state: "done", output: part.output })
+    case "tool-output-error": return updateStep(answer, part.toolCallId, { state: "failed", errorText: part.errorText })
     case "data-citations": return { ...answer, citations: part.data.citations }
     case "data-notice": return { ...answer, notices: [...answer.notices, part.data] }
     case "finish": return { ...answer, finished: true, provider: part.messageMetadata?.provider, model: part.messageMetadata?.model }
@@ -60,7 +94,7 @@ export const foldAnswer = (answer: ChatAnswer, part: ChatStreamPart): ChatAnswer
 }
 
 export const emptyAnswer: ChatAnswer = {
-  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false, notices: []
+  messageId: undefined, conversationId: undefined, text: "", citations: [], provider: undefined, model: undefined, error: undefined, finished: false, steps: [], notices: []
 }
 
 /** The final text and citations of a stream of parts (consumes it). */

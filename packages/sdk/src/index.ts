@@ -47,5 +47,5 @@ export {
   type AuditQuery
 } from "./areas/admin"
 export { AssistantArea, type ChatInput } from "./areas/assistant"
-export { ChatStream, collectAnswer, emptyAnswer, foldAnswer, readChatParts, type ChatAnswer, type ChatNotice, type ChatStreamPart } from "./chat"
+export { ChatStream, collectAnswer, emptyAnswer, foldAnswer, readChatParts, type ChatAnswer, type ChatNotice, type ChatStreamPart, type ChatToolStep } from "./chat"
 export { SDK_VERSION } from "./version"

@@ -41,6 +41,20 @@ export interface JobSettings {
  * Four workers: a crawl holds its worker for the whole crawl while the documents it yields are ingested by
  * other jobs, so two crawls on two workers would starve ingestion.
  */
+/** The assistant's tool loop: after any limit, one last step runs without tools and answers. */
+export interface AssistantLoopSettings {
+  /** Model steps with tools, at most (LORE_ASSISTANT_MAX_STEPS, 5); the answering step comes after them. */
+  readonly maxSteps: number
+  /** Input and output tokens the steps may spend before the answering step (LORE_ASSISTANT_TOKEN_BUDGET, 60000). */
+  readonly tokenBudget: number
+  /** Time from the first step after which no further tool step starts (LORE_ASSISTANT_TIME_LIMIT, "60 seconds"). */
+  readonly timeLimitMs: number
+  /** One tool call's time, after which it is a TOOL_TIMEOUT tool error (LORE_ASSISTANT_TOOL_TIMEOUT, "10 seconds"). */
+  readonly toolTimeoutMs: number
+}
+
+export const defaultAssistantLoop: AssistantLoopSettings = { maxSteps: 5, tokenBudget: 60_000, timeLimitMs: 60_000, toolTimeoutMs: 10_000 }
+
 export const defaultJobs: JobSettings = { workers: 4, leaseMs: 30_000 }
 
 /**
@@ -177,6 +191,8 @@ export interface LoreSettings {
   readonly rateLimits: RateLimitSettings
   /** LORE_ASSISTANT_FILE_MAX_BYTES, LORE_ASSISTANT_FILE_RETENTION ("7 days"), LORE_ASSISTANT_FILE_PURGE_INTERVAL ("15 minutes") */
   readonly assistantFiles: AssistantFileSettings
+  /** LORE_ASSISTANT_MAX_STEPS (5), LORE_ASSISTANT_TOKEN_BUDGET (60000), LORE_ASSISTANT_TIME_LIMIT ("60 seconds"), LORE_ASSISTANT_TOOL_TIMEOUT ("10 seconds") */
+  readonly assistantLoop: AssistantLoopSettings
   /** LORE_SKILL_MAX_FILES, LORE_SKILL_MAX_BYTES (unpacked), LORE_SKILL_MAX_FILE_BYTES, LORE_SKILL_MAX_PATH_LENGTH */
   readonly skillLimits: SkillLimits
   /** LORE_PARSE_WORKERS (2), LORE_PARSE_TIMEOUT ("30 seconds") */
@@ -257,6 +273,12 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           retentionMs: yield* millis("LORE_ASSISTANT_FILE_RETENTION", defaultAssistantFiles.retentionMs),
           purgeIntervalMs: yield* millis("LORE_ASSISTANT_FILE_PURGE_INTERVAL", defaultAssistantFiles.purgeIntervalMs)
         },
+        assistantLoop: {
+          maxSteps: yield* Config.integer("LORE_ASSISTANT_MAX_STEPS").pipe(Config.validate({ message: "must be from 1 to 50", validation: (n) => n >= 1 && n <= 50 }), Config.withDefault(defaultAssistantLoop.maxSteps)),
+          tokenBudget: yield* Config.integer("LORE_ASSISTANT_TOKEN_BUDGET").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultAssistantLoop.tokenBudget)),
+          timeLimitMs: yield* millis("LORE_ASSISTANT_TIME_LIMIT", defaultAssistantLoop.timeLimitMs),
+          toolTimeoutMs: yield* millis("LORE_ASSISTANT_TOOL_TIMEOUT", defaultAssistantLoop.toolTimeoutMs)
+        },
         skillLimits: {
           maxFiles: yield* Config.integer("LORE_SKILL_MAX_FILES").pipe(Config.withDefault(defaultSkillLimits.maxFiles)),
           maxUnpackedBytes: yield* Config.integer("LORE_SKILL_MAX_BYTES").pipe(Config.withDefault(defaultSkillLimits.maxUnpackedBytes)),
@@ -320,6 +342,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     announce: false,
     rateLimits: defaultRateLimits,
     assistantFiles: defaultAssistantFiles,
+    assistantLoop: defaultAssistantLoop,
     skillLimits: defaultSkillLimits,
     parsing: defaultParsing,
     repositories: defaultRepositories,

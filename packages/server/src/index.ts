@@ -1,10 +1,11 @@
 import { HttpServer } from "@effect/platform"
-import { Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Statement } from "@effect/sql"
+import { Context, Effect, Exit, FiberRef, FiberRefs, HashMap, Layer, Option, Redacted, Scope } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultParsing, defaultRateLimits, defaultRepositories,
+  type AssistantFileSettings, type AssistantLoopSettings, defaultAssistantLoop, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultParsing, defaultRateLimits, defaultRepositories,
   defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type ParseSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
   type SearchSettings, type WebCrawlSettings
 } from "./Config"
@@ -58,6 +59,13 @@ export interface StartOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   /** Loopback/private hosts outbound fetches may reach (LORE_ALLOWED_PRIVATE_HOSTS; default none). */
   readonly allowedPrivateHosts?: ReadonlyArray<string>
+  /**
+   * Called with every SQL statement as it is sent, and the request id of the request that runs it (tests count
+   * a request's statements with it; the job workers' have none). Not for production: it costs a compile per statement.
+   */
+  readonly onStatement?: (statement: { readonly sql: string; readonly requestId: string | undefined }) => void
+  /** The assistant's tool loop limits (default: Config.ts defaultAssistantLoop). */
+  readonly assistantLoop?: Partial<AssistantLoopSettings>
 }
 
 const checkedPublicUrl = (value: string) => {
@@ -96,6 +104,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     announce: options.announce ?? false,
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
     assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
+    assistantLoop: { ...defaultAssistantLoop, ...options.assistantLoop },
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
     parsing: { ...defaultParsing, ...options.parsing },
     repositories: { ...defaultRepositories, ...options.repositories },
@@ -111,7 +120,20 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */
 export const startServer = (options: StartOptions): Promise<RunningServer> =>
-  launch(appLayer(Layer.merge(Layer.succeed(Settings, settingsFrom(options)), EmbeddingSettings.layer(options.embedding))), options.dataDir)
+  launch(appLayer(Layer.mergeAll(
+    Layer.succeed(Settings, settingsFrom(options)),
+    EmbeddingSettings.layer(options.embedding),
+    options.onStatement ? statementListener(options.onStatement) : Layer.empty
+  )), options.dataDir)
+
+/** Every statement with its request's id (the log annotation the request middleware sets), to `listen`. */
+const statementListener = (listen: NonNullable<StartOptions["onStatement"]>) =>
+  Statement.setTransformer((statement, _sql, fiberRefs) => {
+    const annotations = FiberRefs.getOrDefault(fiberRefs, FiberRef.currentLogAnnotations)
+    const requestId = Option.getOrUndefined(HashMap.get(annotations, "requestId"))
+    listen({ sql: statement.compile()[0], requestId: typeof requestId === "string" ? requestId : undefined })
+    return Effect.succeed(statement)
+  })
 
 /**
  * Starts a server configured like `npm start` (LORE_*, DATABASE_URL, LORE_EMBEDDING_*), with a few

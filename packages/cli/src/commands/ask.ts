@@ -5,6 +5,7 @@ import { defineCommand } from "../command"
 import { AnswerFailedError } from "../errors"
 import { writeJson } from "../output/present"
 import { writePlain } from "../output/plain"
+import { stepLines } from "../output/steps"
 import { answerJson, citationBlocks } from "../views/assistant"
 
 export default defineCommand({
@@ -16,7 +17,8 @@ export default defineCommand({
     "lore ask \"Summarize the risks\" --file ./contract.pdf   # uploaded privately, then attached",
     "lore --json ask \"What is the per diem in Lisbon?\" | jq '.citations[0].citationId'"
   ],
-  notes: "With --json, prints the saved message when the answer is complete: {messageId, conversationId, content, status, provider, model, citations};\n" +
+  notes: "On a terminal each step shows as a line on stderr (\"searching: …\", \"reading: …\"). With --json, prints the saved message when the answer is complete: " +
+    "{messageId, conversationId, content, status, provider, model, citations, steps: [{toolCallId, toolName, input, state, label, outcome}]};\n" +
     "when the answer fails inside its stream, only the error: {\"error\": {status: 0, code: \"ANSWER_FAILED\", detail, requestId, errors, conversationId, messageId}} (exit 1).",
   configure: (command) =>
     command
@@ -47,12 +49,24 @@ export default defineCommand({
       // --json is one document: a failed answer is the error alone (lore.ts prints it), never the message and then the error.
       if (!answer.error) writeJson(answerJson(answer))
     } else {
-      // Streamed as it arrives, piped or not: the text on stdout, the sources after it.
-      for await (const part of stream) {
-        answer = foldAnswer(answer, part)
-        if (part.type === "text-delta") process.stdout.write(part.delta)
-        // Said on stderr, before the answer: e.g. the model failed and the offline answerer answers instead.
-        if (part.type === "data-notice") process.stderr.write(`note: ${part.data.message}\n`)
+      // Streamed as it arrives, piped or not: the text on stdout, the sources after it; on a terminal each
+      // step's tool call is a spinner line on stderr. A step's text before the answer's ends with its own line.
+      const steps = stepLines()
+      let wrote = false
+      try {
+        for await (const part of stream) {
+          answer = foldAnswer(answer, part)
+          steps.update(answer)
+          if (part.type === "text-start" && wrote) process.stdout.write("\n")
+          // Said on stderr, before the answer: e.g. the model failed and the offline answerer answers instead.
+          if (part.type === "data-notice") process.stderr.write(`note: ${part.data.message}\n`)
+          if (part.type === "text-delta") {
+            process.stdout.write(part.delta)
+            wrote = true
+          }
+        }
+      } finally {
+        steps.end()
       }
       process.stdout.write("\n")
       writePlain(citationBlocks(answer.citations))

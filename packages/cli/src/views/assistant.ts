@@ -1,4 +1,4 @@
-import type { ChatAnswer, ConversationSummary, Message, MessageCitation } from "@lore/sdk"
+import type { ChatAnswer, ChatToolStep, ConversationSummary, Message, MessageCitation } from "@lore/sdk"
 import { type Block, formatTime, styled, type View } from "../output/view"
 import { pagesLabel } from "./sources"
 
@@ -19,6 +19,59 @@ export const citationBlocks = (citations: ReadonlyArray<MessageCitation>): Reado
     ...citations.map((citation): Block => ({ kind: "line", spans: [{ text: citationLine(citation) }, { text: `  ${citation.citationId}`, tone: "muted" }] }))
   ]
 
+const argument = (input: unknown, name: string): string | undefined => {
+  const value = typeof input === "object" && input !== null ? (input as Record<string, unknown>)[name] : undefined
+  return typeof value === "string" ? value : undefined
+}
+
+/** At most this many characters of a step's query on its line. */
+const STEP_TEXT = 80
+const cut = (text: string) => (text.length > STEP_TEXT ? `${text.slice(0, STEP_TEXT - 1)}…` : text)
+
+/** What a tool call does, as one line: `searching: flights approval`, `reading: Travel policy`. */
+export const stepLabel = (step: ChatToolStep): string => {
+  const output = (typeof step.output === "object" && step.output !== null ? step.output : {}) as Record<string, unknown>
+  switch (step.toolName) {
+    case "knowledge_search":
+      return `searching: ${cut(argument(step.input, "query") ?? "…")}`
+    case "conversation_files_search":
+      return `searching your files: ${cut(argument(step.input, "query") ?? "…")}`
+    case "citation_excerpt":
+      return `reading: ${cut(typeof output.title === "string" ? output.title : argument(step.input, "citationId") ?? "…")}`
+    case "asset_show":
+    case "work_instruction_read":
+      return `reading: ${cut(typeof output.title === "string" ? output.title : argument(step.input, "assetId") ?? "…")}`
+    case "assets_recommend":
+      return `looking for assets: ${cut(argument(step.input, "task") ?? "…")}`
+    case "prompt_render":
+      return `filling a prompt template: ${argument(step.input, "assetId") ?? "…"}`
+    case "graph_explore":
+      return `exploring the graph: ${cut(argument(step.input, "q") ?? "…")}`
+    default:
+      return `${step.toolName}`
+  }
+}
+
+/** What a finished step found, for its line: `3 passages`, or the error's code. */
+export const stepOutcome = (step: ChatToolStep): string => {
+  if (step.state === "failed") return (step.errorText ?? "failed").split(":")[0]!
+  const output = (typeof step.output === "object" && step.output !== null ? step.output : {}) as Record<string, unknown>
+  if (Array.isArray(output.hits)) return `${output.hits.length} passage${output.hits.length === 1 ? "" : "s"}`
+  if (Array.isArray(output.entities)) return `${output.entities.length} entities`
+  return "done"
+}
+
+/** A step in `--json`: the call, its input, and its outcome (outputs are left out: they repeat the passages). */
+export const stepJson = (step: ChatToolStep) => ({
+  toolCallId: step.toolCallId,
+  toolName: step.toolName,
+  input: step.input,
+  state: step.state,
+  label: stepLabel(step),
+  outcome: stepOutcome(step),
+  ...(step.errorText ? { errorText: step.errorText } : {})
+})
+
 /** The machine form of an answer (`lore ask --json`): the saved message with its citations. */
 export const answerJson = (answer: ChatAnswer) => ({
   messageId: answer.messageId ?? null,
@@ -28,6 +81,7 @@ export const answerJson = (answer: ChatAnswer) => ({
   provider: answer.provider ?? null,
   model: answer.model ?? null,
   citations: answer.citations,
+  steps: answer.steps.map(stepJson),
   ...(answer.error ? { error: answer.error } : {})
 })
 

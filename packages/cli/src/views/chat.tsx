@@ -1,9 +1,9 @@
 import type { AssistantArea, ChatAnswer, CitationsArea, MessageCitation, ModelOption } from "@lore/sdk"
 import { emptyAnswer, foldAnswer } from "@lore/sdk"
-import { TextInput } from "@inkjs/ui"
+import { Spinner, TextInput } from "@inkjs/ui"
 import { Box, render, Static, Text, useApp, useInput } from "ink"
 import { useRef, useState } from "react"
-import { citationLine } from "./assistant"
+import { citationLine, stepLabel, stepOutcome } from "./assistant"
 
 // `lore chat`: an interactive session. Loaded only on a terminal (the command refuses otherwise).
 
@@ -31,6 +31,15 @@ const TurnView = ({ turn }: { readonly turn: Turn }) => (
       <Text bold color="cyan">You </Text>
       {turn.question}
     </Text>
+    {turn.answer.steps.map((step) =>
+      step.state === "running"
+        ? <Spinner key={step.toolCallId} label={stepLabel(step)} />
+        : (
+          <Text key={step.toolCallId} dimColor>
+            <Text color={step.state === "done" ? "green" : "red"}>{step.state === "done" ? "✓ " : "✗ "}</Text>
+            {`${stepLabel(step)} (${stepOutcome(step)})`}
+          </Text>
+        ))}
     {turn.answer.notices.map((notice, index) => <Text key={index} color="yellow">{notice.message}</Text>)}
     <Text>
       <Text bold color="green">Lore </Text>

@@ -3524,6 +3524,8 @@ export interface components {
             id: components["schemas"]["UUID"];
             modelId: string;
             displayName: string;
+            /** @description The assistant may send this model tools (a bounded loop of read-only tool calls); false for LOCAL */
+            toolCalling: boolean;
         };
         /** @enum {string} */
         GatewaySource: "BUILT_IN" | "ENVIRONMENT" | "ADMIN";
@@ -3716,6 +3718,8 @@ export interface components {
              * @description a string at most 200 character(s) long
              */
             displayName: string;
+            /** @description The model supports tool calls, so the assistant may send it tools (default false) */
+            toolCalling?: boolean;
         };
         AiRoute: {
             workload: components["schemas"]["AiWorkload"];
@@ -4586,6 +4590,8 @@ export interface components {
             provider: string | null;
             model: string | null;
             feedback?: components["schemas"]["FeedbackSentiment"];
+            /** @description An assistant message's steps as the `ai` package's UI message parts (step-start, tool-<name> with input and output or errorText, text), saved as streamed; `content` is the answer's text */
+            parts?: components["schemas"]["MessagePart"][];
         };
         /** @enum {string} */
         MessageRole: "USER" | "ASSISTANT";
@@ -4596,6 +4602,11 @@ export interface components {
         MessageStatus: "COMPLETE" | "INTERRUPTED" | "FAILED";
         /** @enum {string} */
         FeedbackSentiment: "HELPFUL" | "UNHELPFUL";
+        MessagePart: {
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
         SetConversationModel: {
             modelActivationId: components["schemas"]["UUID"];
         };
@@ -4682,6 +4693,8 @@ export interface components {
             modelId: string;
             displayName: string;
             defaultChoice: boolean;
+            /** @description The chat sends this model read-only tools (search, excerpts, assets) in a bounded loop; false for LOCAL, whose planner streams its searches as the same tool parts */
+            toolCalling: boolean;
         };
         Starter: {
             id: string;
@@ -6976,6 +6989,7 @@ export type Message = components['schemas']['Message'];
 export type MessageRole = components['schemas']['MessageRole'];
 export type MessageStatus = components['schemas']['MessageStatus'];
 export type FeedbackSentiment = components['schemas']['FeedbackSentiment'];
+export type MessagePart = components['schemas']['MessagePart'];
 export type SetConversationModel = components['schemas']['SetConversationModel'];
 export type MessageCitation = components['schemas']['MessageCitation'];
 export type MessageNotFound = components['schemas']['MessageNotFound'];

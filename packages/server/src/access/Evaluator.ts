@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, FiberRef, Option } from "effect"
 import { AccessRepo, type MatchedGrant } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
 import { type Classification, classificationRank, type Clearance, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
@@ -42,6 +42,15 @@ export interface ReadScope {
 }
 
 /** The branches of the access model, checked in order by both the SQL filter and the explanation. */
+/**
+ * Read scopes shared by one unit of work: an assistant chat resolves the caller's scope once for its planning,
+ * searches and graph retrieval (a grant revoked mid-chat applies from the next chat). Unset, each read resolves it.
+ */
+const sharedReadScopes = FiberRef.unsafeMake<Option.Option<Map<string, ReadScope>>>(Option.none())
+
+/** Runs the rest of the scope with one read scope per caller (see sharedReadScopes). */
+export const shareReadScopes = Effect.suspend(() => Effect.locallyScoped(sharedReadScopes, Option.some(new Map<string, ReadScope>())))
+
 export interface AccessFacts {
   readonly userActive: boolean
   readonly spaceActive: boolean
@@ -130,8 +139,16 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
     const spacesWith = (principal: Principal, relation: SpaceRelation) =>
       Effect.flatMap(keysFor(principal), (keys) => repo.spacesWith(principal.organizationId, keys, relationsAtLeast(relation)))
 
-    /** The caller's read scope, for filtering inside SQL. */
+    /** The caller's read scope, for filtering inside SQL (computed once per `sharedReadScope` unit of work). */
     const readScope = (principal: Principal) =>
+      Effect.flatMap(FiberRef.get(sharedReadScopes), (shared) => {
+        if (Option.isNone(shared)) return computeReadScope(principal)
+        const key = `${principal.userId}:${principal.clearance}`
+        const known = shared.value.get(key)
+        return known ? Effect.succeed(known) : Effect.tap(computeReadScope(principal), (scope) => Effect.sync(() => void shared.value.set(key, scope)))
+      })
+
+    const computeReadScope = (principal: Principal) =>
       Effect.gen(function* () {
         const keys = yield* keysFor(principal)
         // The spaces and the connector keys do not depend on each other: on PostgreSQL they go out together.

@@ -20,7 +20,8 @@ export const ProviderPreset = Schema.Struct({
 export const AssistantModel = Schema.Struct({
   id: Schema.UUID,
   modelId: Schema.String,
-  displayName: Schema.String
+  displayName: Schema.String,
+  toolCalling: Schema.Boolean.annotations({ description: "The assistant may send this model tools (a bounded loop of read-only tool calls); false for LOCAL" })
 }).annotations({ identifier: "AssistantModel" })
 
 export const Gateway = Schema.Struct({
@@ -84,7 +85,8 @@ export const TestUnsavedGateway = Body({
 export const AssistantModelInput = Schema.Struct({
   id: Schema.optional(Schema.UUID),
   modelId: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(200)),
-  displayName: DisplayName
+  displayName: DisplayName,
+  toolCalling: Schema.optional(Schema.Boolean).annotations({ description: "The model supports tool calls, so the assistant may send it tools (default false)" })
 }).annotations({ identifier: "AssistantModelInput" })
 
 export const AssistantModels = Schema.Array(AssistantModelInput).pipe(Schema.maxItems(100)).annotations({

@@ -31,7 +31,7 @@ export interface GatewayView {
   readonly credentialSet: boolean
   readonly credentialSetByUserId: string | null
   readonly credentialSetAt: Date | null
-  readonly assistantModels: ReadonlyArray<{ readonly id: string; readonly modelId: string; readonly displayName: string }>
+  readonly assistantModels: ReadonlyArray<{ readonly id: string; readonly modelId: string; readonly displayName: string; readonly toolCalling: boolean }>
   readonly source: GatewaySource
   readonly editable: boolean
 }
@@ -92,7 +92,7 @@ const viewOf = (row: GatewayRow, models: ReadonlyArray<AssistantModelRow>): Gate
   credentialSet: row.credentialSet,
   credentialSetByUserId: row.credentialSetBy,
   credentialSetAt: row.credentialSetAt,
-  assistantModels: models.filter((model) => model.gatewayId === row.id).map(({ id, modelId, displayName }) => ({ id, modelId, displayName })),
+  assistantModels: models.filter((model) => model.gatewayId === row.id).map(({ id, modelId, displayName, toolCalling }) => ({ id, modelId, displayName, toolCalling })),
   source: "ADMIN",
   editable: true
 })
@@ -251,7 +251,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
           })
         ),
 
-      setAssistantModels: (actor: Principal, id: string, models: ReadonlyArray<{ readonly modelId: string; readonly displayName: string }>) =>
+      setAssistantModels: (actor: Principal, id: string, models: ReadonlyArray<{ readonly modelId: string; readonly displayName: string; readonly toolCalling?: boolean | undefined }>) =>
         transaction(
           Effect.gen(function* () {
             yield* editableGateway(id)
@@ -264,7 +264,7 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
             yield* repo.replaceAssistantModels(id, models)
             yield* audited(actor, "ai_gateway.assistant_models.set", current, { modelIds: [...seen] })
             const all = yield* repo.assistantModels(actor.organizationId)
-            return all.filter((model) => model.gatewayId === id).map(({ id, modelId, displayName }) => ({ id, modelId, displayName }))
+            return all.filter((model) => model.gatewayId === id).map(({ id, modelId, displayName, toolCalling }) => ({ id, modelId, displayName, toolCalling }))
           })
         ),
 

@@ -25,7 +25,8 @@ export const AssistantModelRow = Schema.Struct({
   id: Schema.String,
   gatewayId: Schema.String,
   modelId: Schema.String,
-  displayName: Schema.String
+  displayName: Schema.String,
+  toolCalling: Schema.Boolean
 })
 export type AssistantModelRow = typeof AssistantModelRow.Type
 
@@ -94,11 +95,11 @@ export class GatewaysRepo extends Effect.Service<GatewaysRepo>()("lore/GatewaysR
       sealedCredential: row("ai.sealedCredential", Sealed, (id: string) => sql`SELECT credential_sealed FROM ai_gateways WHERE id = ${id}`),
 
       assistantModels: rows("ai.assistantModels", AssistantModelRow, (organizationId: string) => sql`
-        SELECT m.id, m.gateway_id, m.model_id, m.display_name FROM ai_assistant_models m
+        SELECT m.id, m.gateway_id, m.model_id, m.display_name, m.tool_calling FROM ai_assistant_models m
         JOIN ai_gateways g ON g.id = m.gateway_id WHERE g.organization_id = ${organizationId}
         ORDER BY m.gateway_id, m.position`),
       /** Replaces a gateway's assistant models, keeping the id of a model that stays (by modelId). */
-      replaceAssistantModels: (gatewayId: string, models: ReadonlyArray<{ readonly modelId: string; readonly displayName: string }>) =>
+      replaceAssistantModels: (gatewayId: string, models: ReadonlyArray<{ readonly modelId: string; readonly displayName: string; readonly toolCalling?: boolean | undefined }>) =>
         Effect.gen(function* () {
           const keep = models.map((model) => model.modelId)
           yield* Effect.orDie(keep.length === 0
@@ -106,9 +107,9 @@ export class GatewaysRepo extends Effect.Service<GatewaysRepo>()("lore/GatewaysR
             : sql`DELETE FROM ai_assistant_models WHERE gateway_id = ${gatewayId} AND NOT (model_id = ANY(${keep}))`)
           for (const [position, model] of models.entries()) {
             yield* one("ai.upsertAssistantModel", Id, () => sql`
-              INSERT INTO ai_assistant_models (gateway_id, model_id, display_name, position)
-              VALUES (${gatewayId}, ${model.modelId}, ${model.displayName}, ${position})
-              ON CONFLICT (gateway_id, model_id) DO UPDATE SET display_name = EXCLUDED.display_name, position = EXCLUDED.position
+              INSERT INTO ai_assistant_models (gateway_id, model_id, display_name, position, tool_calling)
+              VALUES (${gatewayId}, ${model.modelId}, ${model.displayName}, ${position}, ${model.toolCalling ?? false})
+              ON CONFLICT (gateway_id, model_id) DO UPDATE SET display_name = EXCLUDED.display_name, position = EXCLUDED.position, tool_calling = EXCLUDED.tool_calling
               RETURNING id`)()
           }
         }),

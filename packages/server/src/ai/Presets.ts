@@ -62,4 +62,4 @@ export const localModels: Record<Workload, { readonly modelId: string; readonly 
 }
 
 /** LOCAL's assistant model, with a fixed id like the gateway's. */
-export const localAssistantModel = { id: "00000000-0000-4000-a000-0000000000a1", ...localModels.ASSISTANT_CHAT }
+export const localAssistantModel = { id: "00000000-0000-4000-a000-0000000000a1", ...localModels.ASSISTANT_CHAT, toolCalling: false }

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, FiberRef, Option, Schema } from "effect"
 import { Count, exec, rows } from "../db/Rows"
 
 export interface UsageRecord {
@@ -28,14 +28,26 @@ export const UsageTotalRow = Schema.Struct({
 export type UsageTotalRow = typeof UsageTotalRow.Type
 
 /** SQL for the per-call usage log of the model layer and its totals. */
+/**
+ * Usage rows held back while an assistant chat streams (docs/decisions.md "Assistant tool calls"): the chat sets
+ * an array here for its fibers and writes what gathered once its stream has ended, so the usage log costs its
+ * first token nothing. Unset (everywhere else), a call's usage is written at once.
+ */
+export const heldUsage = FiberRef.unsafeMake<Option.Option<Array<UsageRecord>>>(Option.none())
+
 export class UsageRepo extends Effect.Service<UsageRepo>()("lore/UsageRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const insert = exec((usage: UsageRecord) => sql`
+      INSERT INTO ai_usage (organization_id, workload, gateway_id, gateway_key, model_id, input_tokens, output_tokens, duration_ms, outcome)
+      VALUES (${usage.organizationId}, ${usage.workload}, ${usage.gatewayId}, ${usage.gatewayKey}, ${usage.modelId},
+        ${usage.inputTokens}, ${usage.outputTokens}, ${usage.durationMs}, ${usage.outcome})`)
     return {
-      record: exec((usage: UsageRecord) => sql`
-        INSERT INTO ai_usage (organization_id, workload, gateway_id, gateway_key, model_id, input_tokens, output_tokens, duration_ms, outcome)
-        VALUES (${usage.organizationId}, ${usage.workload}, ${usage.gatewayId}, ${usage.gatewayKey}, ${usage.modelId},
-          ${usage.inputTokens}, ${usage.outputTokens}, ${usage.durationMs}, ${usage.outcome})`),
+      /** Writes a call's usage, or holds it for the chat streaming on this fiber (`heldUsage`). */
+      record: (usage: UsageRecord) =>
+        Effect.flatMap(FiberRef.get(heldUsage), (held) => (Option.isSome(held) ? Effect.sync(() => void held.value.push(usage)) : insert(usage))),
+      /** Writes usage rows held back (one statement each, after the stream). */
+      recordAll: (records: ReadonlyArray<UsageRecord>) => Effect.forEach(records, insert, { discard: true }),
       /** Totals per UTC day, workload, gateway and model in [since, until). */
       totals: rows("ai.usageTotals", UsageTotalRow, (organizationId: string, since: Date, until: Date) => sql`
         SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, workload, gateway_key, model_id,

@@ -54,6 +54,12 @@ export const ConversationSummary = Schema.Struct({
   modelActivationId: Schema.NullOr(Schema.UUID)
 }).annotations({ identifier: "ConversationSummary" })
 
+/** One saved UI message part: `type` names it (`step-start`, `text`, `tool-knowledge_search`, ...); the rest is the `ai` package's shape for that type. */
+export const MessagePart = Schema.Struct(
+  { type: Schema.String },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "MessagePart" })
+
 export const Message = Schema.Struct({
   id: Schema.UUID,
   role: MessageRole,
@@ -63,7 +69,10 @@ export const Message = Schema.Struct({
   status: MessageStatus,
   provider: Schema.NullOr(Schema.String).annotations({ description: "Who answered: LOCAL or the gateway's protocol (assistant messages)" }),
   model: Schema.NullOr(Schema.String),
-  feedback: Schema.optional(Sentiment)
+  feedback: Schema.optional(Sentiment),
+  parts: Schema.optional(Schema.Array(MessagePart)).annotations({
+    description: "An assistant message's steps as the `ai` package's UI message parts (step-start, tool-<name> with input and output or errorText, text), saved as streamed; `content` is the answer's text"
+  })
 }).annotations({ identifier: "Message" })
 
 export const MessageCitation = Schema.Struct({
@@ -104,7 +113,8 @@ export const ModelOption = Schema.Struct({
   provider: Schema.String,
   modelId: Schema.String,
   displayName: Schema.String,
-  defaultChoice: Schema.Boolean
+  defaultChoice: Schema.Boolean,
+  toolCalling: Schema.Boolean.annotations({ description: "The chat sends this model read-only tools (search, excerpts, assets) in a bounded loop; false for LOCAL, whose planner streams its searches as the same tool parts" })
 }).annotations({ identifier: "ModelOption" })
 
 export const ModelOptions = Schema.Struct({

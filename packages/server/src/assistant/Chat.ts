@@ -1,10 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect, Option, Stream } from "effect"
+import { Cause, Clock, Effect, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import type { ChatMessage } from "../ai/ChatTypes"
-import { NOTHING_RELEVANT, type Passage } from "../ai/LocalModel"
+import type { ChatMessage, ChatRequest as ChatRequest_ } from "../ai/ChatTypes"
+import { NOTHING_RELEVANT, type Passage, salientTerms } from "../ai/LocalModel"
 import { localModels } from "../ai/Presets"
+import { LOCAL_GATEWAY_ID } from "../ai/Model"
 import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
+import { Settings } from "../Config"
+import { shareReadScopes } from "../access/Evaluator"
+import { heldUsage, type UsageRecord, UsageRepo } from "../ai/UsageRepo"
 import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
@@ -12,14 +16,17 @@ import { citationNumbering, titleFrom } from "./CitationNumbering"
 import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
-import { type AnswerPiece, failureCode, localChoice, withLocalFallback } from "./ModelFallback"
+import { failureCode, localChoice } from "./ModelFallback"
 import { ModelOptions } from "./ModelOptions"
 import { AssistantFiles } from "./Files"
-import { type ChatPassage, citationLinks, citationOf, filePassage, knowledgePassage } from "./Passages"
+import { citationLinks, citationOf, filePassage, knowledgePassage } from "./Passages"
 import { RateLimits } from "./RateLimits"
 import { Retrieval } from "./Retrieval"
 import { ownConversation } from "./Policy"
-import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk } from "./UiMessageStream"
+import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk, uiPartsReducer } from "./UiMessageStream"
+import { passageLedger } from "./tools/Ledger"
+import { type LoopContext, modelSteps, type PlannedCall, plannedStep, type StepChunk, type ToolCallingModel, type TurnState } from "./tools/Loop"
+import { AssistantTools, filesOutput, searchOutput } from "./tools/ToolSet"
 import { UUID_PATTERN } from "../domain/Schemas"
 
 /** Passages an answer is given. */
@@ -28,6 +35,8 @@ const PASSAGE_LIMIT = 6
 const FILE_PASSAGE_LIMIT = 3
 /** Earlier messages a follow-up is answered with (and its search planned with). */
 const HISTORY_MESSAGES = 6
+/** Offline, a first search that finds fewer passages than this is followed by a second one. */
+const ENOUGH_PASSAGES = 2
 
 
 /** The question of a chat body: `message`, or the text of the last user message the `ai` package's transport sent. */
@@ -55,17 +64,45 @@ export const streamedCitation = (citation: CitationRow): StreamedCitation => ({
 /** What a message records as its author: LOCAL, or the gateway's key. */
 const providerName = (provider: ProviderInfo) => (provider.protocol === "LOCAL" ? "LOCAL" : provider.gatewayKey)
 
+const TOOL_SYSTEM_PROMPT = "You are Lore's assistant. Answer from what the tools return: knowledge_search finds passages of the documents the user " +
+  "may read, citation_excerpt reads around one, and the asset tools open released prompt templates and work instructions. Each passage " +
+  "a tool returns has a `passage` number: cite every claim with it in square brackets, like [1]; cite nothing else. Search again with " +
+  "other words when the passages do not answer. If nothing relevant is found, say so plainly."
+
+/**
+ * The planner's second search when the first found too little: the question by itself when the first searched
+ * a follow-up with its conversation's last question (or the planner's keywords), when its terms differ.
+ */
+const secondQuery = (question: string, first: string) => {
+  const terms = (text: string) => [...salientTerms(text)].sort().join(" ")
+  return terms(question) !== terms(first) && terms(question).length > 0 ? question : undefined
+}
+
+/** The honest final step when nothing the caller may read matched: LOCAL's answer, no model asked. */
+const nothingRelevant = (state: TurnState, messageId: string): Stream.Stream<UiMessageChunk> =>
+  Stream.suspend(() => {
+    state.steps++
+    state.provider = { gatewayId: LOCAL_GATEWAY_ID, gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }
+    state.numbering.startText()
+    state.text = NOTHING_RELEVANT
+    const id = `${messageId}-text-${state.steps}`
+    return Stream.fromIterable<UiMessageChunk>([
+      { type: "start-step" }, { type: "text-start", id }, { type: "text-delta", id, delta: NOTHING_RELEVANT }, { type: "text-end", id }, { type: "finish-step" }
+    ])
+  })
+
 const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered passages below. Cite every claim with the number of the passage " +
   "it comes from in square brackets, like [1]; cite nothing else. If the passages do not answer the question, say plainly that nothing " +
   "relevant was found."
 
 /**
- * The assistant's chat: plans the search (KEYWORD_PLANNING, a follow-up with its conversation's last question),
- * retrieves through knowledge search (the access evaluator), answers with the conversation's model (or the
- * ASSISTANT_CHAT route, LOCAL by default) and streams in the UI Message Stream protocol. The model call runs
- * inside the response stream and the save in its finalizer: a client that disconnects interrupts the call,
- * and the partial answer is saved as INTERRUPTED. A model call that fails before its first text is answered by LOCAL
- * instead, after a MODEL_FALLBACK notice (ModelFallback.ts).
+ * The assistant's chat: plans the search (KEYWORD_PLANNING, a follow-up with its conversation's last question)
+ * and runs it as the first step, then answers: a model with tool calling continues in the bounded tool loop
+ * (tools/Loop.ts, the MCP tools' specs, every call as the caller), a model without gets the numbered passages,
+ * LOCAL quotes them. Everything streams in the UI Message Stream protocol, steps as tool parts. The model calls
+ * run inside the response stream and the save in its finalizer: a client that disconnects interrupts the loop,
+ * and what was said is saved as INTERRUPTED with its steps. A model call that fails before its first text or
+ * tool call is answered by LOCAL instead, after a MODEL_FALLBACK notice.
  */
 export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
   effect: Effect.gen(function* () {
@@ -77,6 +114,9 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const conversationEvidence = yield* ConversationEvidence
     const files = yield* AssistantFiles
     const rateLimits = yield* RateLimits
+    const assistantTools = yield* AssistantTools
+    const settings = yield* Settings
+    const usage = yield* UsageRepo
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
     const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
@@ -114,35 +154,65 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             yield* repo.appendUserMessage(conversation.id, question)
             return { conversation: { ...conversation, modelActivationId: body.modelActivationId ?? conversation.modelActivationId }, history }
           }
-          const conversation = yield* repo.create(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null)
-          yield* repo.appendUserMessage(conversation.id, question)
+          // A new conversation and its question: one statement.
+          const conversation = yield* repo.createWithQuestion(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question)
           return { conversation, history: [] as ReadonlyArray<MessageRow> }
         }))
         // The default option or no stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself.
-        const choice = requested
-          ? (requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId })
-          : conversation.modelActivationId ? yield* modelOptions.choiceFor(caller, conversation.modelActivationId) : undefined
-        return { question, conversationId: conversation.id, history, choice, attached, messageId: randomUUID() }
+        const { choice, toolCalling } = requested
+          ? { choice: requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId }, toolCalling: requested.toolCalling }
+          : yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
+        return { question, conversationId: conversation.id, history, choice, toolCalling, attached, messageId: randomUUID() }
       })
 
+    type Turn = Effect.Effect.Success<ReturnType<typeof prepare>>
+
+    /** The planner's first step: the conversation's files and evidence (when there are any), then knowledge search. */
+    const firstCalls = (caller: Principal, body: ChatRequest, turn: Turn, query: string) =>
+      Effect.gen(function* () {
+        // The caller's attached files first, then documents bound to this conversation as evidence (a new
+        // conversation has none yet), then the knowledge base.
+        const bound = turn.history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, turn.conversationId, query, Math.ceil(PASSAGE_LIMIT / 2), true)
+        const files = [...turn.attached, ...bound.map(knowledgePassage)]
+        const boundIds = new Set(bound.map((passage) => passage.citationId))
+        const room = Math.max(0, PASSAGE_LIMIT - files.length)
+        const calls: Array<PlannedCall> = []
+        if (files.length > 0) calls.push({ toolName: "conversation_files_search", input: { query }, run: Effect.succeed(filesOutput(files)) })
+        if (room > 0) calls.push(searchCall(caller, body, query, room, boundIds))
+        return calls
+      })
+
+    const searchCall = (caller: Principal, body: ChatRequest, query: string, limit: number, skip: ReadonlySet<string> = new Set()): PlannedCall => ({
+      toolName: "knowledge_search",
+      input: { query, limit, ...(body.knowledgeSpaceIds && body.knowledgeSpaceIds.length > 0 ? { knowledgeSpaceIds: body.knowledgeSpaceIds } : {}) },
+      run: retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT).pipe(
+        Effect.map((found) => searchOutput(found.evidence.filter((passage) => !skip.has(passage.citationId)).slice(0, limit))),
+        Effect.mapError((error: any) => ({ code: typeof error?.code === "string" ? error.code : "SEARCH_FAILED", detail: typeof error?.detail === "string" ? error.detail : "The search failed" }))
+      )
+    })
+
     /** The response body: the protocol's chunks as server-sent events, ending with [DONE]. */
-    const respond = (caller: Principal, body: ChatRequest, turn: Effect.Effect.Success<ReturnType<typeof prepare>>) =>
+    const respond = (caller: Principal, body: ChatRequest, turn: Turn) =>
       Stream.unwrapScoped(Effect.gen(function* () {
-        const { question, conversationId, history, choice, attached, messageId } = turn
-        const textId = `${messageId}-text`
-        const state = {
+        const { question, conversationId, history, choice, messageId } = turn
+        const ledger = passageLedger()
+        const state: TurnState & { saved: "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined; delivered: boolean } = {
           text: "",
-          provider: undefined as ProviderInfo | undefined,
-          evidence: [] as ReadonlyArray<ChatPassage>,
-          numbering: citationNumbering(0),
+          provider: undefined,
+          tokens: 0,
+          steps: 0,
+          numbering: citationNumbering(() => ledger.count()),
+          ledger,
           /** The status the answer was saved with, once a save has started. */
           saved: undefined as "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined,
           /** Set when the stream's last chunk was handed to the response: a later interruption cut nothing. */
           delivered: false
         }
-        const citations = () => state.numbering.used().flatMap((position, index) => {
-          const evidence = state.evidence[position - 1]
-          return evidence ? [citationOf(evidence, index + 1)] : []
+        const parts = uiPartsReducer()
+        // Only the answer's citations are saved: the ones its text cites, with the numbers the reader saw.
+        const citations = () => state.numbering.citedInText().flatMap(([position, number]) => {
+          const passage = ledger.at(position)
+          return passage ? [citationOf(passage, number)] : []
         })
         // A save, once started, finishes: a client that hangs up while the answer is being saved (the LOCAL
         // answerer gets there within milliseconds) would otherwise roll it back and leave only the question.
@@ -151,12 +221,14 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             if (state.saved) return Effect.succeed(citations())
             state.saved = status
             const cited = citations()
+            const savedParts = parts.parts()
             return transaction(Effect.gen(function* () {
               // A conversation deleted while its answer streamed keeps nothing.
               if (!(yield* repo.owned(caller.userId, conversationId, true))) return
               yield* repo.appendAssistantMessage({
                 id: messageId, conversationId, content: state.text, status, citations: cited,
-                provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null
+                provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null,
+                parts: savedParts.length > 0 ? savedParts : null
               })
             })).pipe(Effect.as(cited))
           }))
@@ -168,53 +240,71 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
         })
 
-        // text-start goes out with the first delta, so that a MODEL_FALLBACK notice can come before it.
-        let textStarted = false
-        const startText = (): ReadonlyArray<UiMessageChunk> => (textStarted ? [] : ((textStarted = true), [{ type: "text-start", id: textId }]))
-        const emit = (delta: string): ReadonlyArray<UiMessageChunk> => {
-          if (delta.length === 0) return []
-          state.text += delta
-          return [...startText(), { type: "text-delta", id: textId, delta }]
+        // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
+        // of its model calls held until the stream has ended: neither costs the first token a statement.
+        yield* shareReadScopes
+        const usageRows: Array<UsageRecord> = []
+        yield* Effect.locallyScoped(heldUsage, Option.some(usageRows))
+        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(usageRows.splice(0)))))
+
+        const callModel = (request: ChatRequest_, passages: ReadonlyArray<Passage>, answerer: ModelChoice | undefined): Stream.Stream<StepChunk, unknown> =>
+          Stream.unwrap(Effect.map(models.stream(caller, "ASSISTANT_CHAT", request, passages, answerer), ({ provider, chunks }) =>
+            Stream.concat(Stream.succeed<StepChunk>({ _tag: "provider", provider }), chunks)))
+        // A model call that fails before its first text or tool call (a gateway refusing the key, down, too slow)
+        // is answered offline after a MODEL_FALLBACK notice; the provider's detail goes to the log only.
+        const model: ToolCallingModel = {
+          step: (request, passages) => Stream.suspend(() => {
+            let started = false
+            return callModel(request, passages, choice).pipe(
+              Stream.tap((chunk) => Effect.sync(() => (started ||= chunk._tag !== "provider"))),
+              Stream.catchAll((error) => {
+                if (started) return Stream.fail(error)
+                const code = failureCode(error)
+                return Stream.unwrap(Effect.as(
+                  Effect.logWarning("model call failed; answering offline").pipe(Effect.annotateLogs({ code, providerDetail: String((error as { message?: unknown } | null)?.message ?? error) })),
+                  Stream.concat(
+                    Stream.succeed<StepChunk>({ _tag: "notice", code: "MODEL_FALLBACK", message: `The model call failed (${code}); answering offline` }),
+                    callModel(request, passages, localChoice)
+                  )
+                ))
+              })
+            )
+          })
         }
+        const startedAt = yield* Clock.currentTimeMillis
 
         const answer = Stream.unwrap(Effect.gen(function* () {
           const query = yield* plan(caller, question, history)
-          const general = (yield* retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).evidence
-          // The caller's attached files first, then documents bound to this conversation as evidence (a new
-          // conversation has none yet), then the knowledge base.
-          const bound = history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, conversationId, query, Math.ceil(PASSAGE_LIMIT / 2))
-          const boundIds = new Set(bound.map((passage) => passage.citationId))
-          state.evidence = [...attached, ...[...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].map(knowledgePassage)].slice(0, PASSAGE_LIMIT)
-          state.numbering = citationNumbering(state.evidence.length)
-          const modelText = (answerer: ModelChoice | undefined) => Effect.map(
-            models.stream(caller, "ASSISTANT_CHAT", {
-              messages: [
-                { role: "system", content: `${SYSTEM_PROMPT}\n\n${state.evidence.map((evidence, index) => `[${index + 1}] ${evidence.title}\n${evidence.content}`).join("\n\n")}` },
-                ...history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content })),
-                { role: "user", content: question }
-              ]
-            }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), answerer),
-            ({ provider, chunks }) => {
-              state.provider = provider
-              return chunks.pipe(Stream.filterMap((chunk) => (chunk._tag === "text" ? Option.some(chunk.text) : Option.none())))
-            }
-          )
-          const pieces: Stream.Stream<AnswerPiece, unknown> = state.evidence.length === 0
+          const tools = turn.toolCalling
+            ? assistantTools.forChat({ conversationId, fileIds: body.fileIds ?? [], knowledgeSpaceIds: body.knowledgeSpaceIds, graph: yield* assistantTools.graphOffered(caller) })
+            : []
+          const conversation = history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content }))
+          const context: LoopContext = {
+            caller, messageId, model, tools, limits: settings.assistantLoop, state, startedAt, callIds: new Set(),
+            messages: [{ role: "system", content: TOOL_SYSTEM_PROMPT }, ...conversation, { role: "user", content: question }]
+          }
+          const first = plannedStep(context, yield* firstCalls(caller, body, turn, query))
+          // Offline, the planner searches again when the first search found too little (see secondQuery).
+          const second = Stream.suspend(() => {
+            // It is a step too: only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.
+            const again = turn.toolCalling || ledger.count() >= ENOUGH_PASSAGES || state.steps + 2 > settings.assistantLoop.maxSteps ? undefined : secondQuery(question, query)
+            return again ? plannedStep(context, [searchCall(caller, body, again, PASSAGE_LIMIT)]) : Stream.empty
+          })
+          const answering = Stream.suspend((): Stream.Stream<UiMessageChunk, unknown> => {
+            if (turn.toolCalling) return modelSteps(context)
             // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
-            ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make<[AnswerPiece]>({ _tag: "text", text: NOTHING_RELEVANT }))
-            : withLocalFallback(Stream.unwrap(modelText(choice)), modelText(localChoice))
-          return pieces.pipe(
-            Stream.map((piece): ReadonlyArray<UiMessageChunk> =>
-              piece._tag === "notice" ? [{ type: "data-notice", data: { code: piece.code, message: piece.message } }] : emit(state.numbering.push(piece.text))),
-            Stream.concat(Stream.sync((): ReadonlyArray<UiMessageChunk> => [...emit(state.numbering.flush()), ...startText(), { type: "text-end", id: textId }])),
-            Stream.flattenIterables
-          )
-        }))
+            if (ledger.count() === 0) return nothingRelevant(state, messageId)
+            // A model without tools is given the numbered passages in its prompt, as before the loop.
+            const numbered = ledger.all().map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`).join("\n\n")
+            return modelSteps({ ...context, messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${numbered}` }, ...conversation, { role: "user", content: question }] })
+          })
+          return Stream.concat(first, Stream.concat(second, answering))
+        })).pipe(Stream.tap((chunk) => Effect.sync(() => parts.push(chunk))))
 
         const ending = Stream.fromEffect(save("COMPLETE")).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
           ...cited.map((citation): UiMessageChunk => ({
             type: "source-document", sourceId: citation.sourceId, title: citation.title,
-            mediaType: state.evidence.find((evidence) => evidence.citationId === citation.citationId)?.mediaType ?? "text/plain"
+            mediaType: ledger.all().find((passage) => passage.citationId === citation.citationId)?.mediaType ?? "text/plain"
           })),
           { type: "data-citations", data: { citations: cited.map(streamedCitation) } },
           { type: "finish", finishReason: "stop", messageMetadata: { provider: state.provider ? providerName(state.provider) : "LOCAL", model: state.provider?.modelId ?? localModels.ASSISTANT_CHAT.modelId } }
@@ -247,5 +337,5 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       chat: (caller: Principal, body: ChatRequest) => Effect.map(prepare(caller, body), (turn) => ({ turn, body: respond(caller, body, turn) }))
     }
   }),
-  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default]
+  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default, AssistantTools.Default, UsageRepo.Default]
 }) {}

@@ -50,7 +50,8 @@ export class Conversations extends Effect.Service<Conversations>()("lore/Assista
           return (yield* repo.messages(conversationId)).map((message) => ({
             id: message.id, role: message.role, content: message.content, sequence: message.sequence, occurredAt: message.createdAt,
             status: message.status, provider: message.provider, model: message.model,
-            ...(message.feedback ? { feedback: message.feedback } : {})
+            ...(message.feedback ? { feedback: message.feedback } : {}),
+            ...(message.parts ? { parts: JSON.parse(message.parts) as ReadonlyArray<{ readonly type: string }> } : {})
           }))
         }),
 

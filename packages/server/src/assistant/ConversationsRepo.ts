@@ -28,7 +28,9 @@ export const MessageRow = Schema.Struct({
   provider: Schema.NullOr(Schema.String),
   model: Schema.NullOr(Schema.String),
   createdAt: Timestamp,
-  feedback: Schema.NullOr(Schema.Literal("HELPFUL", "UNHELPFUL"))
+  feedback: Schema.NullOr(Schema.Literal("HELPFUL", "UNHELPFUL")),
+  /** The saved UI message parts as JSON text (assistant messages with steps), or null. */
+  parts: Schema.NullOr(Schema.String)
 })
 export type MessageRow = typeof MessageRow.Type
 
@@ -72,6 +74,8 @@ export interface NewAssistantMessage {
   readonly provider: string | null
   readonly model: string | null
   readonly citations: ReadonlyArray<CitationRow>
+  /** The UI message parts streamed (steps, tool calls, texts), or null for an answer without steps. */
+  readonly parts: ReadonlyArray<unknown> | null
 }
 
 /** SQL for conversations, their messages, the citations of answers and feedback. Owner checks are in every statement. */
@@ -109,14 +113,14 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
         DELETE FROM assistant_conversations WHERE id = ${id} AND owner_user_id = ${ownerUserId} RETURNING id`),
 
       messages: rows("assistant.messages", MessageRow, (conversationId: string) => sql`
-        SELECT m.id, m.conversation_id, m.sequence, m.role, m.content, m.status, m.provider, m.model, m.created_at, f.sentiment AS feedback
+        SELECT m.id, m.conversation_id, m.sequence, m.role, m.content, m.status, m.provider, m.model, m.created_at, f.sentiment AS feedback, m.parts
         FROM assistant_messages m LEFT JOIN assistant_message_feedback f ON f.message_id = m.id
         WHERE m.conversation_id = ${conversationId} ORDER BY m.sequence`),
 
       /** The last turns of a conversation, oldest first: the context of a follow-up. */
       recentMessages: rows("assistant.recentMessages", MessageRow, (conversationId: string, limit: number) => sql`
         SELECT * FROM (
-          SELECT m.id, m.conversation_id, m.sequence, m.role, m.content, m.status, m.provider, m.model, m.created_at, NULL::text AS feedback
+          SELECT m.id, m.conversation_id, m.sequence, m.role, m.content, m.status, m.provider, m.model, m.created_at, NULL::text AS feedback, NULL::text AS parts
           FROM assistant_messages m WHERE m.conversation_id = ${conversationId} ORDER BY m.sequence DESC LIMIT ${limit}
         ) recent ORDER BY sequence`),
 
@@ -125,21 +129,33 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
         SELECT m.id, m.role FROM assistant_messages m JOIN assistant_conversations c ON c.id = m.conversation_id
         WHERE m.id = ${messageId} AND c.owner_user_id = ${ownerUserId}`),
 
-      appendUserMessage: (conversationId: string, content: string) =>
-        Effect.gen(function* () {
-          const sequence = (yield* nextSequence(conversationId))!.next
-          yield* exec(() => sql`
-            INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
-            VALUES (${conversationId}, ${sequence}, 'USER', ${content}, 'COMPLETE')`)()
-          yield* exec(() => sql`UPDATE assistant_conversations SET last_activity_at = now() WHERE id = ${conversationId}`)()
-        }),
+      /** The question as the conversation's next message, and its activity time, in one statement. */
+      appendUserMessage: exec((conversationId: string, content: string) => sql`
+        WITH question AS (
+          INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
+          SELECT ${conversationId}, coalesce(max(sequence), 0) + 1, 'USER', ${content}, 'COMPLETE' FROM assistant_messages WHERE conversation_id = ${conversationId}
+        )
+        UPDATE assistant_conversations SET last_activity_at = now() WHERE id = ${conversationId}`),
+
+      /** A new conversation with its first question, in one statement. */
+      createWithQuestion: one("assistant.createConversationWithQuestion", ConversationRow, (organizationId: string, ownerUserId: string, title: string, modelActivationId: string | null, question: string) => sql`
+        WITH conversation AS (
+          INSERT INTO assistant_conversations (organization_id, owner_user_id, title, model_activation_id)
+          VALUES (${organizationId}, ${ownerUserId}, ${title}, ${modelActivationId})
+          RETURNING id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at
+        ), question AS (
+          INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
+          SELECT id, 1, 'USER', ${question}, 'COMPLETE' FROM conversation
+        )
+        SELECT id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at FROM conversation`),
 
       appendAssistantMessage: (message: NewAssistantMessage) =>
         Effect.gen(function* () {
           const sequence = (yield* nextSequence(message.conversationId))!.next
           yield* exec(() => sql`
-            INSERT INTO assistant_messages (id, conversation_id, sequence, role, content, status, provider, model)
-            VALUES (${message.id}, ${message.conversationId}, ${sequence}, 'ASSISTANT', ${message.content}, ${message.status}, ${message.provider}, ${message.model})`)()
+            INSERT INTO assistant_messages (id, conversation_id, sequence, role, content, status, provider, model, parts)
+            VALUES (${message.id}, ${message.conversationId}, ${sequence}, 'ASSISTANT', ${message.content}, ${message.status}, ${message.provider}, ${message.model},
+              ${message.parts === null ? null : JSON.stringify(message.parts)})`)()
           for (const citation of message.citations) {
             yield* exec(() => sql`
               INSERT INTO assistant_message_citations (message_id, citation_number, kind, citation_id, source_id, knowledge_asset_id, file_generation, title, heading, start_page, end_page)

@@ -136,9 +136,10 @@ export class Evidence extends Effect.Service<Evidence>()("lore/AssistantEvidence
      * search's SQL by the access evaluator like every other passage. The shape is the chat retrieval's, so
      * the chat can merge these with its other passages.
      */
-    const passagesFor = (caller: Principal, conversationId: string, query: string, limit: number) =>
+    const passagesFor = (caller: Principal, conversationId: string, query: string, limit: number, ownershipChecked = false) =>
       Effect.gen(function* () {
-        yield* ownedConversation(caller, conversationId)
+        // The chat checked ownership when it recorded the question; the bindings query is by owner too.
+        if (!ownershipChecked) yield* ownedConversation(caller, conversationId)
         const bindings = yield* repo.inConversation(caller.userId, conversationId)
         if (bindings.length === 0 || query.trim() === "") return [] as ReadonlyArray<EvidencePassage>
         const result = yield* knowledge.search(caller, { q: query, limit: Math.max(1, limit), sourceIds: bindings.map((b) => b.sourceId) })

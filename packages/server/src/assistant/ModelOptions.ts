@@ -14,6 +14,8 @@ export interface ModelOptionView {
   readonly modelId: string
   readonly displayName: string
   readonly defaultChoice: boolean
+  /** The administrator said the model takes tools: the chat runs its tool loop with it. */
+  readonly toolCalling: boolean
 }
 
 /**
@@ -33,7 +35,8 @@ export class ModelOptions extends Effect.Service<ModelOptions>()("lore/Assistant
         const offered = all
           .filter((gateway) => gateway.enabled)
           .flatMap((gateway) => gateway.assistantModels.map((model) => ({
-            id: model.id, gatewayId: gateway.id, gatewayLabel: gateway.displayName, provider: gateway.preset, modelId: model.modelId, displayName: model.displayName
+            id: model.id, gatewayId: gateway.id, gatewayLabel: gateway.displayName, provider: gateway.preset, modelId: model.modelId, displayName: model.displayName,
+            toolCalling: model.toolCalling && gateway.protocol !== "LOCAL"
           })))
         const routedOption = offered.find((option) => option.gatewayId === route?.gatewayProfileId && option.modelId === route?.modelId)
         const defaultId = routedOption?.id ?? localAssistantModel.id
@@ -45,15 +48,19 @@ export class ModelOptions extends Effect.Service<ModelOptions>()("lore/Assistant
      * option, or a stored choice no longer offered), otherwise that gateway and model.
      */
     const choiceFor = (actor: Principal, activationId: string | null | undefined) =>
-      Effect.map(options(actor), (all): ModelChoice | undefined => {
-        const option = all.find((candidate) => candidate.id === activationId)
-        if (!option || option.defaultChoice) return undefined
-        return { gatewayId: option.gatewayId, modelId: option.modelId }
-      })
+      Effect.map(options(actor), (all) => chosen(all, activationId))
+
+    /** The call for an activation among the options, and whether it takes tools (the default option's flag when it is the route's). */
+    const chosen = (all: ReadonlyArray<ModelOptionView>, activationId: string | null | undefined): { readonly choice: ModelChoice | undefined; readonly toolCalling: boolean } => {
+      const option = all.find((candidate) => candidate.id === activationId)
+      if (!option || option.defaultChoice) return { choice: undefined, toolCalling: all.find((candidate) => candidate.defaultChoice)?.toolCalling ?? false }
+      return { choice: { gatewayId: option.gatewayId, modelId: option.modelId }, toolCalling: option.toolCalling }
+    }
 
     return {
       options,
       choiceFor,
+      chosen,
       /** The option with this id, or 404: what a member may pick. */
       require: (actor: Principal, activationId: string) =>
         Effect.flatMap(options(actor), (all) => {

@@ -36,6 +36,81 @@ export type UiMessageChunk =
   | { readonly type: "data-citations"; readonly data: { readonly citations: ReadonlyArray<StreamedCitation> } }
   | { readonly type: "finish"; readonly finishReason: "stop" | "error"; readonly messageMetadata: { readonly provider: string; readonly model: string } }
   | { readonly type: "error"; readonly errorText: string }
+  | { readonly type: "start-step" }
+  | { readonly type: "finish-step" }
+  | { readonly type: "tool-input-start"; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: "tool-input-delta"; readonly toolCallId: string; readonly inputTextDelta: string }
+  | { readonly type: "tool-input-available"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: "tool-input-error"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown; readonly errorText: string }
+  | { readonly type: "tool-output-available"; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: "tool-output-error"; readonly toolCallId: string; readonly errorText: string }
+
+/**
+ * The UI message parts the chunks make, as the `ai` package's reducer (readUIMessageStream) builds them:
+ * `step-start`, `text`, and one `tool-<name>` part per call (static tools) in its last state. The chat saves
+ * them with the assistant message, so a conversation's messages come back as useChat showed them.
+ */
+export const uiPartsReducer = () => {
+  const parts: Array<Record<string, unknown>> = []
+  const texts = new Map<string, Record<string, unknown>>()
+  const tools = new Map<string, Record<string, unknown>>()
+  const toolPart = (toolCallId: string, toolName: string) => {
+    let part = tools.get(toolCallId)
+    if (!part) {
+      part = { type: `tool-${toolName}`, toolCallId }
+      tools.set(toolCallId, part)
+      parts.push(part)
+    }
+    return part
+  }
+  return {
+    parts: (): ReadonlyArray<Record<string, unknown>> => parts,
+    push: (chunk: UiMessageChunk) => {
+      switch (chunk.type) {
+        case "start-step":
+          parts.push({ type: "step-start" })
+          break
+        case "text-start": {
+          const part = { type: "text", text: "", state: "streaming" }
+          texts.set(chunk.id, part)
+          parts.push(part)
+          break
+        }
+        case "text-delta": {
+          const part = texts.get(chunk.id)
+          if (part) part.text = `${part.text as string}${chunk.delta}`
+          break
+        }
+        case "text-end": {
+          const part = texts.get(chunk.id)
+          if (part) part.state = "done"
+          break
+        }
+        case "tool-input-start":
+          Object.assign(toolPart(chunk.toolCallId, chunk.toolName), { state: "input-streaming", input: undefined })
+          break
+        case "tool-input-available":
+          Object.assign(toolPart(chunk.toolCallId, chunk.toolName), { state: "input-available", input: chunk.input })
+          break
+        case "tool-input-error":
+          Object.assign(toolPart(chunk.toolCallId, chunk.toolName), { state: "output-error", input: undefined, rawInput: chunk.input, errorText: chunk.errorText })
+          break
+        case "tool-output-available": {
+          const part = tools.get(chunk.toolCallId)
+          if (part) Object.assign(part, { state: "output-available", output: chunk.output })
+          break
+        }
+        case "tool-output-error": {
+          const part = tools.get(chunk.toolCallId)
+          if (part) Object.assign(part, { state: "output-error", errorText: chunk.errorText })
+          break
+        }
+        default:
+          break
+      }
+    }
+  }
+}
 
 const encoder = new TextEncoder()
 

@@ -30,6 +30,7 @@ import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
 import scimLinkExistingUsers from "./migrations/0027_scim_link_existing_users"
 import connectorPermissions from "./migrations/0029_connector_permissions"
 import aiConfigSignals from "./migrations/0031_ai_config_signals"
+import assistantToolSteps from "./migrations/0032_assistant_tool_steps"
 import assetFeedback from "./migrations/0033_asset_feedback"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -63,6 +64,7 @@ export const migrations = {
   "0027_scim_link_existing_users": scimLinkExistingUsers,
   "0029_connector_permissions": connectorPermissions,
   "0031_ai_config_signals": aiConfigSignals,
+  "0032_assistant_tool_steps": assistantToolSteps,
   "0033_asset_feedback": assetFeedback
 }
 

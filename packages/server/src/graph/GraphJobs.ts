@@ -173,6 +173,9 @@ export class GraphJobs extends Effect.Service<GraphJobs>()("lore/GraphJobs", {
         return { knowledgeSpaceId: spaceId, ...next }
       })
 
-    return { index, get, cancel, resume, versionReady, settings, setSettings }
+    /** Whether graph retrieval is on in any space of the caller's organization (access is checked per space by the explorer). */
+    const retrievalAnywhere = (caller: Principal) => Effect.map(repo.retrievalAnywhere(caller.organizationId), (found) => found !== undefined)
+
+    return { index, get, cancel, resume, versionReady, settings, setSettings, retrievalAnywhere }
   })
 }) {}

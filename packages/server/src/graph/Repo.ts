@@ -276,6 +276,9 @@ export class GraphRepo extends Effect.Service<GraphRepo>()("lore/GraphRepo", {
         INSERT INTO graph_space_settings (knowledge_space_id, organization_id) VALUES (${spaceId}, ${organizationId})
         ON CONFLICT (knowledge_space_id) DO UPDATE SET indexing_enabled = graph_space_settings.indexing_enabled`),
 
+      /** Whether any space of the organization has graph retrieval on (the assistant offers graph_explore then). */
+      retrievalAnywhere: row("graph.retrievalAnywhere", Schema.Struct({ knowledgeSpaceId: Schema.String }), (organizationId: string) => sql`
+        SELECT knowledge_space_id FROM graph_space_settings WHERE organization_id = ${organizationId} AND retrieval_enabled LIMIT 1`),
       indexingEnabled: row("graph.indexingEnabled", Flag, (spaceId: string) => sql`
         SELECT indexing_enabled, retrieval_enabled FROM graph_space_settings WHERE knowledge_space_id = ${spaceId}`),
       setIndexing: exec((organizationId: string, spaceId: string, settings: { indexingEnabled: boolean; retrievalEnabled: boolean }, userId: string | null) => sql`

@@ -40,6 +40,29 @@ const ReleaseArgs = Schema.Struct({ assetId: Uuid, releaseId: Uuid })
 const RenderArgs = Schema.Struct({ assetId: Uuid, releaseId: Uuid, variables: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }) })
 const RecommendArgs = Schema.Struct({ task: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)), type: Schema.optional(AssetType) })
 
+type SearchEvidence = Effect.Effect.Success<ReturnType<KnowledgeSearch["search"]>>["evidence"][number]
+
+/** One knowledge_search hit, as MCP and the assistant's tool loop both answer it. */
+export const knowledgeHit = (e: SearchEvidence) => ({
+  citationId: e.citationId,
+  title: e.title,
+  content: e.content,
+  heading: e.heading,
+  startPage: e.startPage,
+  endPage: e.endPage,
+  knowledgeSpaceId: e.knowledgeSpaceId,
+  knowledgeAssetId: e.knowledgeAssetId,
+  sourceId: e.knowledgeAssetVersionId,
+  mediaType: e.mediaType,
+  documentUri: `lore://documents/${e.knowledgeAssetVersionId}`,
+  classification: e.classification,
+  relevanceScore: e.relevanceScore
+})
+export type KnowledgeHit = ReturnType<typeof knowledgeHit>
+
+/** The MCP tools that only read: the ones the assistant's tool loop may call (by these names, with these arguments). */
+export const READ_ONLY_SHARED_TOOLS = ["knowledge_search", "citation_excerpt", "asset_show", "assets_recommend", "work_instruction_read", "prompt_render"] as const
+
 /** A payload stored as JSON text, as an object for the agent (left as text if it is not JSON). */
 const parsed = (payload: string): unknown => {
   try {
@@ -76,23 +99,7 @@ export const makeTools = Effect.gen(function* () {
         Effect.gen(function* () {
           const args = yield* decodeArguments(SearchArgs, input)
           const found = yield* knowledge.search(caller, { q: args.query, knowledgeSpaceIds: args.knowledgeSpaceIds, limit: args.limit, offset: args.offset })
-          return {
-            mode: found.mode,
-            nextOffset: found.nextOffset,
-            hits: found.evidence.map((e) => ({
-              citationId: e.citationId,
-              title: e.title,
-              content: e.content,
-              heading: e.heading,
-              startPage: e.startPage,
-              endPage: e.endPage,
-              knowledgeSpaceId: e.knowledgeSpaceId,
-              sourceId: e.knowledgeAssetVersionId,
-              documentUri: `lore://documents/${e.knowledgeAssetVersionId}`,
-              classification: e.classification,
-              relevanceScore: e.relevanceScore
-            }))
-          }
+          return { mode: found.mode, nextOffset: found.nextOffset, hits: found.evidence.map(knowledgeHit) }
         })
     },
     {

@@ -41,10 +41,11 @@ describe("the gateway made from LORE_EMBEDDING_*", () => {
     expect(routes.find((route: any) => route.workload === "ASSISTANT_CHAT")).toMatchObject({ source: "DEFAULT", gatewayKey: "local" })
 
     const gateway = (await admin("POST", "/api/admin/ai/gateways", { gatewayKey: "openai", displayName: "OpenAI", preset: "OPENAI", baseUrl: `${providers.url}/v1` })).body
-    // A gateway without a key fails its test: forced. Questions must be embedded with the index's model: another model would be saved and never used, so it is refused.
+    // Questions must be embedded with the index's model: another model would be saved and never used, so it is refused.
     const other = await admin("PUT", "/api/admin/ai/routes/QUERY_EMBEDDING", { gatewayProfileId: gateway.id, modelId: "text-embedding-3-small", dimensions: 8, version: 0, force: true })
     expect(other.status).toBe(400)
     expect(other.body).toMatchObject({ code: "INVALID_ROUTE", detail: expect.stringContaining("embed-test at 8 dimensions (generation 1, on environment)") })
+    // A gateway without a key fails its test: forced.
     const set = await admin("PUT", "/api/admin/ai/routes/QUERY_EMBEDDING", { gatewayProfileId: gateway.id, modelId: "embed-test", dimensions: 8, version: 0, force: true })
     expect(set.body).toMatchObject({ source: "ADMIN", gatewayKey: "openai", modelId: "embed-test" })
     expect((await admin("PUT", "/api/admin/ai/routes/DOCUMENT_EMBEDDING", { gatewayProfileId: ENVIRONMENT_ID, modelId: "embed-test", version: 0 })).body.code).toBe("INVALID_ROUTE")

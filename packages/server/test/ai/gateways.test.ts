@@ -180,7 +180,7 @@ describe("gateways", () => {
     expect(first.status).toBe(200)
     expect(first.body.map((model: any) => model.modelId)).toEqual(["gpt-test", "gpt-mini"])
     const second = await call("PUT", `/api/admin/ai/gateways/${gateway.id}/assistant-models`, [{ modelId: "gpt-mini", displayName: "Mini" }])
-    expect(second.body).toEqual([{ id: first.body[1].id, modelId: "gpt-mini", displayName: "Mini" }])
+    expect(second.body).toEqual([{ id: first.body[1].id, modelId: "gpt-mini", displayName: "Mini", toolCalling: false }])
     const listed = (await call("GET", "/api/admin/ai/gateways")).body.find((candidate: any) => candidate.id === gateway.id)
     expect(listed.assistantModels).toEqual(second.body)
     const twice = await call("PUT", `/api/admin/ai/gateways/${gateway.id}/assistant-models`, [{ modelId: "a", displayName: "A" }, { modelId: "a", displayName: "B" }])

@@ -63,10 +63,14 @@ describe.each(backends)("the assistant on $name", { timeout: 240_000 }, (backend
     expect(reply.raw.trimEnd().endsWith("data: [DONE]")).toBe(true)
     const types = reply.chunks.map((chunk) => chunk.type)
     const firstDelta = types.indexOf("text-delta")
-    expect(types.slice(0, 3)).toEqual(["start", "data-conversation", "text-start"])
-    expect(firstDelta).toBeGreaterThan(types.indexOf("data-conversation"))
+    // The planner's search is a step of its own, streamed as a knowledge_search tool call; then the answering step.
+    expect(types.slice(0, firstDelta + 1)).toEqual([
+      "start", "data-conversation",
+      "start-step", "tool-input-start", "tool-input-delta", "tool-input-available", "tool-output-available", "finish-step",
+      "start-step", "text-start", "text-delta"
+    ])
     const tail = types.slice(types.indexOf("text-end"))
-    expect(tail).toEqual(["text-end", "source-document", "data-citations", "finish"])
+    expect(tail).toEqual(["text-end", "finish-step", "source-document", "data-citations", "finish"])
     const finish = reply.chunks.at(-1) as any
     expect(finish.messageMetadata).toEqual({ provider: "LOCAL", model: "lore-extractive" })
 
@@ -90,6 +94,12 @@ describe.each(backends)("the assistant on $name", { timeout: 240_000 }, (backend
     const messages = await blue.call("GET", `/api/assistant/conversations/${conversationId}/messages`)
     expect(messages.body.map((m: any) => [m.role, m.status])).toEqual([["USER", "COMPLETE"], ["ASSISTANT", "COMPLETE"]])
     expect(messages.body[1]).toMatchObject({ id: messageIdOf(reply.chunks), content: text, provider: "LOCAL", model: "lore-extractive" })
+    // The steps come back with the message as useChat's reducer built them (source and data parts aside).
+    expect(messages.body[1].parts).toEqual(message.parts.filter((part) => !part.type.startsWith("data-") && !part.type.startsWith("source-")))
+    expect(messages.body[1].parts.map((part: any) => part.type)).toEqual(["step-start", "tool-knowledge_search", "step-start", "text"])
+    expect(messages.body[1].parts[1]).toMatchObject({ state: "output-available", input: { query: expect.any(String), limit: 6 } })
+    expect(messages.body[1].parts[1].output.hits[0]).toMatchObject({ passage: 1, title: "Travel policy" })
+    expect(messages.body[0].parts).toBeUndefined()
     const saved = await blue.call("GET", `/api/assistant/messages/${messageIdOf(reply.chunks)}/citations`)
     expect(saved.status).toBe(200)
     expect(saved.body).toHaveLength(1)

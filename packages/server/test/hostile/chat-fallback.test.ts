@@ -49,7 +49,9 @@ describe.each(backends)("a failing chat gateway on $name", { timeout: 180_000 },
     expect(provider.requests.slice(before).map((request) => request.path)).toContain("/v1/chat/completions")
 
     const types = reply.chunks.map((chunk) => chunk.type)
-    expect(types.slice(0, 4)).toEqual(["start", "data-conversation", "data-notice", "text-start"])
+    // After the planner's search step, in the answering step: the notice, then the offline text.
+    expect(types.slice(0, 2)).toEqual(["start", "data-conversation"])
+    expect(types.slice(types.lastIndexOf("start-step"), types.lastIndexOf("start-step") + 3)).toEqual(["start-step", "data-notice", "text-start"])
     expect(types).not.toContain("error")
     expect(reply.chunks.find((chunk) => chunk.type === "data-notice")).toEqual({
       type: "data-notice", data: { code: "MODEL_FALLBACK", message: "The model call failed (UNAUTHORIZED); answering offline" }
