@@ -75,6 +75,13 @@ describe("lore admin ai", () => {
     const failing = await admin(["admin", "ai", "gateways", "test", "fake", "--json"])
     expect(failing.code).toBe(1)
     expect(failing.json().error.code).toBe("UNAUTHORIZED")
+    // Routing a workload to it now is refused (exit 6), naming the test's code and --force; nothing is saved.
+    const refused = await admin(["admin", "ai", "routes", "set", "assistant-chat", "--gateway", "fake", "--model", "gpt-test"])
+    expect(refused.code).toBe(6)
+    expect(refused.stderr).toContain("GATEWAY_TEST_FAILED")
+    expect(refused.stderr).toContain("(UNAUTHORIZED)")
+    expect(refused.stderr).toContain("--force")
+    expect((await ok(admin(["admin", "ai", "routes", "--json"]))).json().find((route: any) => route.workload === "ASSISTANT_CHAT")).toMatchObject({ source: "DEFAULT" })
 
     const set = await ok(admin(["admin", "ai", "gateways", "credential", "fake", "--stdin", "--json"], { input: `${KEY}\n` }))
     expect(set.json()).toMatchObject({ gatewayKey: "fake", credentialSet: true })
@@ -116,7 +123,9 @@ describe("lore admin ai", () => {
     await ok(admin(["admin", "ai", "gateways", "add", "embedder", "--preset", "openai-compatible", "--name", "Embedder", "--base-url", `${providers.url}/v1`, "--json"]))
 
     expect((await admin(["admin", "ai", "routes", "set", "document-embedding", "--gateway", "embedder", "--model", "embed-test"])).code).toBe(6)
-    const set = await ok(admin(["admin", "ai", "routes", "set", "document-embedding", "--gateway", "embedder", "--model", "embed-test", "--dimensions", "8"]))
+    // The embedder has no key, so its test fails: --force routes to it anyway.
+    expect((await admin(["admin", "ai", "routes", "set", "document-embedding", "--gateway", "embedder", "--model", "embed-test", "--dimensions", "8"])).code).toBe(6)
+    const set = await ok(admin(["admin", "ai", "routes", "set", "document-embedding", "--gateway", "embedder", "--model", "embed-test", "--dimensions", "8", "--force"]))
     expect(set.stdout).toMatch(/Re-embedding queued: generation 1 \(embed-test on embedder, 8 dimensions\): 0 of 1 chunks embedded/)
     const json = (await ok(admin(["admin", "ai", "routes", "--json"]))).json().find((route: any) => route.workload === "DOCUMENT_EMBEDDING")
     expect(json).toMatchObject({ source: "ADMIN", gatewayKey: "embedder", dimensions: 8 })

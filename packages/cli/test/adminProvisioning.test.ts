@@ -27,7 +27,7 @@ afterAll(async () => {
 describe("lore admin provisioning", () => {
   it("adds, enables, issues, rotates and revokes; the tokens work against /scim/v2 accordingly", async () => {
     const added = (await ok(admin(["admin", "provisioning", "add", "okta", "--provider", "okta", "--json"]))).json()
-    expect(added).toMatchObject({ alias: "okta", operationalState: "DISABLED", providerProfile: "OKTA" })
+    expect(added).toMatchObject({ alias: "okta", operationalState: "DISABLED", providerProfile: "OKTA", linkExistingUsers: false })
     const missing = await admin(["admin", "provisioning", "add", "x"])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain("--provider")
@@ -37,6 +37,10 @@ describe("lore admin provisioning", () => {
     expect(await scimStatus(issued.token)).toBe(403)
     expect((await ok(admin(["admin", "provisioning", "enable", "okta", "--json"]))).json().operationalState).toBe("ENABLED")
     expect(await scimStatus(issued.token)).toBe(200)
+    // linkExistingUsers changes only when a flag says so.
+    expect((await ok(admin(["admin", "provisioning", "enable", "okta", "--link-existing-users", "--json"]))).json().linkExistingUsers).toBe(true)
+    expect((await ok(admin(["admin", "provisioning", "enable", "okta", "--json"]))).json().linkExistingUsers).toBe(true)
+    expect((await ok(admin(["admin", "provisioning", "enable", "okta", "--no-link-existing-users", "--json"]))).json().linkExistingUsers).toBe(false)
 
     const listed = await ok(admin(["admin", "provisioning", "list"]))
     expect(listed.stdout).toMatch(/okta\s+OKTA\s+enabled/)

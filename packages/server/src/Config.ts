@@ -1,4 +1,5 @@
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
+import { parsePublicUrl, parseTrustedProxies } from "./http/PublicUrl"
 
 /** A per-user token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
 export interface RateLimitSetting {
@@ -92,6 +93,16 @@ export const defaultSkillLimits: SkillLimits = {
   maxPathLength: 255
 }
 
+/** Parsing of caller input (documents, skill packages) in worker threads (parsing-pool/ParsePool.ts). */
+export interface ParseSettings {
+  /** Worker threads; a parse waits for a free one. */
+  readonly workers: number
+  /** A parse that takes longer is stopped (its worker terminated): PARSE_TIMEOUT for a skill, TIMEOUT for a document. */
+  readonly timeoutMs: number
+}
+
+export const defaultParsing: ParseSettings = { workers: 2, timeoutMs: 30_000 }
+
 /** Which git repositories skill imports may fetch. */
 export interface RepositorySettings {
   /** `host[:port]` entries; `*` admits any host. */
@@ -160,6 +171,8 @@ export interface LoreSettings {
   readonly assistantFiles: AssistantFileSettings
   /** LORE_SKILL_MAX_FILES, LORE_SKILL_MAX_BYTES (unpacked), LORE_SKILL_MAX_FILE_BYTES, LORE_SKILL_MAX_PATH_LENGTH */
   readonly skillLimits: SkillLimits
+  /** LORE_PARSE_WORKERS (2), LORE_PARSE_TIMEOUT ("30 seconds") */
+  readonly parsing: ParseSettings
   /** LORE_REPO_ALLOWED_HOSTS (comma-separated host[:port], `*` for any), LORE_REPO_ALLOW_FILE=1, LORE_REPO_FETCH_TIMEOUT ("2 minutes") */
   readonly repositories: RepositorySettings
   /** LORE_JOB_WORKERS (4), LORE_JOB_LEASE ("30 seconds": a killed worker's job is taken over after this) */
@@ -172,12 +185,35 @@ export interface LoreSettings {
   readonly ssoAllowHttpIssuer: boolean
   /** LORE_WEB_ALLOW_PRIVATE_ADDRESSES=1, LORE_WEB_FETCH_TIMEOUT ("30 seconds"), LORE_WEB_MAX_CRAWL_DELAY ("10 seconds") */
   readonly webCrawl: WebCrawlSettings
+  /** LORE_PUBLIC_URL: this server's origin for absolute URLs (SCIM locations, SSO redirect URIs); http/PublicUrl.ts. */
+  readonly publicUrl: Option.Option<string>
+  /** LORE_TRUSTED_PROXIES: peers (IPs, CIDRs) whose X-Forwarded-Host/-Proto count; empty: none do. */
+  readonly trustedProxies: ReadonlyArray<string>
   /**
    * LORE_ALLOWED_PRIVATE_HOSTS (comma-separated `host[:port]`, default none): the loopback/private hosts that
    * outbound fetches made on a caller's behalf may reach (outbound/Guard.ts); every other private address is refused.
    */
   readonly allowedPrivateHosts: ReadonlyArray<string>
 }
+
+/** LORE_PUBLIC_URL, refused at start unless it is an http(s) origin. */
+const publicUrlFromEnv = Config.string("LORE_PUBLIC_URL").pipe(
+  Config.mapOrFail((value) => {
+    if (value.trim() === "") return Either.right(Option.none<string>())
+    const parsed = parsePublicUrl(value)
+    return "origin" in parsed ? Either.right(Option.some(parsed.origin)) : Either.left(ConfigError.InvalidData([], parsed.error))
+  }),
+  Config.withDefault(Option.none<string>())
+)
+
+/** LORE_TRUSTED_PROXIES, refused at start unless every entry is an IP address or CIDR range. */
+const trustedProxiesFromEnv = Config.string("LORE_TRUSTED_PROXIES").pipe(
+  Config.mapOrFail((value) => {
+    const parsed = parseTrustedProxies(value)
+    return "proxies" in parsed ? Either.right(parsed.proxies) : Either.left(ConfigError.InvalidData([], parsed.error))
+  }),
+  Config.withDefault<ReadonlyArray<string>>([])
+)
 
 export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSettings>() {
   /** Every setting from the environment (LORE_*, DATABASE_URL). */
@@ -215,6 +251,10 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           maxFileBytes: yield* Config.integer("LORE_SKILL_MAX_FILE_BYTES").pipe(Config.withDefault(defaultSkillLimits.maxFileBytes)),
           maxPathLength: yield* Config.integer("LORE_SKILL_MAX_PATH_LENGTH").pipe(Config.withDefault(defaultSkillLimits.maxPathLength))
         },
+        parsing: {
+          workers: yield* Config.integer("LORE_PARSE_WORKERS").pipe(Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 }), Config.withDefault(defaultParsing.workers)),
+          timeoutMs: yield* millis("LORE_PARSE_TIMEOUT", defaultParsing.timeoutMs)
+        },
         repositories: {
           allowedHosts: (yield* Config.string("LORE_REPO_ALLOWED_HOSTS").pipe(Config.option)).pipe(
             Option.map((hosts) => hosts.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0)),
@@ -243,6 +283,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
           fetchTimeoutMs: yield* millis("LORE_WEB_FETCH_TIMEOUT", defaultWebCrawl.fetchTimeoutMs),
           maxCrawlDelayMs: yield* millis("LORE_WEB_MAX_CRAWL_DELAY", defaultWebCrawl.maxCrawlDelayMs)
         },
+        publicUrl: yield* publicUrlFromEnv,
+        trustedProxies: yield* trustedProxiesFromEnv,
         allowedPrivateHosts: (yield* Config.string("LORE_ALLOWED_PRIVATE_HOSTS").pipe(Config.withDefault("")))
           .split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry.length > 0)
       } satisfies LoreSettings
@@ -267,12 +309,15 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     rateLimits: defaultRateLimits,
     assistantFiles: defaultAssistantFiles,
     skillLimits: defaultSkillLimits,
+    parsing: defaultParsing,
     repositories: defaultRepositories,
     connectors: defaultConnectors,
     search: defaultSearch,
     jobs: defaultJobs,
     ssoAllowHttpIssuer: false,
     webCrawl: defaultWebCrawl,
+    publicUrl: Option.none(),
+    trustedProxies: [],
     allowedPrivateHosts: [],
     ...overrides
   })

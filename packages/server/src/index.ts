@@ -4,12 +4,13 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { appLayer } from "./App"
 import {
-  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultRateLimits, defaultRepositories,
-  defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
+  type AssistantFileSettings, type ConnectorSettings, defaultAssistantFiles, defaultConnectors, defaultJobs, defaultParsing, defaultRateLimits, defaultRepositories,
+  defaultSearch, defaultSkillLimits, defaultWebCrawl, type JobSettings, type LoreSettings, type ParseSettings, type RateLimitSettings, type RepositorySettings, Settings, type SkillLimits,
   type SearchSettings, type WebCrawlSettings
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
+import { parsePublicUrl, parseTrustedProxies } from "./http/PublicUrl"
 
 export { LoreApi } from "./http/Api"
 export { Settings } from "./Config"
@@ -37,6 +38,8 @@ export interface StartOptions {
   readonly assistantFiles?: Partial<AssistantFileSettings>
   /** Skill package limits (default: Config.ts defaultSkillLimits). */
   readonly skillLimits?: Partial<SkillLimits>
+  /** Parse workers and their time limit (default: Config.ts defaultParsing: 2 workers, 30 s). */
+  readonly parsing?: Partial<ParseSettings>
   /** Which repositories skill imports may fetch (default: Config.ts defaultRepositories: public code hosts, no file://). */
   readonly repositories?: Partial<RepositorySettings>
   /** Job workers per process and their lease (default: Config.ts defaultJobs). */
@@ -49,8 +52,24 @@ export interface StartOptions {
   readonly webCrawl?: Partial<WebCrawlSettings>
   /** How knowledge search ranks at scale (default: Config.ts defaultSearch). */
   readonly search?: Partial<SearchSettings>
+  /** This server's public origin (LORE_PUBLIC_URL); an invalid one is refused like at start. */
+  readonly publicUrl?: string
+  /** Proxies whose X-Forwarded-Host/-Proto count (LORE_TRUSTED_PROXIES): IPs and CIDRs. */
+  readonly trustedProxies?: ReadonlyArray<string>
   /** Loopback/private hosts outbound fetches may reach (LORE_ALLOWED_PRIVATE_HOSTS; default none). */
   readonly allowedPrivateHosts?: ReadonlyArray<string>
+}
+
+const checkedPublicUrl = (value: string) => {
+  const parsed = parsePublicUrl(value)
+  if ("error" in parsed) throw new Error(parsed.error)
+  return parsed.origin
+}
+
+const checkedProxies = (value: ReadonlyArray<string>) => {
+  const parsed = parseTrustedProxies(value.join(","))
+  if ("error" in parsed) throw new Error(parsed.error)
+  return parsed.proxies
 }
 
 export interface RunningServer {
@@ -78,13 +97,16 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     rateLimits: { ...defaultRateLimits, ...options.rateLimits },
     assistantFiles: { ...defaultAssistantFiles, ...options.assistantFiles },
     skillLimits: { ...defaultSkillLimits, ...options.skillLimits },
+    parsing: { ...defaultParsing, ...options.parsing },
     repositories: { ...defaultRepositories, ...options.repositories },
     connectors: { ...defaultConnectors, ...options.connectors },
     jobs: { ...defaultJobs, ...options.jobs },
     webCrawl: { ...defaultWebCrawl, ...options.webCrawl },
     search: { ...defaultSearch, ...options.search },
-    allowedPrivateHosts: options.allowedPrivateHosts ?? [],
-    ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {})
+    ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {}),
+    ...(options.publicUrl !== undefined ? { publicUrl: Option.some(checkedPublicUrl(options.publicUrl)) } : {}),
+    ...(options.trustedProxies !== undefined ? { trustedProxies: checkedProxies(options.trustedProxies) } : {}),
+    allowedPrivateHosts: options.allowedPrivateHosts ?? []
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

@@ -41,6 +41,7 @@ export const connectionView = (c: ProvisioningConnection, title: string): View =
       ["State", stateCell(c.operationalState)],
       ["Status", c.configurationStatus],
       ["Users / groups", `${c.usersEnabled ? "yes" : "no"} / ${c.groupsEnabled ? "yes" : "no"}`],
+      ["Links existing users", c.linkExistingUsers ? "yes (never administrators)" : "no"],
       ["SCIM base URL", `<server>${c.scimBaseUrl}`],
       ["Version", String(c.version)],
       ["Id", styled(c.id, "muted")]

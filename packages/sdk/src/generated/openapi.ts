@@ -3599,6 +3599,8 @@ export interface components {
              * @description The route's version as read (0 when it has no admin route yet)
              */
             version: components["schemas"]["Int"];
+            /** @description Route to the gateway even if its test fails (added; default false: a failing test answers 422 GATEWAY_TEST_FAILED) */
+            force?: boolean;
         };
         /** @description The gateway or model cannot serve this workload (e.g. Anthropic has no embeddings, LOCAL runs fixed models) */
         InvalidRoute: {
@@ -3609,6 +3611,20 @@ export interface components {
             status: 400;
             /** @enum {string} */
             code: "INVALID_ROUTE";
+            detail: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description The request's X-Request-Id */
+            requestId: string;
+        };
+        /** @description Setting the route tested its gateway and the test failed; the detail and errors[].code name the test's errorCode. Fix the gateway, or send force: true to route to it anyway */
+        GatewayTestFailed: {
+            /** @enum {string} */
+            type: "https://lore.dev/problems/gateway-test-failed";
+            title: string;
+            /** @enum {number} */
+            status: 422;
+            /** @enum {string} */
+            code: "GATEWAY_TEST_FAILED";
             detail: string;
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
@@ -5710,7 +5726,7 @@ export interface components {
             /** @description Every broken rule, each with its code */
             errors: components["schemas"]["FieldError"][];
         };
-        /** @description The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), or its address holds credentials */
+        /** @description The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), its host is a loopback or private address (LORE_ALLOWED_PRIVATE_HOSTS; errors[].code ADDRESS_NOT_ALLOWED), or its address holds credentials */
         RepositoryRefused: {
             /** @enum {string} */
             type: "https://lore.dev/problems/repository-not-allowed";
@@ -5798,6 +5814,8 @@ export interface components {
              * @enum {string}
              */
             defaultClearance: "PUBLIC" | "STANDARD" | "CONFIDENTIAL" | "RESTRICTED";
+            /** @description Whether SCIM may take over an existing Lore user with the same email that no connection provisioned (never an ADMIN or ORG_ADMIN); false: such a user is 409 uniqueness (added) */
+            linkExistingUsers: boolean;
             /** @description Where the identity provider sends SCIM requests: /scim/v2 on this server (added) */
             scimBaseUrl: string;
             version: components["schemas"]["Int"];
@@ -5817,6 +5835,8 @@ export interface components {
             groupsEnabled: boolean;
             defaultRole?: components["schemas"]["UserRole"];
             defaultClearance?: components["schemas"]["Clearance"];
+            /** @description Let SCIM take over existing Lore users with the same email that no connection provisioned, administrators never (default false) */
+            linkExistingUsers?: boolean;
         };
         /** @description A provisioning connection with this alias exists already */
         ProvisioningAliasTaken: {
@@ -5834,6 +5854,8 @@ export interface components {
         };
         SetProvisioningState: {
             operationalState: components["schemas"]["ProvisioningOperationalState"];
+            /** @description Changes linkExistingUsers when given; unchanged otherwise */
+            linkExistingUsers?: boolean;
             /**
              * int
              * @description The version read; a stale one is 409 VERSION_CONFLICT
@@ -6695,6 +6717,7 @@ export type ProviderReasoningEffort = components['schemas']['ProviderReasoningEf
 export type AiRouteSource = components['schemas']['AiRouteSource'];
 export type SetRoute = components['schemas']['SetRoute'];
 export type InvalidRoute = components['schemas']['InvalidRoute'];
+export type GatewayTestFailed = components['schemas']['GatewayTestFailed'];
 export type IndexSettings = components['schemas']['IndexSettings'];
 export type Reembedding = components['schemas']['Reembedding'];
 export type AiUsage = components['schemas']['AiUsage'];
@@ -9971,6 +9994,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
+                };
+            };
+            /** @description GATEWAY_TEST_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["GatewayTestFailed"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -19360,6 +19392,9 @@ export const aiRouteSourceValues: ReadonlyArray<components["schemas"]["AiRouteSo
 export const invalidRouteTypeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["type"]> = ["https://lore.dev/problems/invalid-route"];
 export const invalidRouteStatusValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["status"]> = [400];
 export const invalidRouteCodeValues: ReadonlyArray<components["schemas"]["InvalidRoute"]["code"]> = ["INVALID_ROUTE"];
+export const gatewayTestFailedTypeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["type"]> = ["https://lore.dev/problems/gateway-test-failed"];
+export const gatewayTestFailedStatusValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["status"]> = [422];
+export const gatewayTestFailedCodeValues: ReadonlyArray<components["schemas"]["GatewayTestFailed"]["code"]> = ["GATEWAY_TEST_FAILED"];
 export const invalidUsagePeriodTypeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["type"]> = ["https://lore.dev/problems/invalid-usage-period"];
 export const invalidUsagePeriodStatusValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["status"]> = [400];
 export const invalidUsagePeriodCodeValues: ReadonlyArray<components["schemas"]["InvalidUsagePeriod"]["code"]> = ["INVALID_USAGE_PERIOD"];

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Body, created, IntegerParam, Query, Timestamp } from "../domain/Schemas"
 import { requires } from "../domain/Security"
-import { AiVersionConflict, GatewayInUse, GatewayKeyTaken, GatewayNotEditable, GatewayNotFound, InvalidGateway, InvalidRoute, InvalidUsagePeriod } from "./Errors"
+import { AiVersionConflict, GatewayInUse, GatewayKeyTaken, GatewayNotEditable, GatewayNotFound, GatewayTestFailed, InvalidGateway, InvalidRoute, InvalidUsagePeriod } from "./Errors"
 import { GatewayCategory, GatewayPreset, GatewayProtocol, GatewaySource, GatewayTestError, ReasoningEffort, RouteSource, Workload } from "./Model"
 
 export const ProviderPreset = Schema.Struct({
@@ -119,7 +119,10 @@ export const SetRoute = Body({
   dimensions: Schema.optional(Schema.Int.pipe(Schema.between(1, 16_000))).annotations({
     description: "Required for QUERY_EMBEDDING and DOCUMENT_EMBEDDING to a gateway other than LOCAL: the size of the model's vectors (added)"
   }),
-  version: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "The route's version as read (0 when it has no admin route yet)" })
+  version: Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "The route's version as read (0 when it has no admin route yet)" }),
+  force: Schema.optional(Schema.Boolean).annotations({
+    description: "Route to the gateway even if its test fails (added; default false: a failing test answers 422 GATEWAY_TEST_FAILED)"
+  })
 }).annotations({ identifier: "SetRoute" })
 
 export const Reembedding = Schema.Struct({
@@ -248,6 +251,7 @@ export class AiAdminApi extends HttpApiGroup.make("adminAi")
       .addSuccess(AiRoute)
       .addError(GatewayNotFound)
       .addError(InvalidRoute)
+      .addError(GatewayTestFailed)
       .addError(AiVersionConflict)
       .pipe(requires("ai.manage"))
   )

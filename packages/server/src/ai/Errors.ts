@@ -31,3 +31,8 @@ export class InvalidRoute extends ProblemError<InvalidRoute>()("InvalidRoute", {
 export class InvalidUsagePeriod extends ProblemError<InvalidUsagePeriod>()("InvalidUsagePeriod", {
   status: 400, code: "INVALID_USAGE_PERIOD", description: "since must be before until, and the period at most 366 days"
 }) {}
+
+export class GatewayTestFailed extends ProblemError<GatewayTestFailed>()("GatewayTestFailed", {
+  status: 422, code: "GATEWAY_TEST_FAILED",
+  description: "Setting the route tested its gateway and the test failed; the detail and errors[].code name the test's errorCode. Fix the gateway, or send force: true to route to it anyway"
+}) {}

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import type { Principal } from "../domain/Principal"
 import { type ChatChunk, type ChatCompletion, ChatError, type ChatRequest, complete, redactHeaders, streamChat, type WireTarget, wireRequest } from "./ChatWire"
 import { Gateways } from "./Gateways"
@@ -48,6 +48,24 @@ const lastUserText = (request: ChatRequest) => [...request.messages].reverse().f
 const KEYWORDS_SCHEMA = {
   name: "keyword_plan",
   schema: { type: "object", properties: { keywords: { type: "array", items: { type: "string" } } }, required: ["keywords"], additionalProperties: false }
+}
+
+/** LOCAL's answer is streamed in at most this many pieces, this far apart (at most 300 ms in all). */
+const LOCAL_STREAM_PIECES = 20
+const LOCAL_STREAM_GAP = Duration.millis(15)
+
+/**
+ * LOCAL's text in word-aligned pieces, paced the way a model streams: a reader sees it arrive, and a client
+ * that hangs up mid-answer interrupts it mid-answer, as with a gateway, rather than after it was all written.
+ */
+const pacedText = (text: string): Stream.Stream<ChatChunk> => {
+  const words = text.match(/\s*\S+\s*/g) ?? [text]
+  const perPiece = Math.ceil(words.length / LOCAL_STREAM_PIECES)
+  const pieces = Array.from({ length: Math.ceil(words.length / perPiece) }, (_, index) => words.slice(index * perPiece, (index + 1) * perPiece).join(""))
+  return Stream.fromIterable(pieces).pipe(
+    Stream.zipWithIndex,
+    Stream.mapEffect(([piece, index]) => Effect.as(index === 0 ? Effect.void : Effect.sleep(LOCAL_STREAM_GAP), { _tag: "text", text: piece } as ChatChunk))
+  )
 }
 
 /**
@@ -157,7 +175,7 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
 
     /**
      * A streamed call: the provider that answers, then its chunks as they arrive (text, completed tool calls,
-     * the finish with usage). LOCAL answers in one text chunk.
+     * the finish with usage). LOCAL answers in paced word-aligned pieces (`pacedText`).
      */
     const stream = (actor: Principal, workload: ChatWorkload, request: ChatRequest, passages: ReadonlyArray<Passage> = [], choice?: ModelChoice) =>
       Effect.gen(function* () {
@@ -166,8 +184,8 @@ export class Models extends Effect.Service<Models>()("lore/Models", {
         if (model._tag === "local") {
           const answer = localCompletion(workload, request, passages)
           yield* record(actor, workload, model.provider, started, "OK")
-          const chunks: ReadonlyArray<ChatChunk> = [{ _tag: "text", text: answer.text }, { _tag: "finish", finishReason: "stop", usage: answer.usage }]
-          return { provider: model.provider, chunks: Stream.fromIterable(chunks) }
+          const finish: ChatChunk = { _tag: "finish", finishReason: "stop", usage: answer.usage }
+          return { provider: model.provider, chunks: Stream.concat(pacedText(answer.text), Stream.succeed(finish)) }
         }
         yield* logCall(model.target, request, true)
         const chunks = providerStream(model.target, request).pipe(

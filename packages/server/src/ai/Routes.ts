@@ -5,7 +5,7 @@ import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { EmbeddingIndexHooks, type IndexStatus } from "./EmbeddingIndexHooks"
 import { EmbeddingSettings } from "./EmbeddingSettings"
-import { AiVersionConflict, GatewayNotFound } from "./Errors"
+import { AiVersionConflict, GatewayNotFound, GatewayTestFailed } from "./Errors"
 import { Gateways, type GatewayView } from "./Gateways"
 import { GatewaysRepo, type RouteRow } from "./GatewaysRepo"
 import { ENVIRONMENT_GATEWAY_ID, isEmbeddingWorkload, LOCAL_GATEWAY_ID, type ReasoningEffort, type RouteSource, Workload } from "./Model"
@@ -32,6 +32,8 @@ export interface SetRouteInput {
   readonly providerReasoningEffort?: ReasoningEffort | undefined
   readonly dimensions?: number | undefined
   readonly version: number
+  /** Route even if the gateway's test fails. */
+  readonly force?: boolean | undefined
 }
 
 const defaultNote = (workload: Workload) =>
@@ -94,20 +96,45 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
 
     const stale = (workload: Workload) => new AiVersionConflict({ detail: `The route of ${workload} changed since the version you sent; read it again and retry` })
 
+    /** The gateway of a route, if the route may use it (exists, and serves the workload with this model). */
+    const usableGateway = (actor: Principal, workload: Workload, input: SetRouteInput) =>
+      Effect.gen(function* () {
+        // Inside the save's transaction this locks a stored gateway, so it cannot be deleted while this route comes to use it.
+        const gateway = yield* gateways.lockForRoute(actor, input.gatewayProfileId)
+        if (!gateway) return yield* new GatewayNotFound({ detail: "No AI gateway with this id in your organization" })
+        yield* routeTarget(
+          workload,
+          { gatewayId: gateway.id, gatewayKey: gateway.gatewayKey, preset: gateway.preset, supportsReasoningEffort: gateway.supportsProviderReasoningEffort },
+          input.modelId, input.providerReasoningEffort, input.dimensions
+        )
+        return gateway
+      })
+
+    /**
+     * A route to a gateway that fails its test would fail every call of the workload (every employee's chat):
+     * refused unless forced. The test calls the gateway, so it runs before the save's transaction, not inside it.
+     */
+    const requirePassingTest = (actor: Principal, workload: Workload, input: SetRouteInput) =>
+      Effect.gen(function* () {
+        const gateway = yield* usableGateway(actor, workload, input)
+        // A stale version is answered as such before the gateway is called (the save checks it again).
+        if (((yield* repo.route(actor.organizationId, workload))?.version ?? 0) !== input.version) return yield* stale(workload)
+        const test = yield* gateways.test(actor, gateway.id)
+        if (test.errorCode === null) return
+        const words = test.errorMessage ? `: ${test.errorMessage}` : ""
+        return yield* new GatewayTestFailed({
+          detail: `Gateway ${gateway.gatewayKey} failed its test (${test.errorCode})${words}. Fix the gateway (lore admin ai gateways test ${gateway.gatewayKey}), or send force: true (--force) to route ${workload} to it anyway`,
+          errors: [{ path: "gatewayProfileId", message: `the gateway's test failed with ${test.errorCode}`, code: test.errorCode }]
+        })
+      })
+
     return {
       list,
 
       set: (actor: Principal, workload: Workload, input: SetRouteInput) =>
-        transaction(
+        Effect.zipRight(input.force === true ? Effect.void : requirePassingTest(actor, workload, input), transaction(
           Effect.gen(function* () {
-            // Locks a stored gateway, so it cannot be deleted while this route comes to use it.
-            const gateway = yield* gateways.lockForRoute(actor, input.gatewayProfileId)
-            if (!gateway) return yield* new GatewayNotFound({ detail: "No AI gateway with this id in your organization" })
-            yield* routeTarget(
-              workload,
-              { gatewayId: gateway.id, gatewayKey: gateway.gatewayKey, preset: gateway.preset, supportsReasoningEffort: gateway.supportsProviderReasoningEffort },
-              input.modelId, input.providerReasoningEffort, input.dimensions
-            )
+            const gateway = yield* usableGateway(actor, workload, input)
             const route = { workload, gatewayId: gateway.id, modelId: input.modelId, providerReasoningEffort: input.providerReasoningEffort ?? null, dimensions: input.dimensions ?? null }
             const saved = input.version === 0
               ? yield* repo.insertRoute(actor.organizationId, route, actingUserId(actor))
@@ -123,7 +150,7 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
             const change = yield* hooks.routeChanged(actor.organizationId)
             return change.note === "" ? view : { ...view, lifecycleNote: [view.lifecycleNote, change.note].filter(Boolean).join(". ") }
           })
-        ),
+        )),
 
       reset: (actor: Principal, workload: Workload, version: number | undefined) =>
         transaction(

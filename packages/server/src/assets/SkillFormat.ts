@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
-import { isMap, parseDocument } from "yaml"
+import { nullPrototypeObject } from "../domain/SafeKeys"
 import { canonicalPackage, declaredProblems, type PackageFile, readZip, type SkillLimits, type SkillProblem } from "./SkillArchive"
+import { readFrontmatter } from "./SkillFrontmatter"
 
 /**
  * The Agent Skills format (agentskills.io): a folder with SKILL.md, whose YAML frontmatter holds `name`,
@@ -37,7 +38,6 @@ export interface ValidSkill {
 export type SkillCheck = { readonly ok: true; readonly skill: ValidSkill } | { readonly ok: false; readonly problems: ReadonlyArray<SkillProblem> }
 
 const ALLOWED_KEYS = new Set(["name", "description", "license", "compatibility", "allowed-tools", "metadata"])
-const FRONTMATTER = /^---[ \t]*\r?\n([\s\S]*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|$)/m
 
 const chars = (text: string) => [...text].length
 export const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex")
@@ -55,30 +55,6 @@ export const nameProblems = (name: unknown, directory: string | null): Array<Ski
   }
   if (directory !== null && name !== directory) problems.push({ code: "NAME_DIRECTORY_MISMATCH", path: at, message: "name must equal the skill's folder name" })
   return problems
-}
-
-interface Frontmatter {
-  readonly problems: Array<SkillProblem>
-  readonly fields?: Record<string, unknown>
-  readonly instructions?: string
-}
-
-/** SKILL.md's frontmatter as a mapping and its body, or why not. */
-const frontmatterOf = (text: string): Frontmatter => {
-  const body = text.replace(/^\uFEFF/, "")
-  const match = FRONTMATTER.exec(body)
-  if (!match || match.index !== 0) {
-    return { problems: [{ code: "FRONTMATTER_MISSING", path: "SKILL.md", message: "SKILL.md must start with YAML frontmatter between '---' lines" }] }
-  }
-  const document = parseDocument(match[1] ?? "", { uniqueKeys: true, prettyErrors: false })
-  if (document.errors.length > 0) {
-    const first = document.errors[0]!
-    const line = first.linePos?.[0]?.line
-    return { problems: [{ code: "FRONTMATTER_INVALID_YAML", path: "SKILL.md", message: `the frontmatter is not valid YAML${line ? ` (line ${line + 1})` : ""}: ${first.code}` }] }
-  }
-  if (!isMap(document.contents)) return { problems: [{ code: "FRONTMATTER_NOT_A_MAPPING", path: "SKILL.md", message: "the frontmatter must be a mapping of fields" }] }
-  const fields = document.toJS({ maxAliasCount: 10 }) as Record<string, unknown>
-  return { problems: [], fields, instructions: body.slice(match[0].length) }
 }
 
 const optionalString = (fields: Record<string, unknown>, key: string, code: string, max: number | null, problems: Array<SkillProblem>) => {
@@ -103,8 +79,8 @@ export const frontmatterProblems = (skillMd: Uint8Array, directory: string | nul
   } catch {
     return { problems: [{ code: "SKILL_MD_NOT_UTF8", path: "SKILL.md", message: "SKILL.md must be UTF-8 text" }] }
   }
-  const parsed = frontmatterOf(text)
-  if (!parsed.fields) return { problems: parsed.problems }
+  const parsed = readFrontmatter(text)
+  if (!parsed.ok) return { problems: parsed.problems }
   const fields = parsed.fields
   const problems: Array<SkillProblem> = []
   for (const key of Object.keys(fields)) {
@@ -122,13 +98,15 @@ export const frontmatterProblems = (skillMd: Uint8Array, directory: string | nul
   const license = optionalString(fields, "license", "LICENSE", null, problems)
   const compatibility = optionalString(fields, "compatibility", "COMPATIBILITY", 500, problems)
   const allowedTools = optionalString(fields, "allowed-tools", "ALLOWED_TOOLS", null, problems)
-  const metadata: Record<string, string> = {}
+  // Built from caller keys: no prototype to reach (denied keys were refused while reading the YAML).
+  const metadata = nullPrototypeObject<string>()
   if (fields.metadata !== undefined && fields.metadata !== null) {
     const value = fields.metadata
     if (typeof value !== "object" || Array.isArray(value)) {
       problems.push({ code: "METADATA_NOT_A_MAPPING", path: "SKILL.md#metadata", message: "metadata must be a mapping of strings to strings" })
     } else {
-      for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+      for (const key of Object.keys(value)) {
+        const entry = (value as Record<string, unknown>)[key]
         if (typeof entry === "string") metadata[key] = entry
         else problems.push({ code: "METADATA_VALUE_NOT_A_STRING", path: `SKILL.md#metadata.${key.slice(0, 64)}`, message: "metadata values must be strings (quote numbers and dates)" })
       }
@@ -143,7 +121,7 @@ export const frontmatterProblems = (skillMd: Uint8Array, directory: string | nul
       compatibility,
       allowedTools,
       metadata,
-      instructions: parsed.instructions ?? ""
+      instructions: parsed.instructions
     }
   }
 }

@@ -12,7 +12,8 @@ import { InvalidSkillPackage, LockVersionConflict, ReleaseNotAvailable, ReleaseN
 import { Governance } from "./Governance"
 import { mayEdit } from "./Policy"
 import type { SkillProblem } from "./SkillArchive"
-import { inspectZip, type SkillInspection, type ValidSkill } from "./SkillFormat"
+import { ParsePool } from "../parsing-pool/ParsePool"
+import type { SkillInspection, ValidSkill } from "./SkillFormat"
 import { SkillsRepo } from "./SkillsRepo"
 
 export interface UploadedPackage {
@@ -65,16 +66,20 @@ export class Skills extends Effect.Service<Skills>()("lore/Skills", {
     const governance = yield* Governance
     const repo = yield* SkillsRepo
     const audit = yield* Audit
+    const parsePool = yield* ParsePool
     const limits = settings.skillLimits
     const maxUploadBytes = settings.maxUploadBytes
 
-    /** Reads an uploaded package and validates it; 413 over the upload limit, 422 with every broken rule. */
+    /**
+     * Reads an uploaded package and validates it in a parse worker (off the event loop, under LORE_PARSE_TIMEOUT);
+     * 413 over the upload limit, 422 with every broken rule (PARSE_TIMEOUT among them when the parse overran).
+     */
     const validUpload = (file: UploadedPackage) =>
       Effect.gen(function* () {
         const size = (yield* Effect.promise(() => stat(file.path))).size
         if (size > maxUploadBytes) return yield* new PayloadTooLarge({ detail: `Skill packages are limited to ${maxUploadBytes} bytes` })
         const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
-        const checked = inspectZip(bytes, limits)
+        const checked = yield* parsePool.inspectSkillZip(bytes, limits)
         if (!checked.ok) return yield* invalidPackage(checked.problems)
         return checked.skill
       })
@@ -214,5 +219,5 @@ export class Skills extends Effect.Service<Skills>()("lore/Skills", {
 
     return { inspect, create, createFrom, updateDraft, replaceDraft, release, manifest, packageOf, activation, setActivation, store }
   }),
-  dependencies: [AssetReader.Default, Assets.Default, AssetsRepo.Default, Governance.Default, SkillsRepo.Default, Audit.Default]
+  dependencies: [AssetReader.Default, Assets.Default, AssetsRepo.Default, Governance.Default, SkillsRepo.Default, Audit.Default, ParsePool.Default]
 }) {}

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto"
 import type { ChatMessage } from "../ai/ChatWire"
 import { NOTHING_RELEVANT, type Passage } from "../ai/LocalModel"
 import { localModels } from "../ai/Presets"
-import { Models, type ProviderInfo } from "../ai/Models"
+import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
@@ -12,6 +12,7 @@ import { citationNumbering, titleFrom } from "./CitationNumbering"
 import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
+import { type AnswerPiece, failureCode, localChoice, withLocalFallback } from "./ModelFallback"
 import { ModelOptions } from "./ModelOptions"
 import { AssistantFiles } from "./Files"
 import { type ChatPassage, citationLinks, citationOf, filePassage, knowledgePassage } from "./Passages"
@@ -133,16 +134,21 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           provider: undefined as ProviderInfo | undefined,
           evidence: [] as ReadonlyArray<ChatPassage>,
           numbering: citationNumbering(0),
-          saved: false
+          /** The status the answer was saved with, once a save has started. */
+          saved: undefined as "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined,
+          /** Set when the stream's last chunk was handed to the response: a later interruption cut nothing. */
+          delivered: false
         }
         const citations = () => state.numbering.used().flatMap((position, index) => {
           const evidence = state.evidence[position - 1]
           return evidence ? [citationOf(evidence, index + 1)] : []
         })
+        // A save, once started, finishes: a client that hangs up while the answer is being saved (the LOCAL
+        // answerer gets there within milliseconds) would otherwise roll it back and leave only the question.
         const save = (status: "COMPLETE" | "INTERRUPTED" | "FAILED") =>
-          Effect.suspend(() => {
+          Effect.uninterruptible(Effect.suspend(() => {
             if (state.saved) return Effect.succeed(citations())
-            state.saved = true
+            state.saved = status
             const cited = citations()
             return transaction(Effect.gen(function* () {
               // A conversation deleted while its answer streamed keeps nothing.
@@ -152,14 +158,22 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
                 provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null
               })
             })).pipe(Effect.as(cited))
-          })
-        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted).
-        yield* Effect.addFinalizer((exit) => Effect.ignoreLogged(save(exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause) ? "FAILED" : "INTERRUPTED")))
+          }))
+        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
+        // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
+        yield* Effect.addFinalizer((exit) => {
+          if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
+          if (exit._tag === "Success" || state.delivered) return Effect.void
+          return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
+        })
 
+        // text-start goes out with the first delta, so that a MODEL_FALLBACK notice can come before it.
+        let textStarted = false
+        const startText = (): ReadonlyArray<UiMessageChunk> => (textStarted ? [] : ((textStarted = true), [{ type: "text-start", id: textId }]))
         const emit = (delta: string): ReadonlyArray<UiMessageChunk> => {
           if (delta.length === 0) return []
           state.text += delta
-          return [{ type: "text-delta", id: textId, delta }]
+          return [...startText(), { type: "text-delta", id: textId, delta }]
         }
 
         const answer = Stream.unwrap(Effect.gen(function* () {
@@ -171,26 +185,27 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           const boundIds = new Set(bound.map((passage) => passage.citationId))
           state.evidence = [...attached, ...[...bound, ...general.filter((passage) => !boundIds.has(passage.citationId))].map(knowledgePassage)].slice(0, PASSAGE_LIMIT)
           state.numbering = citationNumbering(state.evidence.length)
-          const deltas: Stream.Stream<string, unknown> = state.evidence.length === 0
-            // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
-            ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make(NOTHING_RELEVANT))
-            : yield* Effect.map(
+          const modelText = (answerer: ModelChoice | undefined) => Effect.map(
               models.stream(caller, "ASSISTANT_CHAT", {
                 messages: [
                   { role: "system", content: `${SYSTEM_PROMPT}\n\n${state.evidence.map((evidence, index) => `[${index + 1}] ${evidence.title}\n${evidence.content}`).join("\n\n")}` },
                   ...history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content })),
                   { role: "user", content: question }
                 ]
-              }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), choice),
+              }, state.evidence.map((evidence): Passage => ({ id: evidence.citationId, title: evidence.title, text: evidence.content })), answerer),
               ({ provider, chunks }) => {
                 state.provider = provider
                 return chunks.pipe(Stream.filterMap((chunk) => (chunk._tag === "text" ? Option.some(chunk.text) : Option.none())))
               }
             )
-          const textStart: ReadonlyArray<UiMessageChunk> = [{ type: "text-start", id: textId }]
-          return Stream.succeed(textStart).pipe(
-            Stream.concat(deltas.pipe(Stream.map((delta) => emit(state.numbering.push(delta))))),
-            Stream.concat(Stream.sync((): ReadonlyArray<UiMessageChunk> => [...emit(state.numbering.flush()), { type: "text-end", id: textId }])),
+          const pieces: Stream.Stream<AnswerPiece, unknown> = state.evidence.length === 0
+            // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
+            ? (state.provider = { gatewayId: "local", gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }, Stream.make<[AnswerPiece]>({ _tag: "text", text: NOTHING_RELEVANT }))
+            : withLocalFallback(Stream.unwrap(modelText(choice)), modelText(localChoice))
+          return pieces.pipe(
+            Stream.map((piece): ReadonlyArray<UiMessageChunk> =>
+              piece._tag === "notice" ? [{ type: "data-notice", data: { code: piece.code, message: piece.message } }] : emit(state.numbering.push(piece.text))),
+            Stream.concat(Stream.sync((): ReadonlyArray<UiMessageChunk> => [...emit(state.numbering.flush()), ...startText(), { type: "text-end", id: textId }])),
             Stream.flattenIterables
           )
         }))
@@ -208,9 +223,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           Stream.fromEffect(Effect.gen(function* () {
             yield* Effect.logWarning("chat answer failed").pipe(Effect.annotateLogs({ conversationId, messageId, cause: Cause.pretty(cause) }))
             yield* Effect.ignoreLogged(save("FAILED"))
+            // The code only: a provider's message may carry its raw response, which is for the log, not the employee.
             const failure = Cause.failureOption(cause)
-            const reason = failure._tag === "Some" && typeof (failure.value as any)?.code === "string"
-              ? `The model call failed (${(failure.value as any).code}): ${(failure.value as any).message ?? ""}`.trim()
+            const reason = failure._tag === "Some"
+              ? `The model call failed (${failureCode(failure.value)}); the partial answer was saved`
               : "The answer failed; the partial answer was saved"
             return { type: "error", errorText: reason } satisfies UiMessageChunk
           }))
@@ -221,7 +237,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause)))
           )),
           Stream.map(sseEvent),
-          Stream.concat(Stream.succeed(SSE_DONE))
+          Stream.concat(Stream.sync(() => ((state.delivered = true), SSE_DONE)))
         )
       }))
 

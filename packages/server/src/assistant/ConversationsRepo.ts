@@ -149,6 +149,9 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
           yield* exec(() => sql`UPDATE assistant_conversations SET last_activity_at = now() WHERE id = ${message.conversationId}`)()
         }),
 
+      /** A saved answer whose stream the client left before its end: what was saved stays, the status says it was cut. */
+      markInterrupted: exec((messageId: string) => sql`UPDATE assistant_messages SET status = 'INTERRUPTED' WHERE id = ${messageId} AND status = 'COMPLETE'`),
+
       citations: rows("assistant.citations", CitationRow, (messageId: string) => sql`
         SELECT citation_number, kind, citation_id, source_id, knowledge_asset_id, file_generation, title, heading, start_page, end_page
         FROM assistant_message_citations WHERE message_id = ${messageId} ORDER BY citation_number`),

@@ -4,7 +4,8 @@ import { Settings } from "../Config"
 import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobQueue } from "../jobs/JobQueue"
 import { defineJob, JobFailure } from "../jobs/Model"
-import { chunkDocument, detectMediaType, parseDocument } from "../knowledge/parsing"
+import { detectMediaType } from "../knowledge/parsing"
+import { ParsePool } from "../parsing-pool/ParsePool"
 import { FilesRepo } from "./FilesRepo"
 
 /** Parse and chunk one uploaded assistant file: UPLOADED -> PROCESSING -> READY | FAILED. */
@@ -41,10 +42,11 @@ const processFile = ({ fileId }: { fileId: string }, context: JobContext) =>
     const detected = detectMediaType(bytes, file.fileName, file.declaredMediaType ?? undefined)
     if (detected._tag === "Empty") return yield* failed(detected.code, detected.detail)
     if (detected._tag === "Unsupported") return yield* failed(detected.code, detected.detail)
-    const parsed = yield* Effect.promise(() => parseDocument(bytes, detected.mediaType))
-    if (!parsed.ok) return yield* failed(parsed.error.code, parsed.error.message)
     const generation = file.generation + 1
-    const chunks = chunkDocument(parsed.document, { sourceRevisionId: `assistant-file:${fileId}:${generation}` })
+    // Parsed and chunked in a worker thread under LORE_PARSE_TIMEOUT (parsing-pool/ParsePool.ts).
+    const parsed = yield* Effect.flatMap(ParsePool, (pool) => pool.parseDocument(bytes, detected.mediaType, `assistant-file:${fileId}:${generation}`))
+    if (!parsed.ok) return yield* failed(parsed.code, parsed.message)
+    const chunks = parsed.chunks
     if (chunks.length === 0) return yield* failed("NO_TEXT", "The document contains no text to read")
 
     yield* sql.withTransaction(
@@ -63,11 +65,11 @@ const processFile = ({ fileId }: { fileId: string }, context: JobContext) =>
             content: chunk.text,
             wordCount: chunk.wordCount
           })),
-          parsed.document.pageCount
+          parsed.pageCount
         )
       )
     ).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(databaseFailure(e))))
-    yield* Effect.logInfo("assistant file ready").pipe(Effect.annotateLogs({ fileId, chunks: chunks.length, pages: parsed.document.pageCount }))
+    yield* Effect.logInfo("assistant file ready").pipe(Effect.annotateLogs({ fileId, chunks: chunks.length, pages: parsed.pageCount }))
   })
 
 /** The last attempt's failure (database trouble, a crash) still ends the file FAILED, never PROCESSING forever. */

@@ -3,6 +3,7 @@ import { AssistantFiles } from "./Files"
 import { FilesJobsLive, PurgeScheduleLive } from "./FilesJobs"
 import { FilesRepo } from "./FilesRepo"
 import { RateLimits } from "./RateLimits"
+import { ParsePool } from "../parsing-pool/ParsePool"
 
 /**
  * Assistant files (uploads, processing and purge jobs) and the per-user rate limits. Exposes AssistantFiles
@@ -11,5 +12,5 @@ import { RateLimits } from "./RateLimits"
 export const AssistantFilesLive = Layer.mergeAll(FilesJobsLive, PurgeScheduleLive).pipe(
   Layer.provideMerge(Layer.mergeAll(AssistantFiles.Default, RateLimits.Default)),
   // Job handlers run with the services they were registered with.
-  Layer.provide(FilesRepo.Default)
+  Layer.provide(Layer.merge(FilesRepo.Default, ParsePool.Default))
 )

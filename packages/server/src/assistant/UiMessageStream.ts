@@ -28,6 +28,7 @@ export interface StreamedCitation {
 export type UiMessageChunk =
   | { readonly type: "start"; readonly messageId: string }
   | { readonly type: "data-conversation"; readonly data: { readonly conversationId: string } }
+  | { readonly type: "data-notice"; readonly data: { readonly code: "MODEL_FALLBACK"; readonly message: string } }
   | { readonly type: "text-start"; readonly id: string }
   | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
   | { readonly type: "text-end"; readonly id: string }

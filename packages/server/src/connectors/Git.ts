@@ -183,13 +183,16 @@ const testCredentials = (context: KindContext): Effect.Effect<ConnectionTestResu
 
 /**
  * A GIT config as saved: its fields (validateGitConfig), then the repository's address against this server's
- * rules (transport, LORE_REPO_ALLOWED_HOSTS, the outbound guard's private addresses), so a config the server
- * would refuse to fetch is a 422 when saved rather than a failure when first tested.
+ * rules (file:// only where allowed, the outbound guard's private addresses), so a config pointing at
+ * 127.0.0.1 or file:///etc is a 422 when saved rather than a failure when first tested. The host list
+ * (LORE_REPO_ALLOWED_HOSTS) is left to fetch time, as before: a connection may be prepared before its host is
+ * allowed, and a test then says REPOSITORY_NOT_ALLOWED.
  */
 const validateConfig = (sourceConfig: Readonly<Record<string, unknown>>, settings: LoreSettings): ReadonlyArray<FieldError> => {
   const errors = validateGitConfig(sourceConfig)
   if (errors.some((e) => e.path === "sourceConfig.repository") || typeof sourceConfig.repository !== "string") return errors
-  const checked = repositoryAddress(settings.repositories, outboundPolicy(settings), sourceConfig.repository, undefined)
+  const anyHost = { ...settings.repositories, allowedHosts: ["*"] }
+  const checked = repositoryAddress(anyHost, outboundPolicy(settings), sourceConfig.repository, undefined)
   if (checked.ok) return errors
   return [...errors, { path: "sourceConfig.repository", message: checked.problem.detail, ...(checked.problem.addressRefused ? { code: "ADDRESS_NOT_ALLOWED" } : {}) }]
 }

@@ -27,6 +27,7 @@ import searchQueryConfiguration from "./migrations/0023_search_query_configurati
 import searchImpacts from "./migrations/0024_search_impacts"
 import searchBlocks from "./migrations/0025_search_blocks"
 import searchAppendedBlocks from "./migrations/0026_search_appended_blocks"
+import scimLinkExistingUsers from "./migrations/0027_scim_link_existing_users"
 import connectorPermissions from "./migrations/0029_connector_permissions"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -57,6 +58,7 @@ export const migrations = {
   "0024_search_impacts": searchImpacts,
   "0025_search_blocks": searchBlocks,
   "0026_search_appended_blocks": searchAppendedBlocks,
+  "0027_scim_link_existing_users": scimLinkExistingUsers,
   "0029_connector_permissions": connectorPermissions
 }
 

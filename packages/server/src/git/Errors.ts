@@ -1,7 +1,7 @@
 import { ProblemError } from "../domain/Errors"
 
 export class RepositoryRefused extends ProblemError<RepositoryRefused>()("RepositoryRefused", {
-  status: 422, code: "REPOSITORY_NOT_ALLOWED", description: "The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), or its address holds credentials"
+  status: 422, code: "REPOSITORY_NOT_ALLOWED", description: "The repository's host or transport is not allowed (LORE_REPO_ALLOWED_HOSTS, LORE_REPO_ALLOW_FILE), its host is a loopback or private address (LORE_ALLOWED_PRIVATE_HOSTS; errors[].code ADDRESS_NOT_ALLOWED), or its address holds credentials"
 }) {}
 
 export class RepositoryFetchFailed extends ProblemError<RepositoryFetchFailed>()("RepositoryFetchFailed", {

@@ -12,7 +12,7 @@ import {
   problemType, RouteNotFound, ServiceUnavailable, titles, Unauthenticated, ValidationFailed
 } from "../domain/Errors"
 import { CurrentRequestId, requestIdFrom } from "../domain/RequestId"
-import { isRawRoute } from "./RawRoutes"
+import { checksOwnInput, isRawRoute } from "./RawRoutes"
 import type { RouteTable } from "./RouteTable"
 import { describeIssues, summarize } from "./ValidationMessages"
 import { quoteInput } from "../domain/Echo"
@@ -167,11 +167,12 @@ export const problemJson = (options: ProblemOptions) =>
 
       const body = hasBody(request)
       const limit = body && isMultipart(request) ? options.maxUploadBytes + 1024 * 1024 : options.maxJsonBytes
-      if (body && Number(request.headers["content-length"] ?? "0") > limit) {
+      const ownChecks = raw && checksOwnInput(request.url)
+      if (!ownChecks && body && Number(request.headers["content-length"] ?? "0") > limit) {
         return yield* finish(HttpServerResponse.empty({ status: 413 }))
       }
       // PostgreSQL cannot store NUL in text: refuse it in any path or query parameter before it reaches SQL.
-      if (request.url.includes("%00")) {
+      if (!ownChecks && request.url.includes("%00")) {
         return yield* finish(problemResponse(new ValidationFailed({ detail: "The request is invalid: parameters must not contain the NUL character (%00)" })))
       }
       yield* HttpApp.appendPreResponseHandler((_request, response) => finish(response))

@@ -12,6 +12,20 @@ import { Effect, Layer } from "effect"
  */
 export const rawRoutePrefixes: ReadonlyArray<string> = ["/scim/v2", "/mcp"]
 
+/**
+ * Raw routes that refuse oversized bodies and NUL characters themselves, in their own error format (SCIM's
+ * error schema): the problem layer's early 413 and %00 answers are problem+json, so it leaves these alone
+ * (the body size limit itself still applies to them).
+ */
+const selfCheckedPrefixes: ReadonlyArray<string> = ["/scim/v2"]
+
+const pathOf = (url: string) => (url.startsWith("/") ? url.split("?")[0]! : new URL(url, "http://lore").pathname)
+
+export const checksOwnInput = (url: string): boolean => {
+  const path = pathOf(url)
+  return selfCheckedPrefixes.some((prefix) => path === prefix || path.startsWith(prefix + "/"))
+}
+
 /** Whether a request URL belongs to a raw route (and so keeps its own error bodies). */
 export const isRawRoute = (url: string): boolean => {
   const path = url.startsWith("/") ? url.split("?")[0]! : new URL(url, "http://lore").pathname

@@ -1,25 +1,21 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Settings } from "../Config"
 import { asCaller } from "../domain/Principal"
 import { SESSION_COOKIE } from "../domain/Security"
 import { LoreApi } from "../http/Api"
+import { publicOrigin } from "../http/PublicUrl"
 import { Sso } from "./Sso"
 
 const STATE_COOKIE = "lore_sso_state"
 const STATE_COOKIE_PATH = "/api/session/sso"
 
-/** This server's origin as the browser reached it (behind a proxy: X-Forwarded-Proto and -Host). */
-const originOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const proto = (request.headers["x-forwarded-proto"] ?? "http").split(",")[0]!.trim()
-  const host = request.headers["x-forwarded-host"] ?? request.headers.host ?? "localhost"
-  return `${proto}://${host}`
-}
-
 export const SsoSessionHttp = HttpApiBuilder.group(LoreApi, "sso", (handlers) =>
   Effect.gen(function* () {
     const sso = yield* Sso
     const settings = yield* Settings
+    // The redirect URI: LORE_PUBLIC_URL, else Host (forwarding headers only from LORE_TRUSTED_PROXIES).
+    const originOf = publicOrigin(settings)
     return handlers
       .handleRaw("startSso", ({ request, urlParams }) =>
         Effect.gen(function* () {

@@ -10,7 +10,8 @@ import { JobQueue } from "../jobs/JobQueue"
 import { Settings } from "../Config"
 import { IngestSource, PackSearchPostings, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
 import { classificationRank } from "../domain/Model"
-import { type Chunk, chunkDocument, parseDocument, type SupportedMediaType } from "./parsing"
+import { ParsePool } from "../parsing-pool/ParsePool"
+import type { Chunk, SupportedMediaType } from "./parsing"
 import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
 import { SourcesRepo } from "./SourcesRepo"
 import { serveCurrentVersion } from "./Versions"
@@ -42,6 +43,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     const embeddingIndex = yield* EmbeddingIndex
     const indexRepo = yield* EmbeddingIndexRepo
     const queue = yield* JobQueue
+    const parsePool = yield* ParsePool
     const source = yield* repo.load(sourceId)
     if (!source || source.deletedAt !== null || source.status === "READY") return
 
@@ -52,9 +54,10 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
 
     const bytes = yield* repo.blob(source.contentDigest)
     if (!bytes) return yield* attention("CONTENT_MISSING", "The uploaded file is no longer stored; upload it again")
-    const parsed = yield* Effect.promise(() => parseDocument(bytes, source.mediaType as SupportedMediaType))
-    if (!parsed.ok) return yield* attention(parsed.error.code, parsed.error.message)
-    const chunks = chunkDocument(parsed.document, { sourceRevisionId: sourceId })
+    // Parsed and chunked in a worker thread under LORE_PARSE_TIMEOUT: an overrun ends in ATTENTION with TIMEOUT.
+    const parsed = yield* parsePool.parseDocument(bytes, source.mediaType as SupportedMediaType, sourceId)
+    if (!parsed.ok) return yield* attention(parsed.code, parsed.message)
+    const chunks = parsed.chunks
     if (chunks.length === 0) return yield* attention("NO_TEXT", "The document has no text to index")
 
     // Vectors for every generation search uses or is being built: a re-embedding running now misses nothing.
@@ -110,7 +113,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
         // A generation made after this ingestion read them: its job embeds these chunks.
         for (const current of now) if (!generations.some((generation) => generation.id === current.id)) yield* embeddingIndex.fill(current.id)
         yield* repo.markReady(sourceId, {
-          pageCount: parsed.document.pageCount,
+          pageCount: parsed.pageCount,
           chunkCount: chunks.length,
           embedding: activeVectors
             ? { provider: activeVectors.generation.profile.provider, model: activeVectors.generation.profile.modelId, dimensions: activeVectors.generation.profile.dimensions, profileKey: activeVectors.generation.profile.profileKey }
@@ -122,7 +125,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
       })
     ).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message))))
     yield* Effect.logInfo("source ingested").pipe(
-      Effect.annotateLogs({ sourceId, chunks: chunks.length, pages: parsed.document.pageCount, generations: embedded.length })
+      Effect.annotateLogs({ sourceId, chunks: chunks.length, pages: parsed.pageCount, generations: embedded.length })
     )
     // A bulk load must not leave search planning on stale (or no) statistics: one refresh at a time, when due.
     if (yield* index.statisticsStale) {

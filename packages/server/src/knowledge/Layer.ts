@@ -10,6 +10,7 @@ import { CatalogRepo } from "./CatalogRepo"
 import { SearchIndexRepo } from "./SearchIndexRepo"
 import { Sources } from "./Sources"
 import { SourcesRepo } from "./SourcesRepo"
+import { ParsePool } from "../parsing-pool/ParsePool"
 
 /** The explanation finds sources and knowledge assets through this area's resolvers. */
 const SourceResolversLive = Layer.effectDiscard(
@@ -25,5 +26,5 @@ const SourceResolversLive = Layer.effectDiscard(
 export const KnowledgeLive = Layer.mergeAll(SourceResolversLive, IngestionLive, ReembeddingLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default, EmbeddingIndex.Default)),
   // Job handlers run with the services they were registered with.
-  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, EmbeddingIndexRepo.Default, Embeddings.Default))
+  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, EmbeddingIndexRepo.Default, Embeddings.Default, ParsePool.Default))
 )

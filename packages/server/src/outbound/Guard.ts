@@ -199,7 +199,7 @@ const replayable = (body: unknown) =>
 /**
  * A fetch with the guard on: each URL checked before the request, the resolved address at connect time, and
  * redirects followed here (redirect: "manual") so each hop is checked the same way; at most `maxRedirects`
- * hops, the whole exchange (headers) within `timeoutMs`. A refusal rejects with an OutboundRefused
+ * hops, the whole exchange (body included) within `timeoutMs`. A refusal rejects with an OutboundRefused
  * (`code` "ADDRESS_NOT_ALLOWED"). Answers are the global Response class, with `url` set to the last hop.
  */
 export const guardedFetch = (
@@ -226,6 +226,7 @@ export const guardedFetch = (
           method,
           headers: Object.fromEntries(headers),
           body: body as never,
+          ...(body instanceof ReadableStream ? { duplex: "half" as const } : {}),
           redirect: "manual",
           signal,
           dispatcher

@@ -28,6 +28,9 @@ export const ProvisioningConnection = Schema.Struct({
   groupsEnabled: Schema.Boolean,
   defaultRole: UserRole.annotations({ description: "The role given to the users it provisions (added)" }),
   defaultClearance: Clearance.annotations({ description: "The clearance given to the users it provisions (added)" }),
+  linkExistingUsers: Schema.Boolean.annotations({
+    description: "Whether SCIM may take over an existing Lore user with the same email that no connection provisioned (never an ADMIN or ORG_ADMIN); false: such a user is 409 uniqueness (added)"
+  }),
   scimBaseUrl: Schema.String.annotations({ description: "Where the identity provider sends SCIM requests: /scim/v2 on this server (added)" }),
   version: Schema.Int
 }).annotations({ identifier: "ProvisioningConnection" })
@@ -59,17 +62,23 @@ export const IssuedCredential = Schema.Struct({
 const Alias = Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(100))
 const ExpiresInDays = Schema.Int.pipe(Schema.between(1, 3650)).annotations({ description: "Days until the credential expires (default 365)" })
 
+const LinkExistingUsers = Schema.Boolean.annotations({
+  description: "Let SCIM take over existing Lore users with the same email that no connection provisioned, administrators never (default false)"
+})
+
 export const CreateProvisioningConnection = Body({
   alias: Alias,
   providerProfile: ProviderProfile,
   usersEnabled: Schema.Boolean,
   groupsEnabled: Schema.Boolean,
   defaultRole: Schema.optional(UserRole),
-  defaultClearance: Schema.optional(Clearance)
+  defaultClearance: Schema.optional(Clearance),
+  linkExistingUsers: Schema.optional(LinkExistingUsers)
 }).annotations({ identifier: "CreateProvisioningConnection" })
 
 export const SetProvisioningState = Body({
   operationalState: OperationalState,
+  linkExistingUsers: Schema.optional(LinkExistingUsers.annotations({ description: "Changes linkExistingUsers when given; unchanged otherwise" })),
   version: Schema.Int.annotations({ description: "The version read; a stale one is 409 VERSION_CONFLICT" })
 }).annotations({ identifier: "SetProvisioningState" })
 

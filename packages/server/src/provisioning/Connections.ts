@@ -40,6 +40,7 @@ const describeConnection = (row: ConnectionRow) => ({
   groupsEnabled: row.groupsEnabled,
   defaultRole: row.defaultRole,
   defaultClearance: row.defaultClearance,
+  linkExistingUsers: row.linkExistingUsers,
   scimBaseUrl: SCIM_BASE_PATH,
   version: row.version
 })
@@ -94,7 +95,7 @@ export class ProvisioningConnections extends Effect.Service<ProvisioningConnecti
 
       create: (actor: Principal, input: {
         alias: string; providerProfile: ProviderProfile; usersEnabled: boolean; groupsEnabled: boolean
-        defaultRole?: string | undefined; defaultClearance?: string | undefined
+        defaultRole?: string | undefined; defaultClearance?: string | undefined; linkExistingUsers?: boolean | undefined
       }) =>
         transaction(Effect.gen(function* () {
           const inserted = yield* repo.insertConnection(actor.organizationId, {
@@ -103,20 +104,24 @@ export class ProvisioningConnections extends Effect.Service<ProvisioningConnecti
             usersEnabled: input.usersEnabled,
             groupsEnabled: input.groupsEnabled,
             defaultRole: input.defaultRole ?? "EMPLOYEE",
-            defaultClearance: input.defaultClearance ?? "STANDARD"
+            defaultClearance: input.defaultClearance ?? "STANDARD",
+            linkExistingUsers: input.linkExistingUsers ?? false
           })
           if (!inserted) return yield* new ProvisioningAliasTaken({ detail: `A provisioning connection with alias ${quoteInput(input.alias, 100)} exists already` })
-          yield* audit.record(actor, { action: "provisioning.connection.create", resourceType: "provisioning_connection", resourceId: inserted.id, details: { alias: input.alias, providerProfile: input.providerProfile } })
+          yield* audit.record(actor, { action: "provisioning.connection.create", resourceType: "provisioning_connection", resourceId: inserted.id, details: { alias: input.alias, providerProfile: input.providerProfile, linkExistingUsers: input.linkExistingUsers ?? false } })
           return describeConnection((yield* repo.connection(actor.organizationId, inserted.id))!)
         })),
 
-      setState: (actor: Principal, id: string, state: OperationalState, version: number) =>
+      setState: (actor: Principal, id: string, state: OperationalState, version: number, linkExistingUsers?: boolean | undefined) =>
         transaction(Effect.gen(function* () {
           const current = yield* requireConnection(actor, id)
-          if (!(yield* repo.setState(id, state, version))) {
+          if (!(yield* repo.setState(id, state, version, linkExistingUsers ?? null))) {
             return yield* new ProvisioningVersionConflict({ detail: `The connection is at version ${current.version}, not ${version}; read it again and retry` })
           }
-          yield* audit.record(actor, { action: "provisioning.connection.state", resourceType: "provisioning_connection", resourceId: id, details: { from: current.operationalState, to: state } })
+          yield* audit.record(actor, { action: "provisioning.connection.state", resourceType: "provisioning_connection", resourceId: id, details: {
+            from: current.operationalState, to: state,
+            ...(linkExistingUsers !== undefined ? { linkExistingUsers: { from: current.linkExistingUsers, to: linkExistingUsers } } : {})
+          } })
           // Provisioned people and groups stop or start changing access: clients comparing generations re-read.
           yield* generation.bump(actor.organizationId)
           return describeConnection((yield* repo.connection(actor.organizationId, id))!)

@@ -14,6 +14,7 @@ export const ConnectionRow = Schema.Struct({
   groupsEnabled: Schema.Boolean,
   defaultRole: UserRole,
   defaultClearance: Clearance,
+  linkExistingUsers: Schema.Boolean,
   version: Schema.Number,
   liveCredentials: Schema.Number
 })
@@ -44,13 +45,14 @@ export const PresentedCredential = Schema.Struct({
   groupsEnabled: Schema.Boolean,
   defaultRole: UserRole,
   defaultClearance: Clearance,
+  linkExistingUsers: Schema.Boolean,
   live: Schema.Boolean
 })
 export type PresentedCredential = typeof PresentedCredential.Type
 
 const connectionColumns = (sql: SqlClient.SqlClient) => sql.literal(`
   c.id, c.organization_id, c.alias, c.provider_profile, c.operational_state, c.users_enabled, c.groups_enabled,
-  c.default_role, c.default_clearance, c.version,
+  c.default_role, c.default_clearance, c.link_existing_users, c.version,
   (SELECT count(*)::int FROM provisioning_credentials k WHERE k.connection_id = c.id AND k.revoked_at IS NULL
      AND k.expires_at > now() AND (k.overlap_ends_at IS NULL OR k.overlap_ends_at > now())) AS live_credentials`)
 
@@ -83,13 +85,15 @@ export class ProvisioningRepo extends Effect.Service<ProvisioningRepo>()("lore/P
       /** The new connection's id, or undefined when the alias is taken. */
       insertConnection: row("provisioning.insertConnection", Schema.Struct({ id: Schema.String }), (organizationId: string, input: {
         alias: string; providerProfile: string; usersEnabled: boolean; groupsEnabled: boolean; defaultRole: string; defaultClearance: string
+        linkExistingUsers: boolean
       }) => sql`
-        INSERT INTO provisioning_connections (organization_id, alias, provider_profile, users_enabled, groups_enabled, default_role, default_clearance)
-        VALUES (${organizationId}, ${input.alias}, ${input.providerProfile}, ${input.usersEnabled}, ${input.groupsEnabled}, ${input.defaultRole}, ${input.defaultClearance})
+        INSERT INTO provisioning_connections (organization_id, alias, provider_profile, users_enabled, groups_enabled, default_role, default_clearance, link_existing_users)
+        VALUES (${organizationId}, ${input.alias}, ${input.providerProfile}, ${input.usersEnabled}, ${input.groupsEnabled}, ${input.defaultRole}, ${input.defaultClearance}, ${input.linkExistingUsers})
         ON CONFLICT (organization_id, alias) DO NOTHING RETURNING id`),
       /** Sets the state if `version` is current; undefined otherwise. */
-      setState: row("provisioning.setState", Schema.Struct({ id: Schema.String }), (id: string, state: string, version: number) => sql`
-        UPDATE provisioning_connections SET operational_state = ${state}, version = version + 1, updated_at = now()
+      setState: row("provisioning.setState", Schema.Struct({ id: Schema.String }), (id: string, state: string, version: number, linkExistingUsers: boolean | null) => sql`
+        UPDATE provisioning_connections SET operational_state = ${state},
+          link_existing_users = coalesce(${linkExistingUsers}::boolean, link_existing_users), version = version + 1, updated_at = now()
         WHERE id = ${id} AND version = ${version} RETURNING id`),
       credentials: rows("provisioning.credentials", CredentialRow, (connectionId: string) =>
         sql`SELECT ${credentials} FROM provisioning_credentials k WHERE k.connection_id = ${connectionId} ORDER BY k.created_at, k.id`),
@@ -107,7 +111,7 @@ export class ProvisioningRepo extends Effect.Service<ProvisioningRepo>()("lore/P
       /** The credential behind a presented public token id, with its connection and whether it is live now. */
       presented: row("provisioning.presented", PresentedCredential, (publicTokenId: string) => sql`
         SELECT ${credentials}, k.verifier, c.organization_id, c.operational_state, c.users_enabled, c.groups_enabled,
-          c.default_role, c.default_clearance,
+          c.default_role, c.default_clearance, c.link_existing_users,
           (k.revoked_at IS NULL AND k.expires_at > now() AND (k.overlap_ends_at IS NULL OR k.overlap_ends_at > now())) AS live
         FROM provisioning_credentials k JOIN provisioning_connections c ON c.id = k.connection_id
         WHERE k.public_token_id = ${publicTokenId}`),

@@ -3,7 +3,9 @@ import { Data, Effect } from "effect"
 import { type ScimPatchOperation, scimPatch } from "scim-patch"
 import { AuthorizationGeneration } from "../access/Generation"
 import { transactional } from "../db/Sql"
+import { quoteInput } from "../domain/Echo"
 import { systemActor, type Principal } from "../domain/Principal"
+import { deniedPathSegment, findDeniedKey } from "../domain/SafeKeys"
 import { Audit } from "../platform/Audit"
 import { CORE_GROUP, CORE_USER, compileFilter, ENTERPRISE_USER, InvalidFilter, parseFilter } from "./ScimFilter"
 import { ScimRepo, type ScimUserRow } from "./ScimRepo"
@@ -21,9 +23,14 @@ export interface ScimCaller {
   readonly organizationId: string
   readonly defaultRole: string
   readonly defaultClearance: string
+  /** Whether a POST may take over an existing, unprovisioned non-administrator with the same email. */
+  readonly linkExistingUsers: boolean
   /** The absolute base URL, for meta.location. */
   readonly base: string
 }
+
+/** The largest startIndex served (PostgreSQL's int4); a list asked to start past it is an empty page. */
+export const MAX_START_INDEX = 2 ** 31 - 1
 
 export interface ListQuery {
   readonly filter?: string | undefined
@@ -32,6 +39,20 @@ export interface ListQuery {
 }
 
 const invalidValue = (detail: string) => new ScimError({ status: 400, scimType: "invalidValue", detail })
+const uniqueness = (detail: string) => new ScimError({ status: 409, scimType: "uniqueness", detail })
+/** RFC 7644 leaves the 403 detail to the server: fixed, so an identity provider's operator sees why. */
+export const LAST_ADMINISTRATOR_DETAIL = "SCIM may not deactivate or delete the organization's last active administrator"
+
+/** A denied attribute path (domain/SafeKeys.ts): 400 invalidPath. */
+export const deniedPath = () =>
+  new ScimError({ status: 400, scimType: "invalidPath", detail: "The attribute path names __proto__, prototype or constructor, which are not allowed" })
+
+/** A body (or PATCH value) holding a denied key, checked before anything reads it: 400 invalidValue. */
+export const checkKeys = (value: unknown) => {
+  const denied = findDeniedKey(value)
+  if (denied === null) return
+  throw invalidValue(denied === "(too deep)" ? "The body is nested too deeply" : `The key ${denied} is not allowed in a SCIM resource`)
+}
 const notFound = (kind: string) => new ScimError({ status: 404, detail: `No ${kind} with this id` })
 
 const str = (value: unknown) => (typeof value === "string" && value.trim().length > 0 ? value.trim() : undefined)
@@ -76,6 +97,14 @@ const patchOperations = (body: unknown): Array<ScimPatchOperation> => {
   }
   const operations = message.Operations ?? message.operations
   if (!Array.isArray(operations) || operations.length === 0) throw invalidValue("A PATCH message needs Operations")
+  // Refused before scim-patch sees them, since it walks paths and value keys by assignment (issue 29, finding 1):
+  // denied path segments first (invalidPath), then denied keys anywhere in the message (invalidValue).
+  for (const op of operations) {
+    const path = (op as { path?: unknown } | null)?.path
+    if (path !== undefined && typeof path !== "string") throw new ScimError({ status: 400, scimType: "invalidPath", detail: "An operation's path is a string" })
+    if (typeof path === "string" && deniedPathSegment(path) !== null) throw deniedPath()
+  }
+  checkKeys(message)
   return operations.flatMap((op: any): Array<ScimPatchOperation> => {
     if (!op || typeof op.op !== "string" || !/^(add|replace|remove)$/i.test(op.op)) throw invalidValue("Each operation's op is add, replace or remove")
     const kind = op.op.toLowerCase()
@@ -96,7 +125,8 @@ const applyPatch = (resource: Record<string, any>, operations: Array<ScimPatchOp
   } catch (error) {
     if (error instanceof ScimError) throw error
     const e = error as { scimCode?: string; message?: string }
-    throw new ScimError({ status: 400, scimType: e.scimCode ?? "invalidPath", detail: `The PATCH could not be applied: ${(e.message ?? "invalid operation").split("\n")[0]}` })
+    const scimType = typeof e.scimCode === "string" && /^[A-Za-z]{1,40}$/.test(e.scimCode) ? e.scimCode : "invalidPath"
+    throw new ScimError({ status: 400, scimType, detail: `The PATCH could not be applied: ${quoteInput((e.message ?? "invalid operation").split("\n")[0])}` })
   }
 }
 
@@ -136,6 +166,18 @@ export class Scim extends Effect.Service<Scim>()("lore/Scim", {
         return (yield* repo.defaultDepartment(caller.organizationId))!.id
       })
 
+    /**
+     * Before an offboarding (deactivation or delete): refuses it when the user administers the organization and
+     * no other active administrator would remain. The administrators are locked first, so two concurrent
+     * offboardings see each other.
+     */
+    const keepAnAdministrator = (caller: ScimCaller, userId: string) =>
+      Effect.gen(function* () {
+        if (!(yield* repo.isAdministrator(userId))?.administrator) return
+        const administrators = yield* repo.lockActiveAdministrators(caller.organizationId)
+        if (!administrators.some((a) => a.id !== userId)) return yield* new ScimError({ status: 403, detail: LAST_ADMINISTRATOR_DETAIL })
+      })
+
     const requireUser = (caller: ScimCaller, id: string) =>
       UUID.test(id) ? Effect.flatMap(repo.user(caller.connectionId, id), (row) => (row ? Effect.succeed(row) : Effect.fail(notFound("User")))) : Effect.fail(notFound("User"))
 
@@ -148,11 +190,22 @@ export class Scim extends Effect.Service<Scim>()("lore/Scim", {
           return yield* new ScimError({ status: 409, scimType: "uniqueness", detail: "A user with this userName exists already" })
         }
         const sameEmail = yield* repo.loreUserByEmail(caller.organizationId, fields.email)
-        if (sameEmail && sameEmail.id !== existing?.userId && (existing || sameEmail.provisioned)) {
-          return yield* new ScimError({ status: 409, scimType: "uniqueness", detail: "Another user has this email" })
+        if (existing) {
+          if (sameEmail && sameEmail.id !== existing.userId) return yield* uniqueness("Another user has this email")
+        } else {
+          // A userName that is another person's email would claim that person as surely as the email does.
+          const sameUserName = fields.userName.includes("@") && fields.userName.toLowerCase() !== fields.email.toLowerCase()
+            ? yield* repo.loreUserByEmail(caller.organizationId, fields.userName) : undefined
+          if (sameUserName) return yield* uniqueness("Another user has this userName as their email")
+          // SCIM manages what it provisioned: an existing person is taken over only where the administrator
+          // allowed it on the connection, never an administrator, never one another connection manages.
+          if (sameEmail && (sameEmail.provisioned || !caller.linkExistingUsers || sameEmail.administrator)) {
+            return yield* uniqueness("A Lore user with this email exists that this connection did not provision")
+          }
         }
         const departmentId = yield* departmentFor(caller, fields.department, existing?.departmentId ?? sameEmail?.departmentId)
         const lore = { email: fields.email, name: fields.name, departmentId, active: fields.active }
+        if (existing && existing.active && !fields.active) yield* keepAnAdministrator(caller, existing.userId)
         let userId: string
         let accessChanged: boolean
         if (existing) {
@@ -161,8 +214,9 @@ export class Scim extends Effect.Service<Scim>()("lore/Scim", {
           yield* repo.updateScimUser(userId, fields.userName, fields.externalId, stored(resource))
           accessChanged = existing.active !== fields.active || existing.departmentId !== departmentId
         } else if (sameEmail) {
-          // A person invited before provisioning was set up: the identity provider now manages them.
+          // A person invited before provisioning, on a connection that links existing users (linkExistingUsers).
           userId = sameEmail.id
+          if (sameEmail.active && !fields.active) yield* keepAnAdministrator(caller, userId)
           yield* repo.updateLoreUser(userId, lore)
           yield* repo.insertScimUser(userId, caller.organizationId, caller.connectionId, fields.userName, fields.externalId, stored(resource))
           accessChanged = sameEmail.active !== fields.active || sameEmail.departmentId !== departmentId
@@ -228,7 +282,7 @@ export class Scim extends Effect.Service<Scim>()("lore/Scim", {
         Effect.gen(function* () {
           const predicate = yield* where(userTarget, query.filter)
           const [found, total] = yield* Effect.all([
-            query.count === 0 ? Effect.succeed([]) : repo.users(caller.connectionId, predicate, query.startIndex - 1, query.count),
+            query.count === 0 || query.startIndex > MAX_START_INDEX ? Effect.succeed([]) : repo.users(caller.connectionId, predicate, query.startIndex - 1, query.count),
             repo.countUsers(caller.connectionId, predicate)
           ])
           return { total: total?.total ?? 0, resources: found.map((row) => userResource(row, caller.base)) }
@@ -250,6 +304,7 @@ export class Scim extends Effect.Service<Scim>()("lore/Scim", {
           const existing = yield* requireUser(caller, id)
           const resource = userResource(existing, caller.base) as Record<string, any>
           const fields = yield* attempt(() => userFields(resource))
+          if (existing.active) yield* keepAnAdministrator(caller, id)
           yield* repo.updateLoreUser(id, { email: fields.email, name: fields.name, departmentId: existing.departmentId, active: false })
           yield* repo.removeMemberships(id)
           yield* repo.deleteScimUser(id)
@@ -261,7 +316,7 @@ export class Scim extends Effect.Service<Scim>()("lore/Scim", {
         Effect.gen(function* () {
           const predicate = yield* where(groupTarget, query.filter)
           const [found, total] = yield* Effect.all([
-            query.count === 0 ? Effect.succeed([]) : repo.groups(caller.connectionId, predicate, query.startIndex - 1, query.count),
+            query.count === 0 || query.startIndex > MAX_START_INDEX ? Effect.succeed([]) : repo.groups(caller.connectionId, predicate, query.startIndex - 1, query.count),
             repo.countGroups(caller.connectionId, predicate)
           ])
           const members = withMembers && found.length > 0 ? yield* repo.members(found.map((g) => g.id)) : []

@@ -1,5 +1,7 @@
 import type { SqlClient, Statement } from "@effect/sql"
 import { type Filter, parse } from "scim2-parse-filter"
+import { quoteInput } from "../domain/Echo"
+import { deniedPathSegment } from "../domain/SafeKeys"
 
 /**
  * SCIM filters (RFC 7644 §3.4.2.2) as SQL: scim2-parse-filter parses the text, this turns its tree into a
@@ -56,12 +58,67 @@ export const splitPath = (attrPath: string): Array<string> => {
   return urn === undefined || urn === CORE_USER || urn === CORE_GROUP ? parts : [urn, ...parts]
 }
 
-export const parseFilter = (text: string): Filter => {
-  try {
-    return parse(text)
-  } catch (error) {
-    throw new InvalidFilter(`The filter could not be parsed: ${error instanceof Error ? error.message.split("\n")[0] : "syntax error"}`)
+/** Limits on one filter (docs/security.md): its length, and how deeply its parentheses and brackets nest. */
+export const MAX_FILTER_LENGTH = 4096
+export const MAX_FILTER_DEPTH = 16
+
+/** The deepest nesting of ( and [ outside string literals; counted before the (recursive) parser runs. */
+const textDepth = (text: string) => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === "\\") i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === "(" || c === "[") deepest = Math.max(deepest, ++depth)
+    else if (c === ")" || c === "]") depth = Math.max(0, depth - 1)
   }
+  return deepest
+}
+
+/** The depth of a parsed filter (and/or/not/value paths), walked without recursion. */
+const treeDepth = (filter: Filter) => {
+  let deepest = 0
+  const stack: Array<[unknown, number]> = [[filter, 1]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!
+    deepest = Math.max(deepest, depth)
+    const f = node as { filters?: Array<Filter>; filter?: Filter; valFilter?: Filter }
+    for (const child of [...(f.filters ?? []), f.filter, f.valFilter]) if (child) stack.push([child, depth + 1])
+  }
+  return deepest
+}
+
+export const parseFilter = (text: string): Filter => {
+  if (text.length > MAX_FILTER_LENGTH) throw new InvalidFilter(`The filter is longer than ${MAX_FILTER_LENGTH} characters`)
+  if (textDepth(text) > MAX_FILTER_DEPTH) throw new InvalidFilter(`The filter nests deeper than ${MAX_FILTER_DEPTH} levels`)
+  let parsed: Filter
+  try {
+    parsed = parse(text)
+  } catch (error) {
+    throw new InvalidFilter(`The filter could not be parsed: ${quoteInput(error instanceof Error ? error.message.split("\n")[0] : "syntax error")}`)
+  }
+  if (treeDepth(parsed) > MAX_FILTER_DEPTH) throw new InvalidFilter(`The filter nests deeper than ${MAX_FILTER_DEPTH} levels`)
+  return parsed
+}
+
+/** Timestamps a filter may compare with: years 0001-9999 (outside them PostgreSQL refuses the value). */
+const MIN_FILTER_DATE = Date.parse("0001-01-01T00:00:00.000Z")
+const MAX_FILTER_DATE = Date.parse("9999-12-31T23:59:59.999Z")
+const filterDate = (value: unknown): Date => {
+  const time = typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN
+  if (Number.isNaN(time)) throw new InvalidFilter("A date attribute compares with an ISO 8601 date-time")
+  if (time < MIN_FILTER_DATE || time > MAX_FILTER_DATE) throw new InvalidFilter("A date in a filter must be within the years 0001-9999")
+  return new Date(time)
+}
+
+/** An attribute path's segments, refusing those that name an object's prototype (domain/SafeKeys.ts). */
+const safePath = (attrPath: string) => {
+  if (deniedPathSegment(attrPath) !== null) throw new InvalidFilter("The filter names an attribute that is not allowed")
+  return splitPath(attrPath)
 }
 
 type CompareOp = "eq" | "ne" | "co" | "sw" | "ew" | "gt" | "lt" | "ge" | "le"
@@ -123,9 +180,9 @@ export const compileFilter = (sql: SqlClient.SqlClient, target: FilterTarget, fi
         }
         if (operand.type === "date") {
           if (op === "pr") return sql`(${operand.expr} IS NOT NULL)`
-          if (typeof value !== "string" || Number.isNaN(Date.parse(value))) throw new InvalidFilter("A date attribute compares with an ISO 8601 date-time")
+          const date = filterDate(value)
           if (op === "co" || op === "sw" || op === "ew") throw new InvalidFilter(`${op} does not apply to dates`)
-          return compareWith(operand.expr, op, sql`${new Date(value)}::timestamptz`)
+          return compareWith(operand.expr, op, sql`${date}::timestamptz`)
         }
         return textCompare(operand.expr, op, value, operand.caseExact)
       case "json":
@@ -146,20 +203,21 @@ export const compileFilter = (sql: SqlClient.SqlClient, target: FilterTarget, fi
     switch (f.op) {
       case "and":
       case "or": {
+        // One flat AND/OR list, not a left-nested chain, so a long list does not nest deeply in SQL either.
         const parts = (f as { filters: Array<Filter> }).filters.map((x) => compile(x, scope))
-        return parts.reduce((acc, part) => (f.op === "and" ? sql`(${acc} AND ${part})` : sql`(${acc} OR ${part})`))
+        return f.op === "and" ? sql.and(parts) : sql.or(parts)
       }
       case "not":
         return sql`(NOT coalesce(${compile((f as { filter: Filter }).filter, scope)}, false))`
       case "[]": {
         const vp = f as { attrPath: string; valFilter: Filter }
-        const path = splitPath(vp.attrPath)
+        const path = safePath(vp.attrPath)
         const elements = scope.elements(path)
         if (elements === undefined) {
           // A membership attribute (members[value eq "..."]): only `value` can be filtered on.
           const operand = scope.resolve(path)
           if (operand.kind === "membership") return compile(vp.valFilter, { resolve: () => operand, elements: () => undefined })
-          throw new InvalidFilter(`${vp.attrPath} is not multi-valued`)
+          throw new InvalidFilter(`${quoteInput(vp.attrPath)} is not multi-valued`)
         }
         const alias = sql.literal(`e${depth++}`)
         const elementScope: FilterTarget = {
@@ -169,13 +227,13 @@ export const compileFilter = (sql: SqlClient.SqlClient, target: FilterTarget, fi
         return sql`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${elements}) = 'array' THEN ${elements} ELSE '[]'::jsonb END) AS ${alias}(v) WHERE ${compile(vp.valFilter, elementScope)})`
       }
       case "pr":
-        return compareOperand(scope.resolve(splitPath((f as { attrPath: string }).attrPath)), "pr", undefined)
+        return compareOperand(scope.resolve(safePath((f as { attrPath: string }).attrPath)), "pr", undefined)
       case "eq": case "ne": case "co": case "sw": case "ew": case "gt": case "lt": case "ge": case "le": {
         const c = f as { attrPath: string; compValue: unknown; op: CompareOp }
-        return compareOperand(scope.resolve(splitPath(c.attrPath)), c.op, c.compValue)
+        return compareOperand(scope.resolve(safePath(c.attrPath)), c.op, c.compValue)
       }
       default:
-        throw new InvalidFilter(`Unsupported filter operator ${String((f as { op?: unknown }).op)}`)
+        throw new InvalidFilter(`Unsupported filter operator ${quoteInput(String((f as { op?: unknown }).op))}`)
     }
   }
 

@@ -28,7 +28,9 @@ export type GroupRow = typeof GroupRow.Type
 const Member = Schema.Struct({ groupId: Schema.String, userId: Schema.String, display: Schema.String })
 const Id = Schema.Struct({ id: Schema.String })
 const Count = Schema.Struct({ total: Schema.Number })
-const LoreUser = Schema.Struct({ id: Schema.String, provisioned: Schema.Boolean, active: Schema.Boolean, departmentId: Schema.String })
+const LoreUser = Schema.Struct({
+  id: Schema.String, provisioned: Schema.Boolean, administrator: Schema.Boolean, active: Schema.Boolean, departmentId: Schema.String
+})
 
 export interface LoreUserFields {
   readonly email: string
@@ -45,6 +47,8 @@ export class ScimRepo extends Effect.Service<ScimRepo>()("lore/ScimRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const userColumns = sql.literal(`s.user_id, s.user_name, s.external_id, s.resource, s.version, s.created_at, s.updated_at, u.active, u.department_id`)
+    // Who administers the organization, as identity/AdminRepo.ts's last-admin guard counts it: ADMIN or ORG_ADMIN.
+    const administrator = sql.literal(`(u.role = 'ADMIN' OR EXISTS (SELECT 1 FROM platform_role_members m WHERE m.user_id = u.id AND m.role = 'ORG_ADMIN'))`)
     const groupColumns = sql.literal(`g.id, g.display_name, g.external_id, g.version, g.created_at, g.updated_at`)
     return {
       users: rows("scim.users", ScimUserRow, (connectionId: string, where: Statement.Fragment, offset: number, limit: number) => sql`
@@ -61,8 +65,15 @@ export class ScimRepo extends Effect.Service<ScimRepo>()("lore/ScimRepo", {
         SELECT user_id AS id FROM scim_users WHERE connection_id = ${connectionId} AND lower(user_name) = lower(${userName})
           AND user_id IS DISTINCT FROM ${exceptUserId}::uuid`),
       loreUserByEmail: row("scim.loreUserByEmail", LoreUser, (organizationId: string, email: string) => sql`
-        SELECT u.id, EXISTS (SELECT 1 FROM scim_users s WHERE s.user_id = u.id) AS provisioned, u.active, u.department_id
+        SELECT u.id, EXISTS (SELECT 1 FROM scim_users s WHERE s.user_id = u.id) AS provisioned, ${administrator} AS administrator,
+          u.active, u.department_id
         FROM users u WHERE u.organization_id = ${organizationId} AND lower(u.email) = lower(${email})`),
+      isAdministrator: row("scim.isAdministrator", Schema.Struct({ administrator: Schema.Boolean }), (userId: string) => sql`
+        SELECT ${administrator} AS administrator FROM users u WHERE u.id = ${userId}`),
+      /** The organization's active administrators, locked (so two offboardings cannot each leave the other one). */
+      lockActiveAdministrators: rows("scim.lockActiveAdministrators", Id, (organizationId: string) => sql`
+        SELECT u.id FROM users u WHERE u.organization_id = ${organizationId} AND u.active AND ${administrator}
+        ORDER BY u.id FOR UPDATE OF u`),
       insertLoreUser: row("scim.insertLoreUser", Id, (organizationId: string, fields: LoreUserFields, role: string, clearance: string) => sql`
         INSERT INTO users (organization_id, department_id, email, name, role, clearance, active)
         VALUES (${organizationId}, ${fields.departmentId}, ${fields.email}, ${fields.name}, ${role}, ${clearance}, ${fields.active})

@@ -1,4 +1,5 @@
 import type { SqlClient } from "@effect/sql"
+import { nullPrototypeObject, withNullPrototypes } from "../domain/SafeKeys"
 import { CORE_GROUP, CORE_USER, ENTERPRISE_USER, type FilterTarget, type Operand } from "./ScimFilter"
 import type { GroupRow, ScimUserRow } from "./ScimRepo"
 
@@ -67,9 +68,16 @@ const splitAttribute = (attribute: string): Array<string> => {
   return attribute.split(".").map(canonicalName)
 }
 
+/**
+ * Projection builds objects from attribute names the caller sent: HTTP checks them against SafeKeys first, and
+ * here lookups are own-property only and every object built has a null prototype, so a name such as
+ * `__proto__` can neither read nor write through to Object.prototype.
+ */
+const has = (source: object, key: string) => Object.hasOwn(source, key)
+
 const pick = (source: Record<string, unknown>, path: ReadonlyArray<string>, target: Record<string, unknown>) => {
   const [head, ...rest] = path
-  if (head === undefined || !(head in source)) return
+  if (head === undefined || !has(source, head)) return
   if (rest.length === 0) {
     target[head] = source[head]
     return
@@ -77,12 +85,13 @@ const pick = (source: Record<string, unknown>, path: ReadonlyArray<string>, targ
   const value = source[head]
   if (Array.isArray(value)) {
     target[head] = value.map((item) => {
-      const out: Record<string, unknown> = {}
+      const out = nullPrototypeObject()
       if (item && typeof item === "object") pick(item as Record<string, unknown>, rest, out)
       return out
     })
   } else if (value && typeof value === "object") {
-    const out = (target[head] as Record<string, unknown> | undefined) ?? {}
+    const existing = has(target, head) ? target[head] as Record<string, unknown> : undefined
+    const out = existing ?? nullPrototypeObject()
     pick(value as Record<string, unknown>, rest, out)
     target[head] = out
   }
@@ -90,7 +99,7 @@ const pick = (source: Record<string, unknown>, path: ReadonlyArray<string>, targ
 
 const drop = (target: Record<string, unknown>, path: ReadonlyArray<string>) => {
   const [head, ...rest] = path
-  if (head === undefined || !(head in target)) return
+  if (head === undefined || !has(target, head)) return
   if (rest.length === 0) {
     delete target[head]
     return
@@ -105,13 +114,13 @@ const alwaysReturned = ["schemas", "id", "meta"]
 /** `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5); id, schemas and meta are always returned. */
 export const project = (resource: Record<string, unknown>, attributes: ReadonlyArray<string>, excluded: ReadonlyArray<string>) => {
   if (attributes.length > 0) {
-    const out: Record<string, unknown> = {}
-    for (const name of alwaysReturned) if (name in resource) out[name] = resource[name]
+    const out = nullPrototypeObject()
+    for (const name of alwaysReturned) if (has(resource, name)) out[name] = resource[name]
     for (const attribute of attributes) pick(resource, splitAttribute(attribute), out)
     return out
   }
   if (excluded.length === 0) return resource
-  const out = structuredClone(resource)
+  const out = withNullPrototypes(resource) as Record<string, unknown>
   for (const attribute of excluded) {
     const path = splitAttribute(attribute)
     if (path.length === 1 && alwaysReturned.includes(path[0]!)) continue

@@ -41,7 +41,8 @@ describe("the gateway made from LORE_EMBEDDING_*", () => {
     expect(routes.find((route: any) => route.workload === "ASSISTANT_CHAT")).toMatchObject({ source: "DEFAULT", gatewayKey: "local" })
 
     const gateway = (await admin("POST", "/api/admin/ai/gateways", { gatewayKey: "openai", displayName: "OpenAI", preset: "OPENAI", baseUrl: `${providers.url}/v1` })).body
-    const set = await admin("PUT", "/api/admin/ai/routes/QUERY_EMBEDDING", { gatewayProfileId: gateway.id, modelId: "text-embedding-3-small", dimensions: 8, version: 0 })
+    // A gateway without a key fails its test: forced.
+    const set = await admin("PUT", "/api/admin/ai/routes/QUERY_EMBEDDING", { gatewayProfileId: gateway.id, modelId: "text-embedding-3-small", dimensions: 8, version: 0, force: true })
     expect(set.body).toMatchObject({ source: "ADMIN", gatewayKey: "openai" })
     expect((await admin("PUT", "/api/admin/ai/routes/DOCUMENT_EMBEDDING", { gatewayProfileId: ENVIRONMENT_ID, modelId: "embed-test", version: 0 })).body.code).toBe("INVALID_ROUTE")
     expect((await admin("DELETE", "/api/admin/ai/routes/QUERY_EMBEDDING?version=1")).status).toBe(204)

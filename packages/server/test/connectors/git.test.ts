@@ -193,10 +193,7 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
       call("POST", "/api/admin/connectors/GIT/test", { knowledgeSpaceId: spaceId, sourceConfig: { readers: readers(), ...sourceConfig }, ...(credential === undefined ? {} : { credential }) })
     expect((await unsaved({ repository: docsUrl(), branch: "nope" }, { username: USER, token: TOKEN })).body).toMatchObject({ authenticated: true, canReadContent: false, errorCode: "BRANCH_NOT_FOUND" })
     expect((await unsaved({ repository: docsUrl() }, { username: USER, token: "wrong-token-value-zq" })).body).toMatchObject({ authenticated: false, errorCode: "AUTHENTICATION_FAILED" })
-    // A host outside LORE_REPO_ALLOWED_HOSTS is a config error now, found before anything is fetched.
-    const outside = await unsaved({ repository: "https://example.invalid/team/docs.git" })
-    expect(outside.status).toBe(422)
-    expect(outside.body).toMatchObject({ code: "INVALID_CONNECTOR_CONFIG", errors: [{ path: "sourceConfig.repository" }] })
+    expect((await unsaved({ repository: "https://example.invalid/team/docs.git" })).body).toMatchObject({ authenticated: false, errorCode: "REPOSITORY_NOT_ALLOWED" })
     expect((await unsaved({ repository: `file://${join(root, "missing.git")}` })).body).toMatchObject({ authenticated: false, errorCode: "REPOSITORY_UNREACHABLE" })
     expect((await unsaved({ repository: `file://${join(root, "wiki.git")}` })).body).toMatchObject({ authenticated: true, canReadContent: true, errorCode: null })
 

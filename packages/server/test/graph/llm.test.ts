@@ -81,7 +81,8 @@ describe.each(backends)("knowledge graph through an LLM route on $name", { timeo
     const gateway = await admin.call("POST", "/api/admin/ai/gateways", { gatewayKey: "fake", displayName: "Fake", preset: "OPENAI_COMPATIBLE", baseUrl: fake.url })
     expect(gateway.status, JSON.stringify(gateway.body)).toBe(201)
     expect((await admin.call("PUT", `/api/admin/ai/gateways/${gateway.body.id}/credential`, { apiKey: "sk-test" })).status).toBe(204)
-    const route = await admin.call("PUT", "/api/admin/ai/routes/GRAPH_EXTRACTION", { gatewayProfileId: gateway.body.id, modelId: "graph-model", version: 0 })
+    // This fake speaks chat completions only (no models list to test against): the route is forced.
+    const route = await admin.call("PUT", "/api/admin/ai/routes/GRAPH_EXTRACTION", { gatewayProfileId: gateway.body.id, modelId: "graph-model", version: 0, force: true })
     expect(route.status, JSON.stringify(route.body)).toBe(200)
   })
   afterAll(async () => {

@@ -28,7 +28,7 @@ const startServer = (handler: (request: http.IncomingMessage, response: http.Ser
   new Promise<Server>((resolve) => {
     const hits: Array<string> = []
     const server = http.createServer((request, response) => {
-      hits.push(`${request.method} ${request.url}`)
+      hits.push(`${request.method} ${request.url}${request.headers.authorization ? ` auth=${request.headers.authorization}` : ""}`)
       handler(request, response)
     })
     server.listen(0, host, () => resolve({
@@ -155,6 +155,14 @@ describe("guardedFetch", () => {
       expect(error.code, to).toBe("ADDRESS_NOT_ALLOWED")
     }
     expect(target.hits.length).toBe(before)
+  })
+
+  it("on a redirect to another origin, drops the credential, and a 302 turns a POST into a GET", async () => {
+    const fetch = guardedFetch({ allowedPrivateHosts: ["127.0.0.1"] })
+    const to = encodeURIComponent(`http://127.0.0.1:${target.port}/landed`)
+    const answer = await fetch(`http://127.0.0.1:${redirector.port}/?to=${to}`, { method: "POST", body: "x=1", headers: { authorization: "Bearer zq-secret" } })
+    expect(await answer.text()).toBe("secret from loopback")
+    expect(target.hits.at(-1)).toBe("GET /landed")
   })
 
   it("follows a redirect between allowed hosts, and stops after maxRedirects", async () => {

@@ -22,6 +22,7 @@ import { KnowledgeSearch } from "../../src/knowledge/Search"
 import { CatalogRepo } from "../../src/knowledge/CatalogRepo"
 import { SearchIndexRepo } from "../../src/knowledge/SearchIndexRepo"
 import { Sources } from "../../src/knowledge/Sources"
+import { ParsePool } from "../../src/parsing-pool/ParsePool"
 import { SourcesRepo } from "../../src/knowledge/SourcesRepo"
 import { Audit } from "../../src/platform/Audit"
 import { createTestDatabase, eventually, processLayer, type TestDatabase } from "../jobs/support"
@@ -38,7 +39,7 @@ import { filler } from "./support"
 const knowledgeProcess = (settings: TestDatabase["settings"]) =>
   IngestionLive.pipe(
     Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default, EmbeddingIndex.Default)),
-    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default, EmbeddingIndexRepo.Default, Embeddings.Default)),
+    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default, EmbeddingIndexRepo.Default, Embeddings.Default, ParsePool.Default)),
     Layer.provideMerge(processLayer(settings)),
     Layer.provide(EmbeddingSettings.layer()),
     Layer.provideMerge(Layer.succeed(Settings, settings))

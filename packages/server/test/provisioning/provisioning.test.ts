@@ -146,10 +146,10 @@ describe("effects in Lore", () => {
     dana = await createUser(admin, server.url, { email: "dana@example.com", departmentId })
     spaceId = (await admin("POST", "/api/admin/knowledge-spaces", { key: "restricted-ops", name: "Restricted ops" })).body.id
     await ingested(client(server.url, server.adminToken), { spaceId, name: "ops.txt", type: "text/plain", classification: "INTERNAL", bytes: `The ${codeword} runbook explains the night shift handover.` })
-    scimFor.call = scimClient(server.url, (await enabledConnection(admin, { alias: "effects", defaultClearance: "CONFIDENTIAL" })).token)
+    scimFor.call = scimClient(server.url, (await enabledConnection(admin, { alias: "effects", defaultClearance: "CONFIDENTIAL", linkExistingUsers: true })).token)
   })
 
-  it("a provisioned user becomes a Lore user with the connection's clearance; an invited one is linked by email", async () => {
+  it("a provisioned user becomes a Lore user with the connection's clearance; an invited one is linked by email where the connection links existing users", async () => {
     const made = await scimFor.call("POST", "/Users", oktaUser("erin@example.com", { "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": { department: "Logistics" } }))
     expect(made.status, JSON.stringify(made.body)).toBe(201)
     const erin = (await admin("GET", "/api/admin/users")).body.find((u: any) => u.id === made.body.id)

@@ -33,11 +33,12 @@ export type ScimCall = ReturnType<typeof scimClient>
 /** Creates a connection, enables it, and issues a credential; answers the connection and the token. */
 export const enabledConnection = async (
   admin: Call,
-  input: { alias: string; providerProfile?: string; usersScope?: boolean; groupsScope?: boolean; defaultClearance?: string }
+  input: { alias: string; providerProfile?: string; usersScope?: boolean; groupsScope?: boolean; defaultClearance?: string; linkExistingUsers?: boolean }
 ) => {
   const created = await admin("POST", "/api/admin/provisioning/connections", {
     alias: input.alias, providerProfile: input.providerProfile ?? "OKTA", usersEnabled: true, groupsEnabled: true,
-    ...(input.defaultClearance ? { defaultClearance: input.defaultClearance } : {})
+    ...(input.defaultClearance ? { defaultClearance: input.defaultClearance } : {}),
+    ...(input.linkExistingUsers !== undefined ? { linkExistingUsers: input.linkExistingUsers } : {})
   })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   const enabled = await admin("PATCH", `/api/admin/provisioning/connections/${created.body.id}/state`, { operationalState: "ENABLED", version: created.body.version })

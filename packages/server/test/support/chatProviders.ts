@@ -110,6 +110,13 @@ export const startFakeChat = async (options: {
     request.on("data", (chunk) => (raw += chunk))
     request.on("end", async () => {
       const body = raw ? JSON.parse(raw) : {}
+      // The models list a gateway test reads (setting a route tests its gateway): answered at once and not
+      // recorded, whatever the path prefix, so that tests see and count model calls only.
+      if (request.method === "GET" && path.endsWith("/models")) {
+        const key = path.includes("/anthropic/") ? request.headers["x-api-key"] : request.headers.authorization ?? request.headers["api-key"]
+        if (key !== `Bearer ${options.apiKey}` && key !== options.apiKey) return send(response, 401, { error: { message: `Incorrect API key provided: ${String(key)}` } })
+        return send(response, 200, { object: "list", data: [{ id: "gpt-test", object: "model" }, { id: "claude-test", object: "model", display_name: "Claude test" }] })
+      }
       requests.push({ path, at: Date.now(), headers: request.headers, body })
       if (path.startsWith("/slow/")) await sleep(options.slowMs ?? 3_000)
       if (response.destroyed) return

@@ -130,6 +130,14 @@ export const startEmbeddingProvider = async (initial: EmbeddingProviderOptions =
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const text = await readBody(request)
+    // The models list a gateway test reads (setting a route tests its gateway); not recorded, so that tests count embedding calls only.
+    if (request.method === "GET" && (request.url ?? "").split("?")[0] === "/v1/models") {
+      const known = options.apiKey === undefined || request.headers.authorization === `Bearer ${options.apiKey}`
+      response.writeHead(known ? 200 : 401, { "content-type": "application/json" })
+      return response.end(JSON.stringify(known
+        ? { object: "list", data: (options.models ?? ["text-embedding-3-small"]).map((id) => ({ id, object: "model" })) }
+        : { error: { message: "Incorrect API key provided.", type: "invalid_request_error", param: null, code: "invalid_api_key" } }))
+    }
     let body: any = text
     try {
       body = JSON.parse(text)

@@ -26,10 +26,16 @@ export class AdminProvisioningArea {
     return unwrap(this.client.POST("/api/admin/provisioning/connections", { body: input }))
   }
 
-  /** `version` is the one read: 409 VERSION_CONFLICT when the connection changed since. */
-  setState(connectionId: string, operationalState: ProvisioningOperationalState, version: number): Promise<ProvisioningConnection> {
+  /**
+   * `version` is the one read: 409 VERSION_CONFLICT when the connection changed since. `linkExistingUsers`, when
+   * given, changes whether SCIM may take over existing (non-administrator) users with the same email.
+   */
+  setState(
+    connectionId: string, operationalState: ProvisioningOperationalState, version: number, options: { readonly linkExistingUsers?: boolean } = {}
+  ): Promise<ProvisioningConnection> {
     return unwrap(this.client.PATCH("/api/admin/provisioning/connections/{connectionId}/state", {
-      params: { path: { connectionId } }, body: { operationalState, version }
+      params: { path: { connectionId } },
+      body: { operationalState, version, ...(options.linkExistingUsers !== undefined ? { linkExistingUsers: options.linkExistingUsers } : {}) }
     }))
   }
 

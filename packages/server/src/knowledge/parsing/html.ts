@@ -1,5 +1,6 @@
 import { Parser } from "htmlparser2"
 import { decodeText, squash } from "./text"
+import { MAX_HTML_DEPTH, MAX_HTML_ELEMENTS, ParseLimitExceeded } from "./limits"
 import type { Block } from "./types"
 
 /** Subtrees that are never content: code, chrome, and things a reader does not see. */
@@ -37,6 +38,9 @@ export const htmlToBlocks = (html: string): HtmlContent => {
   let titleTag: string | undefined
   let cellsInRow = 0
   let cellDepth = 0
+  // Work limits: htmlparser2 keeps a stack of open elements, and every element costs a callback.
+  let depth = 0
+  let elements = 0
 
   const flush = () => {
     if (parts.length === 0) return
@@ -58,6 +62,8 @@ export const htmlToBlocks = (html: string): HtmlContent => {
   const parser = new Parser(
     {
       onopentag(name, attribs) {
+        if (++elements > MAX_HTML_ELEMENTS) throw new ParseLimitExceeded(`it holds more than ${MAX_HTML_ELEMENTS} HTML elements`)
+        if (++depth > MAX_HTML_DEPTH) throw new ParseLimitExceeded(`its HTML nests elements more than ${MAX_HTML_DEPTH} deep`)
         if (skipDepth > 0 || SKIPPED.has(name) || "hidden" in attribs || attribs["aria-hidden"] === "true") {
           skipDepth++
           return
@@ -88,6 +94,7 @@ export const htmlToBlocks = (html: string): HtmlContent => {
         }
       },
       onclosetag(name) {
+        depth = Math.max(0, depth - 1)
         if (skipDepth > 0) {
           skipDepth--
           return

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { parseDocx } from "./docx"
 import { parseHtml } from "./html"
+import { ParseLimitExceeded } from "./limits"
 import { parseMarkdown } from "./markdown"
 import { parsePdf, PdfDeadlineExceeded } from "./pdf"
 import { parsePlainText } from "./plaintext"
@@ -119,6 +120,7 @@ const reasonOf = (cause: unknown): string => {
 const describe = (mediaType: SupportedMediaType, cause: unknown, options: ParseOptions): DocumentParseError => {
   const error = (code: ParseFailureCode, message: string) => new DocumentParseError({ code, message, mediaType })
   if (cause instanceof PdfDeadlineExceeded) return error("TIMEOUT", timeoutMessage(options.timeoutMs ?? DEFAULT_TIMEOUT_MS))
+  if (cause instanceof ParseLimitExceeded) return error("LIMIT_EXCEEDED", `The document was refused because ${cause.what}. Split it into smaller files and upload those.`)
   switch (mediaType) {
     case "application/pdf": {
       const name = cause instanceof Error ? cause.name : ""

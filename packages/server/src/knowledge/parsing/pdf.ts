@@ -1,4 +1,5 @@
 import { getDocumentProxy } from "unpdf"
+import { MAX_PDF_PAGES, ParseLimitExceeded } from "./limits"
 import type { Block } from "./types"
 
 /**
@@ -26,6 +27,7 @@ export const parsePdf = async (bytes: Uint8Array, deadline: number): Promise<Pdf
   // A copy: PDF.js may take ownership of (detach) the buffer it is given.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 })
   try {
+    if (pdf.numPages > MAX_PDF_PAGES) throw new ParseLimitExceeded(`it has ${pdf.numPages} pages (Lore reads at most ${MAX_PDF_PAGES} from one PDF)`)
     const lines: Line[] = []
     for (let page = 1; page <= pdf.numPages; page++) {
       if (Date.now() > deadline) throw new PdfDeadlineExceeded()

@@ -59,6 +59,7 @@ export type ParseFailureCode =
   | "NO_TEXT" // readable, but nothing to index (e.g. a scanned PDF without a text layer)
   | "ARCHIVE_TOO_LARGE" // DOCX that would expand beyond the limits (decompression bomb guard)
   | "TIMEOUT" // parsing took longer than allowed
+  | "LIMIT_EXCEEDED" // more pages, elements, nesting or memory than Lore reads in one document
 
 export class DocumentParseError extends Data.TaggedError("DocumentParseError")<{
   readonly code: ParseFailureCode
