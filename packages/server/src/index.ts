@@ -58,6 +58,8 @@ export interface StartOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   /** Loopback/private hosts outbound fetches may reach (LORE_ALLOWED_PRIVATE_HOSTS; default none). */
   readonly allowedPrivateHosts?: ReadonlyArray<string>
+  /** LORE_CONNECTOR_BASE_URLS: vendor hosts replaced by name (`graph`, `login`, ...), for tests against loopback vendors. */
+  readonly connectorBaseUrls?: Readonly<Record<string, string>>
 }
 
 const checkedPublicUrl = (value: string) => {
@@ -106,7 +108,8 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {}),
     ...(options.publicUrl !== undefined ? { publicUrl: Option.some(checkedPublicUrl(options.publicUrl)) } : {}),
     ...(options.trustedProxies !== undefined ? { trustedProxies: checkedProxies(options.trustedProxies) } : {}),
-    allowedPrivateHosts: options.allowedPrivateHosts ?? []
+    allowedPrivateHosts: options.allowedPrivateHosts ?? [],
+    connectorBaseUrls: options.connectorBaseUrls ?? {}
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

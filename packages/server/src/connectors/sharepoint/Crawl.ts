@@ -1,0 +1,192 @@
+import type { DriveItem, Permission } from "@microsoft/microsoft-graph-types"
+import { Effect } from "effect"
+import type { CrawlPage, KindContext, NativeAcl, SourceDocument } from "../Kind"
+import { aclOfPermissions } from "./Acl"
+import { failureOf, type SharePointClient, SharePointError, sharePointClient } from "./Client"
+import { parseSharePointCredential, readSharePointConfig } from "./Config"
+import { type DriveRef, type Page, pagesOf, resolveDrives } from "./Drives"
+
+/**
+ * Where a crawl is. Between crawls only `deltaLinks` (Graph's delta token per drive, the incremental checkpoint)
+ * matters; during one, the drives resolved at its start, the drive being walked and the page link within it.
+ */
+export interface CrawlCursor {
+  readonly active: boolean
+  readonly startedAt: string | null
+  readonly drives: ReadonlyArray<DriveRef>
+  readonly driveIndex: number
+  /** The next page of the current drive's delta walk (`@odata.nextLink`), null at its start. */
+  readonly next: string | null
+  /** The current drive is walked in full after its delta token expired (410): what it does not see again is retired. */
+  readonly resyncSince: string | null
+  readonly reconcileAfter: string | null
+  readonly phase: "ITEMS" | "RECONCILE"
+  readonly deltaLinks: Readonly<Record<string, string>>
+}
+
+const RECONCILE_PAGE = 200
+
+export const itemExternalId = (driveId: string, itemId: string) => `${driveId}/${itemId}`
+export const parseItemExternalId = (externalId: string) => {
+  const match = /^([A-Za-z0-9!_.-]{1,200})\/([A-Za-z0-9!_.-]{1,200})$/.exec(externalId)
+  return match ? { driveId: match[1]!, itemId: match[2]! } : null
+}
+
+const PARSEABLE = /\.(pdf|docx|txt|md|markdown|html?|csv|json|log)$/i
+/** Formats Graph converts to PDF (`/content?format=pdf`): what Lore cannot parse itself but can read converted. */
+const CONVERTIBLE = /\.(doc|docm|dot|dotx|rtf|odt|ppt|pptx|pptm|pps|ppsx|odp|xls|xlsx|xlsm|ods|msg|eml|tif|tiff)$/i
+
+/** How a file is read: as it is, converted to PDF by Graph, or not at all (skipped and counted). */
+export const readingOf = (item: Pick<DriveItem, "name" | "file">): "AS_IS" | "PDF" | "SKIP" => {
+  const name = item.name ?? ""
+  if (PARSEABLE.test(name) || (item.file?.mimeType ?? "").startsWith("text/")) return "AS_IS"
+  if (CONVERTIBLE.test(name)) return "PDF"
+  return "SKIP"
+}
+
+/** An item's permissions (all pages), as an ACL; unresolved (admits nobody) when Graph will not give them. */
+export const aclOfItem = async (client: SharePointClient, driveId: string, itemId: string, tenantId: string, siteId: string | null): Promise<NativeAcl> => {
+  const permissions: Array<Permission> = []
+  try {
+    for await (const page of pagesOf<Permission>(client, `/v1.0/drives/${encodeURIComponent(driveId)}/items/${encodeURIComponent(itemId)}/permissions`)) permissions.push(...page)
+  } catch (error) {
+    if (error instanceof SharePointError && (error.status === 403 || error.code === "TOO_LARGE")) return { users: [], groups: [], unresolved: true }
+    throw error
+  }
+  return aclOfPermissions(permissions, tenantId, siteId)
+}
+
+const documentOf = async (client: SharePointClient, drive: DriveRef, item: DriveItem, acl: NativeAcl, maxBytes: number): Promise<SourceDocument | "SKIP"> => {
+  const reading = readingOf(item)
+  if (reading === "SKIP" || (item.size ?? 0) > maxBytes) return "SKIP"
+  const path = `/v1.0/drives/${encodeURIComponent(drive.id)}/items/${encodeURIComponent(item.id!)}/content${reading === "PDF" ? "?format=pdf" : ""}`
+  const bytes = await client.bytes(path, maxBytes)
+  if (bytes === null) return "SKIP"
+  const name = item.name ?? item.id!
+  return {
+    externalId: itemExternalId(drive.id, item.id!),
+    title: name.replace(/\.[A-Za-z0-9]{1,8}$/, "") || name,
+    bytes,
+    fileName: reading === "PDF" ? `${name.replace(/\.[A-Za-z0-9]{1,8}$/, "")}.pdf` : name,
+    mediaType: reading === "PDF" ? "application/pdf" : item.file?.mimeType ?? "application/octet-stream",
+    url: typeof item.webUrl === "string" && /^https:\/\//.test(item.webUrl) ? item.webUrl : null,
+    classification: "INTERNAL",
+    acl
+  }
+}
+
+const initial = (previous: CrawlCursor | null): CrawlCursor => ({
+  active: true,
+  startedAt: new Date().toISOString(),
+  drives: [],
+  driveIndex: -1,
+  next: null,
+  resyncSince: null,
+  reconcileAfter: null,
+  phase: "ITEMS",
+  deltaLinks: previous?.deltaLinks ?? {}
+})
+
+/**
+ * One crawl step. The first resolves the drives (chosen sites' document libraries, or every site's; chosen users'
+ * OneDrives); each next one reads one page of a drive's delta (`/drives/{id}/root/delta`, from its stored deltaLink
+ * when there is one: only what changed), with each file's permissions and bytes, deletions retired. A 410
+ * (resyncRequired) walks that drive in full again and then retires what the walk did not see. A revoked credential
+ * or an unreachable Graph stops the crawl (FAILED) where it is; nothing is retired.
+ */
+export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effect.Effect<CrawlPage> =>
+  Effect.promise(async (): Promise<CrawlPage> => {
+    const read = readSharePointConfig(context.sourceConfig, context.settings)
+    const credential = parseSharePointCredential(context.credential)
+    const previous = (checkpoint ?? null) as CrawlCursor | null
+    const empty = { documents: [], groups: [], deleted: [] }
+    if (!read.ok) return { ...empty, checkpoint: previous, done: true, failures: [{ code: "INVALID_CONFIG", message: "The SharePoint configuration is invalid", fatal: true }] }
+    if (!credential) return { ...empty, checkpoint: previous, done: true, failures: [{ code: "CREDENTIAL_MISSING", message: "No SharePoint credential is set", fatal: true }] }
+    const config = read.config
+    const client = sharePointClient(config, credential, context.settings)
+    const cursor = previous?.active ? previous : initial(previous)
+    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, drives: [], driveIndex: -1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS" })
+    const nextDrive = (state: CrawlCursor, deltaLinks = state.deltaLinks): CrawlCursor =>
+      ({ ...state, driveIndex: state.driveIndex + 1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS", deltaLinks })
+
+    if (cursor.driveIndex < 0) {
+      try {
+        const { drives, failures } = await resolveDrives(client, config)
+        const fatal = failures.map((f) => failureOf(f.error)).find((f) => f.fatal)
+        if (fatal) return { ...empty, checkpoint: previous, done: true, failures: [fatal] }
+        return {
+          ...empty,
+          checkpoint: { ...cursor, drives, driveIndex: 0 },
+          done: false,
+          failures: failures.map((f) => ({ ...failureOf(f.error), message: `${f.key.slice(0, 200)}: ${failureOf(f.error).message}` }))
+        }
+      } catch (error) {
+        const failure = failureOf(error)
+        return { ...empty, checkpoint: previous, done: true, failures: [{ ...failure, fatal: true }] }
+      }
+    }
+    const drive = cursor.drives[cursor.driveIndex]
+    if (!drive) return { ...empty, checkpoint: finished(cursor), done: true }
+
+    if (cursor.phase === "RECONCILE") {
+      // After a full walk of one drive (its token had expired): its documents not written since the walk began are gone.
+      if (!context.documents) return { ...empty, checkpoint: nextDrive(cursor), done: false }
+      const prefix = `${drive.id}/`
+      const stale = await Effect.runPromise(context.documents.notSeenSince(cursor.resyncSince!, cursor.reconcileAfter ?? prefix, RECONCILE_PAGE))
+      const ours = stale.filter((id) => id.startsWith(prefix))
+      const more = stale.length === RECONCILE_PAGE && ours.length === stale.length
+      return { ...empty, deleted: ours, checkpoint: more ? { ...cursor, reconcileAfter: ours.at(-1)! } : nextDrive(cursor), done: false }
+    }
+
+    const start = `/v1.0/drives/${encodeURIComponent(drive.id)}/root/delta`
+    let page: Page<DriveItem>
+    try {
+      page = await client.graph<Page<DriveItem>>(cursor.next ?? cursor.deltaLinks[drive.id] ?? start)
+    } catch (error) {
+      if (error instanceof SharePointError && error.status === 410) {
+        // The delta token expired (resyncRequired): walk the drive in full from the start, then retire what was not seen.
+        const { [drive.id]: _expired, ...deltaLinks } = cursor.deltaLinks
+        return { ...empty, checkpoint: { ...cursor, next: start, resyncSince: new Date().toISOString(), deltaLinks }, done: false }
+      }
+      const failure = failureOf(error)
+      if (failure.fatal) return { ...empty, checkpoint: cursor, done: true, failures: [failure] }
+      return { ...empty, checkpoint: nextDrive(cursor), done: false, failures: [{ ...failure, message: `drive ${drive.name.slice(0, 100)}: ${failure.message}` }] }
+    }
+
+    const documents: Array<SourceDocument> = []
+    const deleted: Array<string> = []
+    const failures: Array<{ code: string; message: string; fatal?: boolean }> = []
+    let skipped = 0
+    for (const item of page.value ?? []) {
+      if (!item.id) continue
+      if (item.deleted) {
+        deleted.push(itemExternalId(drive.id, item.id))
+        continue
+      }
+      if (!item.file) continue
+      try {
+        const acl = await aclOfItem(client, drive.id, item.id, config.tenantId, drive.siteId)
+        const document = await documentOf(client, drive, item, acl, context.settings.maxUploadBytes)
+        if (document === "SKIP") skipped++
+        else documents.push(document)
+      } catch (error) {
+        const failure = failureOf(error)
+        if (failure.fatal) return { ...empty, checkpoint: cursor, done: true, failures: [failure] }
+        if (error instanceof SharePointError && error.status === 404) continue
+        failures.push({ ...failure, message: `${(item.name ?? item.id).slice(0, 100)}: ${failure.message}` })
+      }
+    }
+    const nextLink = page["@odata.nextLink"]
+    const deltaLink = page["@odata.deltaLink"]
+    let following: CrawlCursor
+    if (nextLink) following = { ...cursor, next: nextLink }
+    else {
+      // The walk of this drive is over: keep its new delta token (the next crawl reads only what changed after it).
+      const deltaLinks = deltaLink ? { ...cursor.deltaLinks, [drive.id]: deltaLink } : cursor.deltaLinks
+      following = cursor.resyncSince && failures.length === 0
+        ? { ...cursor, next: null, phase: "RECONCILE", reconcileAfter: null, deltaLinks }
+        : nextDrive(cursor, deltaLinks)
+    }
+    const done = following.driveIndex >= cursor.drives.length
+    return { documents, groups: [], deleted, skipped, failures, checkpoint: done ? finished(following) : following, done }
+  })
