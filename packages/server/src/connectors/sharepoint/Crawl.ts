@@ -1,10 +1,11 @@
 import type { DriveItem, Permission } from "@microsoft/microsoft-graph-types"
 import { Effect } from "effect"
-import type { CrawlPage, KindContext, NativeAcl, SourceDocument } from "../Kind"
-import { aclOfPermissions } from "./Acl"
+import type { CrawlPage, KindContext, NativeAcl, SourceDocument, SourceGroupMembership } from "../Kind"
+import { aclOfPermissions, organizationId } from "./Acl"
 import { failureOf, type SharePointClient, SharePointError, sharePointClient } from "./Client"
 import { parseSharePointCredential, readSharePointConfig } from "./Config"
 import { type DriveRef, type Page, pagesOf, resolveDrives } from "./Drives"
+import { membershipsOf, organizationMembership } from "./Groups"
 
 /**
  * Where a crawl is. Between crawls only `deltaLinks` (Graph's delta token per drive, the incremental checkpoint)
@@ -22,7 +23,12 @@ export interface CrawlCursor {
   readonly reconcileAfter: string | null
   readonly phase: "ITEMS" | "RECONCILE"
   readonly deltaLinks: Readonly<Record<string, string>>
+  /** Groups (and the organization) whose members this crawl already yielded: each is read once per crawl. */
+  readonly groupsResolved?: ReadonlyArray<string> | undefined
 }
+
+/** Groups whose members a crawl yields at most (the permission sync reads the rest). */
+const MAX_GROUPS_PER_CRAWL = 5000
 
 const RECONCILE_PAGE = 200
 
@@ -84,7 +90,8 @@ const initial = (previous: CrawlCursor | null): CrawlCursor => ({
   resyncSince: null,
   reconcileAfter: null,
   phase: "ITEMS",
-  deltaLinks: previous?.deltaLinks ?? {}
+  deltaLinks: previous?.deltaLinks ?? {},
+  groupsResolved: []
 })
 
 /**
@@ -105,7 +112,7 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     const config = read.config
     const client = sharePointClient(config, credential, context.settings)
     const cursor = previous?.active ? previous : initial(previous)
-    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, drives: [], driveIndex: -1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS" })
+    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, drives: [], driveIndex: -1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS", groupsResolved: [] })
     const nextDrive = (state: CrawlCursor, deltaLinks = state.deltaLinks): CrawlCursor =>
       ({ ...state, driveIndex: state.driveIndex + 1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS", deltaLinks })
 
@@ -157,6 +164,7 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     const deleted: Array<string> = []
     const failures: Array<{ code: string; message: string; fatal?: boolean }> = []
     let skipped = 0
+    const named = new Set<string>()
     for (const item of page.value ?? []) {
       if (!item.id) continue
       if (item.deleted) {
@@ -166,6 +174,8 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
       if (!item.file) continue
       try {
         const acl = await aclOfItem(client, drive.id, item.id, config.tenantId, drive.siteId)
+        for (const group of acl.groups) named.add(group.id)
+        for (const organization of acl.organizations ?? []) named.add(organization.id)
         const document = await documentOf(client, drive, item, acl, context.settings.maxUploadBytes)
         if (document === "SKIP") skipped++
         else documents.push(document)
@@ -176,17 +186,36 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
         failures.push({ ...failure, message: `${(item.name ?? item.id).slice(0, 100)}: ${failure.message}` })
       }
     }
+    // The members of the groups these documents name, read once per crawl, so the documents admit them at once.
+    const resolved = new Set(cursor.groupsResolved ?? [])
+    const groups: Array<SourceGroupMembership> = []
+    try {
+      const organization = organizationId(config.tenantId)
+      if (named.has(organization) && !resolved.has(organization)) {
+        resolved.add(organization)
+        groups.push(await organizationMembership(client, config.tenantId))
+      }
+      named.delete(organization)
+      if (resolved.size < MAX_GROUPS_PER_CRAWL) {
+        const found = await membershipsOf(client, [...named], config.tenantId, resolved)
+        groups.push(...found.memberships)
+        failures.push(...found.failures)
+      }
+    } catch (error) {
+      return { ...empty, checkpoint: cursor, done: true, failures: [failureOf(error)] }
+    }
     const nextLink = page["@odata.nextLink"]
     const deltaLink = page["@odata.deltaLink"]
     let following: CrawlCursor
-    if (nextLink) following = { ...cursor, next: nextLink }
+    const progressed = { ...cursor, groupsResolved: [...resolved] }
+    if (nextLink) following = { ...progressed, next: nextLink }
     else {
       // The walk of this drive is over: keep its new delta token (the next crawl reads only what changed after it).
       const deltaLinks = deltaLink ? { ...cursor.deltaLinks, [drive.id]: deltaLink } : cursor.deltaLinks
       following = cursor.resyncSince && failures.length === 0
-        ? { ...cursor, next: null, phase: "RECONCILE", reconcileAfter: null, deltaLinks }
-        : nextDrive(cursor, deltaLinks)
+        ? { ...progressed, next: null, phase: "RECONCILE", reconcileAfter: null, deltaLinks }
+        : nextDrive(progressed, deltaLinks)
     }
     const done = following.driveIndex >= cursor.drives.length
-    return { documents, groups: [], deleted, skipped, failures, checkpoint: done ? finished(following) : following, done }
+    return { documents, groups, deleted, skipped, failures, checkpoint: done ? finished(following) : following, done }
   })

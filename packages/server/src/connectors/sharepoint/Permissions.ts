@@ -1,11 +1,11 @@
-import type { DirectoryObject, DriveItem, Site, User } from "@microsoft/microsoft-graph-types"
+import type { DriveItem } from "@microsoft/microsoft-graph-types"
 import { Effect } from "effect"
-import type { DocumentAcl, KindContext, NativePrincipals, NativeUser, PermissionPage, SourceGroupMembership } from "../Kind"
-import { organizationId, parseSiteGroupId, userOfLoginName } from "./Acl"
-import { failureOf, type SharePointClient, SharePointError, sharePointClient } from "./Client"
+import type { DocumentAcl, KindContext, PermissionPage, SourceGroupMembership } from "../Kind"
+import { parseSiteGroupId } from "./Acl"
+import { failureOf, SharePointError, sharePointClient } from "./Client"
 import { parseSharePointCredential, readSharePointConfig } from "./Config"
 import { aclOfItem, parseItemExternalId } from "./Crawl"
-import { pagesOf } from "./Drives"
+import { entraGroupMembers, organizationMembership, siteGroupMembers } from "./Groups"
 
 /**
  * Where a permission sync is: the ACLs of the documents Lore holds (in external-id order), which name the groups;
@@ -23,62 +23,6 @@ export interface PermissionCursor {
 const ACL_PAGE = 50
 const GROUPS_PER_STEP = 20
 const MAX_GROUPS = 20_000
-const USER_SELECT = "$select=id,mail,userPrincipalName,displayName,userType"
-
-/** SharePoint REST's site-group member (`/_api/web/sitegroups/getbyid(n)/users`, odata=nometadata). */
-export interface SiteGroupMember {
-  readonly Id: number
-  readonly LoginName: string
-  readonly Title: string
-  readonly Email?: string | null
-  /** 1 user, 4 security group (an Entra group), 8 SharePoint group. */
-  readonly PrincipalType: number
-}
-
-const nativeUserOf = (user: Pick<User, "id" | "mail" | "userPrincipalName" | "displayName">): NativeUser | null => {
-  if (!user.id) return null
-  const email = user.mail ?? (user.userPrincipalName?.includes("@") && !user.userPrincipalName.includes("#EXT#") ? user.userPrincipalName : null)
-  return { id: user.id, ...(email ? { email: email.toLowerCase() } : {}), ...(user.displayName ? { displayName: user.displayName } : {}) }
-}
-
-/** An Entra group's members, nested groups flattened by Graph (`transitiveMembers`), users only. */
-const entraGroupMembers = async (client: SharePointClient, groupId: string): Promise<NativePrincipals> => {
-  const users: Array<NativeUser> = []
-  for await (const page of pagesOf<DirectoryObject & User>(client, `/v1.0/groups/${encodeURIComponent(groupId)}/transitiveMembers/microsoft.graph.user?${USER_SELECT}&$top=999`)) {
-    for (const member of page) {
-      const user = nativeUserOf(member)
-      if (user) users.push(user)
-    }
-  }
-  return { users, groups: [] }
-}
-
-/**
- * A site group's members from SharePoint REST on sharepointHost (Graph does not list them): users by login name,
- * Entra security groups by object id (their own members are read as groups too), "Everyone except external users"
- * as the organization. Other claims (everyone including guests, other tenants) admit nobody: fail closed.
- */
-const siteGroupMembers = async (client: SharePointClient, siteId: string, groupId: string, tenantId: string, discovered: (group: string) => void): Promise<NativePrincipals> => {
-  const site = await client.graph<Site>(`/v1.0/sites/${encodeURIComponent(siteId)}?$select=id,webUrl`)
-  const path = site.webUrl ? new URL(site.webUrl).pathname.replace(/\/+$/, "") : ""
-  const found = await client.sharepoint<{ value: ReadonlyArray<SiteGroupMember> }>(`${path}/_api/web/sitegroups/getbyid(${Number(groupId)})/users`)
-  const users: Array<NativeUser> = []
-  const groups: Array<{ id: string }> = []
-  let organization = false
-  for (const member of found.value ?? []) {
-    if (member.PrincipalType === 1) {
-      const user = userOfLoginName(member.LoginName, member.Title)
-      if (user) users.push(user)
-    } else if (member.PrincipalType === 4) {
-      const entra = /^c:0t\.c\|tenant\|([0-9a-f-]{36})$/i.exec(member.LoginName)
-      if (entra) {
-        groups.push({ id: entra[1]! })
-        discovered(entra[1]!)
-      } else if (/^c:0-\.f\|rolemanager\|spo-grid-all-users\//i.test(member.LoginName)) organization = true
-    }
-  }
-  return { users, groups, ...(organization ? { organizations: [{ id: organizationId(tenantId) }] } : {}) }
-}
 
 /**
  * One permission-sync step, no content fetched: the ACLs of a page of the documents Lore holds (each item's
@@ -163,21 +107,7 @@ export const syncSharePointPermissions = (context: KindContext, checkpoint: unkn
         const more = groupsNamed.length > end
         return { acls: [], groups: memberships, failures, checkpoint: more ? { ...cursor, groups: groupsNamed, groupIndex: end } : { ...cursor, phase: "ORGANIZATION", groups: [], groupIndex: 0 }, done: false }
       }
-      // The organization-wide principal's members: the tenant's users, guests (userType Guest, #EXT# names) left out.
-      const users: Array<NativeUser> = []
-      for await (const page of pagesOf<User>(client, `/v1.0/users?${USER_SELECT}&$top=999`)) {
-        for (const user of page) {
-          if (user.userType === "Guest" || user.userPrincipalName?.includes("#EXT#")) continue
-          const native = nativeUserOf(user)
-          if (native) users.push(native)
-        }
-      }
-      return {
-        acls: [],
-        groups: [{ id: organizationId(config.tenantId), kind: "SOURCE_ORGANIZATION", displayName: "People in the organization", members: { users, groups: [] } }],
-        checkpoint: null,
-        done: true
-      }
+      return { acls: [], groups: [await organizationMembership(client, config.tenantId)], checkpoint: null, done: true }
     } catch (error) {
       return { ...empty, checkpoint: cursor, done: true, failures: [failureOf(error, "PERMISSION_SYNC_FAILED")] }
     }
