@@ -38,11 +38,15 @@ export const withSourceConfig = (command: Command) =>
     .option("--set <key=value>", "one sourceConfig setting (repeatable); the value is read as JSON when it parses (true, 42, [\"a\"]), else as text",
       (value: string, previous: Array<string> = []) => [...previous, value])
     .option("--every <interval>", "crawl on a schedule, this long after the last crawl ended: seconds, or 30m, 6h, 1d (0 turns it off)")
+    .option("--permissions-every <interval>", "sync permissions (ACLs and groups, no content) this often while crawling is enabled: 5m (the default), 1h; 0 turns it off; at least 1m")
+    .option("--permission-max-age <interval>", "past this long without a successful permission sync the connection's documents admit nobody (e.g. 1d; 0 for never)")
 
 export interface SourceConfigFlags {
   readonly config?: string
   readonly set?: Array<string>
   readonly every?: string
+  readonly permissionsEvery?: string
+  readonly permissionMaxAge?: string
   readonly description?: string
 }
 
@@ -54,11 +58,23 @@ const describeInterval = (seconds: number) => {
   return `${seconds}s`
 }
 
-/** Seconds from `--every` (exit 2 when it is not a duration). */
-export const intervalSeconds = (every: string): number => {
+/** Seconds from `--every` (or another duration flag; exit 2 when it is not a duration). */
+export const intervalSeconds = (every: string, flag = "--every"): number => {
   const match = /^(\d+)\s*([smhd]?)$/i.exec(every.trim())
-  if (!match) throw usageError(`--every ${every}: pass seconds or a duration like 30m, 6h, 1d`)
+  if (!match) throw usageError(`${flag} ${every}: pass seconds or a duration like 30m, 6h, 1d`)
   return Number(match[1]) * UNITS[(match[2] || "s").toLowerCase()]!
+}
+
+/** The permission-sync settings from `--permissions-every` and `--permission-max-age` (absent: unchanged). */
+export const permissionSettings = (flags: SourceConfigFlags) => {
+  const every = flags.permissionsEvery === undefined ? undefined : intervalSeconds(flags.permissionsEvery, "--permissions-every")
+  if (every !== undefined && every !== 0 && every < 60) throw usageError(`--permissions-every ${flags.permissionsEvery}: 0 (off) or at least 1m`)
+  const maxAge = flags.permissionMaxAge === undefined ? undefined : intervalSeconds(flags.permissionMaxAge, "--permission-max-age")
+  if (maxAge !== undefined && maxAge !== 0 && maxAge < 60) throw usageError(`--permission-max-age ${flags.permissionMaxAge}: 0 (never) or at least 1m`)
+  return {
+    ...(every === undefined ? {} : { permissionSyncIntervalSeconds: every }),
+    ...(maxAge === undefined ? {} : { permissionMaxAgeSeconds: maxAge === 0 ? null : maxAge })
+  }
 }
 
 /** The sourceConfig `base` with `--config`'s settings, then `--set` and `--description`, applied over it; exit 2 on bad JSON. */
@@ -135,6 +151,8 @@ export const connectorView = (c: ConnectorConfig, title: string): View => [
       ["Identity trust", trustCell(c.identityTrust)],
       ["Credential", c.credentialSet ? `set (write-only)${c.credentialSetAt ? `, ${formatTime(c.credentialSetAt)}` : ""}` : styled("missing", "warning")],
       ["Crawl", c.crawlEnabled && c.contentCrawlIntervalSeconds > 0 ? `every ${describeInterval(c.contentCrawlIntervalSeconds)} after the last crawl` : "on demand"],
+      ["Permission sync", c.crawlEnabled && c.permissionSyncIntervalSeconds > 0 ? `every ${describeInterval(c.permissionSyncIntervalSeconds)} (kinds that have one)` : "on demand"],
+      ...(c.permissionMaxAgeSeconds === null ? [] : [["Permissions expire", `after ${describeInterval(c.permissionMaxAgeSeconds)} without a successful sync`] as [string, string]]),
       ["Space", c.knowledgeSpaceId]
     ]
   }

@@ -2036,6 +2036,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/connectors/{sourceSystem}/{connectionKey}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["adminConnectors.listConnectorDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/connectors/{sourceSystem}/{connectionKey}/scopes": {
         parameters: {
             query?: never;
@@ -5992,6 +6008,13 @@ export interface components {
                 [key: string]: unknown;
             };
             contentCrawlIntervalSeconds: components["schemas"]["Int"];
+            /**
+             * int
+             * @description Seconds between permission syncs (ACLs and groups, no content) while crawling is enabled; 0: none
+             */
+            permissionSyncIntervalSeconds: number;
+            /** @description Past this long without a successful permission sync, the connection's documents admit nobody; null: never */
+            permissionMaxAgeSeconds: components["schemas"]["Int"] | null;
             /** @description Whether a credential is stored; it is write-only and never returned */
             credentialSet: boolean;
             credentialSetByUserId: components["schemas"]["UUID"] | null;
@@ -6025,6 +6048,10 @@ export interface components {
             crawlEnabled?: boolean;
             /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
             identityTrust?: components["schemas"]["IdentityTrust"];
+            /** @description Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60) */
+            permissionSyncIntervalSeconds?: components["schemas"]["Int"];
+            /** @description Past this long without a successful permission sync the connection's documents fail closed (null, the default: never) */
+            permissionMaxAgeSeconds?: components["schemas"]["Int"] | null;
             /**
              * unknown
              * @description Write-only: a string or an object per kind; stored encrypted, never returned
@@ -6063,6 +6090,10 @@ export interface components {
             crawlEnabled?: boolean;
             /** @description UNTRUSTED (the default): no principal maps automatically and no mapping grants anything */
             identityTrust?: components["schemas"]["IdentityTrust"];
+            /** @description Seconds between permission syncs while crawlEnabled (default 300; 0: off; otherwise at least 60) */
+            permissionSyncIntervalSeconds?: components["schemas"]["Int"];
+            /** @description Past this long without a successful permission sync the connection's documents fail closed (null, the default: never) */
+            permissionMaxAgeSeconds?: components["schemas"]["Int"] | null;
         };
         /** @description The connection keys `sources` and `test` are reserved */
         ReservedConnectionKey: {
@@ -6113,6 +6144,8 @@ export interface components {
             /** @description The request's X-Request-Id */
             requestId: string;
         };
+        /** @enum {string} */
+        ConnectorComponent: "content" | "permissions";
         /** @description A crawl of this connection is queued or running; wait for it to finish */
         CrawlRunning: {
             /** @enum {string} */
@@ -6126,6 +6159,17 @@ export interface components {
             errors?: components["schemas"]["FieldError"][];
             /** @description The request's X-Request-Id */
             requestId: string;
+        };
+        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+        PushedDocumentPage: {
+            items: components["schemas"]["PushedDocumentRef"][];
+            nextCursor: string | null;
+        };
+        PushedDocumentRef: {
+            externalId: string;
+            knowledgeAssetId: components["schemas"]["UUID"];
+            url: string | null;
+            updatedAt: components["schemas"]["Timestamp"];
         };
         ConnectorScope: {
             key: string;
@@ -6143,7 +6187,7 @@ export interface components {
             lastObjectAt: components["schemas"]["Timestamp"] | null;
             lastCrawlAt: components["schemas"]["Timestamp"] | null;
             componentCheckpoints: {
-                component: string;
+                component: components["schemas"]["ConnectorComponent"];
                 observedCursor: string | null;
                 captureStatus: string;
                 incompleteReason: string | null;
@@ -6163,6 +6207,8 @@ export interface components {
                 objectsRematerialized: components["schemas"]["Int"];
                 objectsRetired: components["schemas"]["Int"];
                 objectsFailed: components["schemas"]["Int"];
+                objectsSkipped: components["schemas"]["Int"];
+                component: components["schemas"]["ConnectorComponent"];
                 errorCode: string | null;
                 errorMessage: string | null;
                 attemptedAt: components["schemas"]["Timestamp"];
@@ -6190,7 +6236,7 @@ export interface components {
             } | null;
         };
         /** @enum {string} */
-        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP";
+        SourcePrincipalKind: "SOURCE_USER" | "SOURCE_GROUP" | "SOURCE_ORGANIZATION";
         /** @enum {string} */
         SourcePrincipalMappingMethod: "IDP_JOIN" | "MANUAL";
         /** @enum {string} */
@@ -6261,17 +6307,6 @@ export interface components {
             sourceSystem: string;
             sourceConnectionKey: string;
             identityTrust: components["schemas"]["IdentityTrust"];
-        };
-        /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
-        PushedDocumentPage: {
-            items: components["schemas"]["PushedDocumentRef"][];
-            nextCursor: string | null;
-        };
-        PushedDocumentRef: {
-            externalId: string;
-            knowledgeAssetId: components["schemas"]["UUID"];
-            url: string | null;
-            updatedAt: components["schemas"]["Timestamp"];
         };
         /** @description The bearer credential is missing or is not this connection's credential */
         IndexingUnauthorized: {
@@ -6932,7 +6967,10 @@ export type ReservedConnectionKey = components['schemas']['ReservedConnectionKey
 export type ConnectionNotFound = components['schemas']['ConnectionNotFound'];
 export type SetConnectorCredential = components['schemas']['SetConnectorCredential'];
 export type InvalidConnectorCredential = components['schemas']['InvalidConnectorCredential'];
+export type ConnectorComponent = components['schemas']['ConnectorComponent'];
 export type CrawlRunning = components['schemas']['CrawlRunning'];
+export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
+export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type ConnectorScope = components['schemas']['ConnectorScope'];
 export type ConnectorActivity = components['schemas']['ConnectorActivity'];
 export type SourcePrincipal = components['schemas']['SourcePrincipal'];
@@ -6945,8 +6983,6 @@ export type MappingUserNotFound = components['schemas']['MappingUserNotFound'];
 export type SourceGroup = components['schemas']['SourceGroup'];
 export type SourceConnection = components['schemas']['SourceConnection'];
 export type SetIdentityTrust = components['schemas']['SetIdentityTrust'];
-export type PushedDocumentPage = components['schemas']['PushedDocumentPage'];
-export type PushedDocumentRef = components['schemas']['PushedDocumentRef'];
 export type IndexingUnauthorized = components['schemas']['IndexingUnauthorized'];
 export type PushedDocument = components['schemas']['PushedDocument'];
 export type PushedAcl = components['schemas']['PushedAcl'];
@@ -18045,7 +18081,9 @@ export interface operations {
     };
     "adminConnectors.crawlConnection": {
         parameters: {
-            query?: never;
+            query?: {
+                component?: components["schemas"]["ConnectorComponent"];
+            };
             header?: never;
             path: {
                 sourceSystem: string;
@@ -18105,6 +18143,78 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["CrawlRunning"];
+                };
+            };
+            /** @description INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalError"];
+                };
+            };
+        };
+    };
+    "adminConnectors.listConnectorDocuments": {
+        parameters: {
+            query?: {
+                /** @description a string at most 2000 character(s) long */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                sourceSystem: string;
+                connectionKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Live documents of the connection by external id (retired ones left out), in external-id order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushedDocumentPage"];
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CURSOR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationFailed"] | components["schemas"]["InvalidCursor"];
+                };
+            };
+            /** @description UNAUTHENTICATED, MALFORMED_AUTHORIZATION, INVALID_TOKEN, SESSION_EXPIRED, USER_DEACTIVATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Unauthenticated"] | components["schemas"]["MalformedAuthorization"] | components["schemas"]["InvalidToken"] | components["schemas"]["SessionExpired"] | components["schemas"]["UserDeactivated"];
+                };
+            };
+            /** @description PERMISSION_DENIED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PermissionDenied"];
+                };
+            };
+            /** @description CONNECTOR_KIND_NOT_FOUND, CONNECTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConnectorKindNotFound"] | components["schemas"]["ConnectionNotFound"];
                 };
             };
             /** @description INTERNAL_ERROR */
@@ -19635,10 +19745,11 @@ export const connectionNotFoundCodeValues: ReadonlyArray<components["schemas"]["
 export const invalidConnectorCredentialTypeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["type"]> = ["https://lore.dev/problems/invalid-connector-credential"];
 export const invalidConnectorCredentialStatusValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["status"]> = [422];
 export const invalidConnectorCredentialCodeValues: ReadonlyArray<components["schemas"]["InvalidConnectorCredential"]["code"]> = ["INVALID_CONNECTOR_CREDENTIAL"];
+export const connectorComponentValues: ReadonlyArray<components["schemas"]["ConnectorComponent"]> = ["content", "permissions"];
 export const crawlRunningTypeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["type"]> = ["https://lore.dev/problems/crawl-running"];
 export const crawlRunningStatusValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["status"]> = [409];
 export const crawlRunningCodeValues: ReadonlyArray<components["schemas"]["CrawlRunning"]["code"]> = ["CRAWL_RUNNING"];
-export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP"];
+export const sourcePrincipalKindValues: ReadonlyArray<components["schemas"]["SourcePrincipalKind"]> = ["SOURCE_USER", "SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const sourcePrincipalMappingMethodValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingMethod"]> = ["IDP_JOIN", "MANUAL"];
 export const sourcePrincipalMappingStatusValues: ReadonlyArray<components["schemas"]["SourcePrincipalMappingStatus"]> = ["ACTIVE", "REVOKED"];
 export const sourcePrincipalNotFoundTypeValues: ReadonlyArray<components["schemas"]["SourcePrincipalNotFound"]["type"]> = ["https://lore.dev/problems/source-principal-not-found"];

@@ -52,6 +52,8 @@ export interface ScopeParameters {
   readonly spaceIds: ReadonlyArray<string>
   readonly maxClassificationRank: number
   readonly sourcePrincipalKeys: ReadonlyArray<string>
+  /** The key sets (acl_all) the caller satisfies; kept apart so the any-of overlap compares against few keys. */
+  readonly sourceSetKeys?: ReadonlyArray<string> | undefined
 }
 /** An active user with what their access keys need, for counting who may read something (audience). */
 export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String), groups: Schema.Array(Schema.String) })
@@ -89,7 +91,7 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
       const a = sql(alias)
       return sql`(${grantAndClearance(scope, alias)}
         AND (${a}.acl_keys IS NULL OR ${a}.acl_keys && ${scope.sourcePrincipalKeys}::text[])
-        AND (${a}.acl_all IS NULL OR ${a}.acl_all <@ ${scope.sourcePrincipalKeys}::text[]))`
+        AND (${a}.acl_all IS NULL OR ${a}.acl_all <@ ${scope.sourceSetKeys ?? []}::text[]))`
     }
 
     return {

@@ -37,6 +37,8 @@ export interface ReadScope {
   readonly spaceIds: ReadonlyArray<string>
   readonly maxClassificationRank: number
   readonly sourcePrincipalKeys: ReadonlyArray<string>
+  /** Ids of the key sets (acl_all) the caller satisfies. */
+  readonly sourceSetKeys?: ReadonlyArray<string> | undefined
 }
 
 /** The branches of the access model, checked in order by both the SQL filter and the explanation. */
@@ -142,7 +144,9 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
           organizationId: principal.organizationId,
           spaceIds: spaces.map((space) => space.id),
           maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector]
+          // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
+          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector.filter((key) => !isSetKey(key))],
+          sourceSetKeys: connector.filter(isSetKey)
         } satisfies ReadScope
       })
 
@@ -217,11 +221,11 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
  * already in hand (its label, say) instead of rows in a query. The scope holds only active spaces with a
  * viewer grant, so this is `decide(...).allowed` for an active caller at relation viewer.
  */
-export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRank" | "sourcePrincipalKeys">, resource: ResourceFacts) =>
+export const admits = (scope: Pick<ReadScope, "spaceIds" | "maxClassificationRank" | "sourcePrincipalKeys" | "sourceSetKeys">, resource: ResourceFacts) =>
   scope.spaceIds.includes(resource.knowledgeSpaceId)
   && (resource.classification === null || classificationRank[resource.classification] <= scope.maxClassificationRank)
   && (resource.aclKeys === null || resource.aclKeys.some((key) => scope.sourcePrincipalKeys.includes(key)))
-  && (resource.aclAll === undefined || resource.aclAll === null || resource.aclAll.every((key) => scope.sourcePrincipalKeys.includes(key)))
+  && (resource.aclAll === undefined || resource.aclAll === null || resource.aclAll.every((key) => (scope.sourceSetKeys ?? []).includes(key)))
 
 /**
  * The SOURCE_ACL branch: which allowed principals the user reaches (keys name the connection, U or G, and the
@@ -249,6 +253,7 @@ export const sourceAclKey = (connectionId: string, kind: "SOURCE_USER" | "SOURCE
 
 /** The key of a set of source-ACL keys (an acl_all entry): content-addressed, so equal sets share one key. */
 export const sourceAclSetKey = (connectionId: string, digest: string) => `SRC:${connectionId}:S:${digest}`
+const isSetKey = (key: string) => /^SRC:[^:]+:S:/.test(key)
 
 /**
  * The source-principal keys a Lore user matches in a source ACL (connector mappings add theirs: connectorKeys): the user,

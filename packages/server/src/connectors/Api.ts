@@ -17,6 +17,9 @@ export type SourcePrincipalKind = typeof SourcePrincipalKind.Type
 export const MappingMethod = Schema.Literal("IDP_JOIN", "MANUAL").annotations({ identifier: "SourcePrincipalMappingMethod" })
 export const MappingStatus = Schema.Literal("ACTIVE", "REVOKED").annotations({ identifier: "SourcePrincipalMappingStatus" })
 
+/** What a crawl attempt or checkpoint is of: the content crawl or the permission sync. */
+export const ConnectorComponent = Schema.Literal("content", "permissions").annotations({ identifier: "ConnectorComponent" })
+
 export const ConnectorKind = Schema.Struct({
   sourceSystem: Schema.String,
   displayName: Schema.String
@@ -67,7 +70,7 @@ export const ConnectorActivity = Schema.Struct({
   lastCrawlAt: Schema.NullOr(Timestamp),
   componentCheckpoints: Schema.Array(Schema.Struct({
     /** `content` or `permissions`. */
-    component: Schema.Literal("content", "permissions"),
+    component: ConnectorComponent,
     observedCursor: Schema.NullOr(Schema.String),
     captureStatus: Schema.String,
     incompleteReason: Schema.NullOr(Schema.String),
@@ -93,7 +96,7 @@ export const ConnectorActivity = Schema.Struct({
     /** Added: objects left out on purpose (a file type Lore cannot parse), never failures. */
     objectsSkipped: Schema.Int,
     /** Added: `content` (a crawl) or `permissions` (a permission sync). */
-    component: Schema.Literal("content", "permissions"),
+    component: ConnectorComponent,
     errorCode: Schema.NullOr(Schema.String),
     errorMessage: Schema.NullOr(Schema.String),
     attemptedAt: Timestamp
@@ -184,7 +187,7 @@ const KindPath = Schema.Struct({ sourceSystem: Schema.String })
 const ConnectionPath = Schema.Struct({ sourceSystem: Schema.String, connectionKey: Schema.String })
 const PrincipalPath = Schema.Struct({ principalId: Schema.UUID })
 /** Added: which component to start; both (a content crawl and, for kinds that have one, a permission sync) when absent. */
-const CrawlQuery = Schema.Struct({ component: Schema.optional(Schema.Literal("content", "permissions")) })
+const CrawlQuery = Schema.Struct({ component: Schema.optional(ConnectorComponent) })
 
 export const PushedDocumentRef = Schema.Struct({
   externalId: Schema.String,

@@ -86,6 +86,8 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
 
     const begun = yield* repo.beginCrawl(connection.id)
     let progress: CrawlProgress = begun?.crawlProgress ?? { startedAt: new Date().toISOString(), processed: 0, remaining: null }
+    // A crawl resumed from an earlier run of its job carries on counting from what that run counted.
+    for (const key of Object.keys(counts) as Array<keyof Counts>) counts[key] += progress.counts?.[key] ?? 0
     let checkpoint = connection.checkpoint
     const pagesPerRun = settings.connectors.pagesPerRun ?? DEFAULT_PAGES_PER_RUN
     const pages = Effect.gen(function* () {
@@ -113,7 +115,7 @@ const crawl = ({ connectionId }: { connectionId: string }, context: JobContext) 
         }
         for (const externalId of step.deleted) if (yield* documents.retire(connection, externalId)) counts.retired++
         checkpoint = step.checkpoint
-        progress = { ...progress, processed: progress.processed + step.documents.length + step.deleted.length, remaining: step.remaining ?? null }
+        progress = { ...progress, processed: progress.processed + step.documents.length + step.deleted.length, remaining: step.remaining ?? null, counts: { ...counts } }
         yield* repo.setCheckpoint(connection.id, checkpoint, step.done ? null : progress)
         if (step.done) return true
       }

@@ -8,7 +8,9 @@ import { CrawlConnection, crawlDedupeKey, permissionsDedupeKey, SyncPermissions 
 export const CrawlProgress = Schema.Struct({
   startedAt: Schema.String,
   processed: Schema.Number,
-  remaining: Schema.NullOr(Schema.Number)
+  remaining: Schema.NullOr(Schema.Number),
+  /** What the crawl's earlier job runs counted (a long crawl spans several; its one attempt reports the sum). */
+  counts: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number }))
 })
 export type CrawlProgress = typeof CrawlProgress.Type
 

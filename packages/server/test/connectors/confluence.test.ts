@@ -96,19 +96,25 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
   })
 
   it("refuses a bad configuration naming the field, and a malformed credential without echoing it", async () => {
+    const knowledgeSpaceId = (await admin.call("GET", "/api/admin/connectors/CONFLUENCE")).body[0].knowledgeSpaceId
     const bad = await admin.call("PUT", "/api/admin/connectors/CONFLUENCE/bad", {
-      knowledgeSpaceId: (await admin.call("GET", "/api/admin/connectors/CONFLUENCE/wiki/activity")).status === 200 ? (await admin.call("GET", "/api/admin/connectors/CONFLUENCE")).body[0].knowledgeSpaceId : "",
+      knowledgeSpaceId,
       sourceConfig: { deployment: "SERVER", baseUrl: "http://169.254.169.254/wiki", spaces: ["ok", "bad key!"], extra: 1 }
     })
     expect(bad.status).toBe(422)
     const paths = (bad.body.errors as Array<{ path: string }>).map((e) => e.path)
     expect(paths).toEqual(expect.arrayContaining(["sourceConfig.deployment", "sourceConfig.baseUrl", "sourceConfig.spaces.1", "sourceConfig.extra"]))
+    const many = await admin.call("PUT", "/api/admin/connectors/CONFLUENCE/bad", {
+      knowledgeSpaceId, sourceConfig: { deployment: "CLOUD", baseUrl: site.baseUrl, spaces: Array.from({ length: 5000 }, (_, i) => `S${i}`) }
+    })
+    expect(many.status).toBe(422)
+    expect(many.body.errors[0].path).toBe("sourceConfig.spaces")
     const secret = "do-not-echo-this-token-value"
     const credential = await admin.call("PUT", "/api/admin/connectors/CONFLUENCE/wiki/credential", { credential: { token: secret, email: "x@example.com" } })
     expect(credential.status).toBe(422)
     expect(JSON.stringify(credential.body)).not.toContain(secret)
     const interval = await admin.call("PUT", "/api/admin/connectors/CONFLUENCE/wiki", {
-      knowledgeSpaceId: (await admin.call("GET", "/api/admin/connectors/CONFLUENCE")).body[0].knowledgeSpaceId,
+      knowledgeSpaceId,
       sourceConfig: { deployment: "CLOUD", baseUrl: site.baseUrl, spaces: ["ENG"] },
       permissionSyncIntervalSeconds: 30
     })

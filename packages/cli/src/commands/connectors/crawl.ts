@@ -12,29 +12,34 @@ export default defineCommand({
   configure: (command) =>
     withKind(command.argument("<key>", "the connection's key"))
       .option("--no-wait", "queue the crawl and return")
+      .option("--permissions", "only sync permissions (ACLs and groups, no content); by default a crawl also starts a permission sync where the kind has one")
       .option("--timeout <seconds>", "how long to wait for the crawl to end (default 300)", (value: string) => Number(value), 300),
   run: async (runtime, command) => {
     const [key] = command.processedArgs as [string]
     const kind = kindOf(command)
-    const { wait, timeout } = command.opts<{ wait: boolean; timeout: number }>()
+    const { wait, timeout, permissions } = command.opts<{ wait: boolean; timeout: number; permissions?: boolean }>()
+    // What is waited for: the content crawl, or with --permissions the permission sync.
+    const component = permissions ? "permissions" : "content"
+    const attemptsOf = (a: ConnectorActivity) => a.recentAttempts.filter((attempt) => attempt.component === component)
+    const checkpointOf = (a: ConnectorActivity) => a.componentCheckpoints.find((c) => c.component === component)
     const lore = runtime.client({ requireToken: true })
     await present(runtime, {
       progress: `Crawling ${kind} connection ${key}`,
       run: async (progress): Promise<ConnectorActivity> => {
         const before = await lore.admin.connectors.activity(kind, key)
-        const attemptsBefore = before.recentAttempts.length
-        const lastBefore = before.recentAttempts[0]?.attemptedAt
-        await lore.admin.connectors.crawl(kind, key)
+        const attemptsBefore = attemptsOf(before).length
+        const lastBefore = attemptsOf(before)[0]?.attemptedAt
+        await lore.admin.connectors.crawl(kind, key, permissions ? "permissions" : undefined)
         if (!wait) return before
         const deadline = Date.now() + timeout * 1000
         for (;;) {
           const now = await lore.admin.connectors.activity(kind, key)
-          const latest = now.recentAttempts[0]
-          if (latest && (now.recentAttempts.length !== attemptsBefore || latest.attemptedAt !== lastBefore) && latest.outcome !== "FAILED") return now
-          if (latest?.outcome === "FAILED" && latest.attemptedAt !== lastBefore && now.componentCheckpoints[0]?.captureStatus !== "IN_PROGRESS") {
+          const latest = attemptsOf(now)[0]
+          if (latest && (attemptsOf(now).length !== attemptsBefore || latest.attemptedAt !== lastBefore) && latest.outcome !== "FAILED") return now
+          if (latest?.outcome === "FAILED" && latest.attemptedAt !== lastBefore && checkpointOf(now)?.captureStatus !== "IN_PROGRESS") {
             throw new CliError(ExitCode.unexpected, latest.errorCode ?? "CRAWL_FAILED", `the crawl of ${key} failed: ${latest.errorMessage ?? "no detail"}`)
           }
-          const running = now.componentCheckpoints[0]?.progress
+          const running = checkpointOf(now)?.progress
           if (running) {
             const remaining = running.objectsRemaining
             progress({ done: running.objectsProcessed, total: remaining === null ? null : running.objectsProcessed + remaining, unit: "document" })

@@ -2,7 +2,7 @@ import { Directory } from "../../arguments"
 import { defineCommand } from "../../command"
 import { usageError } from "../../errors"
 import { present } from "../../output/present"
-import { connectorView, findConnector, intervalSeconds, kindOf, type SourceConfigFlags, sourceConfigFrom, withKind, withSourceConfig } from "../../views/connectors"
+import { connectorView, findConnector, intervalSeconds, kindOf, permissionSettings, type SourceConfigFlags, sourceConfigFrom, withKind, withSourceConfig } from "../../views/connectors"
 
 export default defineCommand({
   description: "change a connection's space, trust, settings or schedule; what is not given keeps its value",
@@ -18,9 +18,10 @@ export default defineCommand({
     const flags = command.opts<{ space?: string; trust?: boolean; untrust?: boolean } & SourceConfigFlags>()
     if (flags.trust && flags.untrust) throw usageError("pass --trust or --untrust, not both")
     const changesConfig = flags.description !== undefined || flags.config !== undefined || (flags.set ?? []).length > 0
-    if (!flags.space && !flags.trust && !flags.untrust && !changesConfig && flags.every === undefined) {
-      throw usageError("nothing to change: pass --space, --trust, --untrust, --config, --set, --every or --description")
+    if (!flags.space && !flags.trust && !flags.untrust && !changesConfig && flags.every === undefined && flags.permissionsEvery === undefined && flags.permissionMaxAge === undefined) {
+      throw usageError("nothing to change: pass --space, --trust, --untrust, --config, --set, --every, --permissions-every, --permission-max-age or --description")
     }
+    const permissions = permissionSettings(flags)
     const interval = flags.every === undefined ? undefined : intervalSeconds(flags.every)
     const kind = kindOf(command)
     const directory = new Directory(runtime.client({ requireToken: true }))
@@ -34,7 +35,10 @@ export default defineCommand({
           sourceConfig: sourceConfigFrom(flags, current.sourceConfig),
           contentCrawlIntervalSeconds: interval ?? current.contentCrawlIntervalSeconds,
           crawlEnabled: interval === undefined ? current.crawlEnabled : interval > 0,
-          identityTrust: flags.trust ? "TRUSTED" : flags.untrust ? "UNTRUSTED" : current.identityTrust
+          identityTrust: flags.trust ? "TRUSTED" : flags.untrust ? "UNTRUSTED" : current.identityTrust,
+          permissionSyncIntervalSeconds: current.permissionSyncIntervalSeconds,
+          permissionMaxAgeSeconds: current.permissionMaxAgeSeconds,
+          ...permissions
         })
       },
       view: (c) => connectorView(c, `Saved ${c.sourceSystem} connection ${c.sourceConnectionKey}`)

@@ -57,9 +57,19 @@ export class AdminConnectorsArea {
     return unwrap(this.client.POST("/api/admin/connectors/{sourceSystem}/test", { params: { path: { sourceSystem } }, body }))
   }
 
-  /** Queues a crawl (202); 409 CRAWL_RUNNING while one of this connection is queued or running. */
-  crawl(sourceSystem: string, connectionKey: string): Promise<void> {
-    return unwrapEmpty(this.client.POST("/api/admin/connectors/{sourceSystem}/{connectionKey}/crawl", { params: { path: { sourceSystem, connectionKey } } }))
+  /**
+   * Queues a content crawl and, for kinds that have one, a permission sync (202); `component` starts only one of
+   * them. 409 CRAWL_RUNNING while each asked for is already queued or running.
+   */
+  crawl(sourceSystem: string, connectionKey: string, component?: "content" | "permissions"): Promise<void> {
+    return unwrapEmpty(this.client.POST("/api/admin/connectors/{sourceSystem}/{connectionKey}/crawl", {
+      params: { path: { sourceSystem, connectionKey }, ...(component ? { query: { component } } : {}) }
+    }))
+  }
+
+  /** The connection's live documents (external id, knowledge asset, URL), one page by cursor. */
+  documents(sourceSystem: string, connectionKey: string, query: { cursor?: string; limit?: number } = {}) {
+    return unwrap(this.client.GET("/api/admin/connectors/{sourceSystem}/{connectionKey}/documents", { params: { path: { sourceSystem, connectionKey }, query } }))
   }
 
   scopes(sourceSystem: string, connectionKey: string): Promise<Array<ConnectorScope>> {
