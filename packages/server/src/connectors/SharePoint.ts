@@ -11,7 +11,7 @@ const failedTest = (errorCode: string): ConnectionTestResult =>
   ({ authenticated: false, accountName: null, identityName: null, canReadContent: false, errorCode })
 
 const PERMISSIONS_INSTRUCTION =
-  "Lore cannot read this library's permissions: grant the app `read` on the site (Graph POST /sites/{site-id}/permissions, with Sites.Selected consented), or its documents admit nobody"
+  "Lore cannot read this library's permissions: grant the app `fullcontrol` on the site (Graph POST /sites/{site-id}/permissions, Sites.Selected consented): listing permissions needs SharePoint's Enumerate Permissions right; until then its documents admit nobody"
 
 /**
  * SHAREPOINT: SharePoint Online and OneDrive for Business through Microsoft Graph, with SharePoint REST for site
@@ -78,7 +78,7 @@ export const SharePointKind: ConnectorKindModule = {
           displayName: failed.key.slice(0, 300),
           reachable: false,
           admissible: false,
-          instruction: "The app cannot see this site or OneDrive: grant it `read` on the site (POST /sites/{site-id}/permissions) or check the user's email"
+          instruction: "The app cannot see this site or OneDrive: grant it `fullcontrol` on the site (POST /sites/{site-id}/permissions) or check the user's email"
         })
       }
       return scopes
