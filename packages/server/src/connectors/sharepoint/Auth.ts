@@ -99,11 +99,18 @@ export const tokenSource = (config: SharePointConfig, credential: SharePointCred
     },
     system: { networkClient: networkModule(authorityOrigin, loginBase, fetch, failures) }
   })
+  // msal's own cache lookup costs milliseconds a call; a request per file would pay it twice, so the token is kept
+  // here until a minute before it expires (or a 401 asks for a fresh one).
+  const held = new Map<string, { readonly token: string; readonly until: number }>()
   return async (resource: string, fresh = false): Promise<string> => {
+    const kept = held.get(resource)
+    if (!fresh && kept && kept.until > Date.now()) return kept.token
     failures.last = null
     try {
       const result = await app.acquireTokenByClientCredential({ scopes: [`${resource}/.default`], skipCache: fresh })
       if (!result?.accessToken) throw new TokenError("AUTHENTICATION_FAILED", "Entra gave no token")
+      const expires = result.expiresOn ? result.expiresOn.getTime() : Date.now() + 5 * 60_000
+      held.set(resource, { token: result.accessToken, until: expires - 60_000 })
       return result.accessToken
     } catch (error) {
       if (error instanceof TokenError) throw error
