@@ -11,6 +11,7 @@ import { makeCertificate } from "./sharepoint-site"
 
 const TENANT = "0b1c2d3e-0000-4000-8000-00000000aaaa"
 const settings = Settings.make({ dataDir: "/tmp/unused" })
+const errorPaths = (read: ReturnType<typeof readSharePointConfig>) => (read.ok ? [] : read.errors.map((e) => e.path))
 const config = { tenantId: TENANT, clientId: "c11e0000-0000-4000-8000-00000000cccc", sharepointHost: "https://acme.sharepoint.com" }
 
 describe("LORE_CONNECTOR_BASE_URLS", () => {
@@ -33,14 +34,14 @@ describe("the SharePoint sourceConfig", () => {
   it("names each bad field: private host, site on another host, path on the host, too many sites, unknown keys", () => {
     const read = readSharePointConfig({ tenantId: "x".repeat(300), clientId: 7, sharepointHost: "http://10.0.0.5", sites: ["https://evil.example.com/sites/a", "../../etc"], users: "ann", __proto__: { polluted: true }, constructor: 1 } as never, settings)
     expect(read.ok).toBe(false)
-    const paths = (read as { errors: Array<{ path: string }> }).errors.map((e) => e.path)
+    const paths = errorPaths(read)
     expect(paths).toEqual(expect.arrayContaining(["sourceConfig.tenantId", "sourceConfig.clientId", "sourceConfig.sharepointHost", "sourceConfig.users", "sourceConfig.constructor"]))
     const withPath = readSharePointConfig({ ...config, sharepointHost: "https://acme.sharepoint.com/sites/eng" }, settings)
-    expect((withPath as { errors: Array<{ path: string }> }).errors.map((e) => e.path)).toEqual(["sourceConfig.sharepointHost"])
+    expect(errorPaths(withPath)).toEqual(["sourceConfig.sharepointHost"])
     const many = readSharePointConfig({ ...config, sites: Array.from({ length: 501 }, (_, i) => `https://acme.sharepoint.com/sites/s${i}`) }, settings)
-    expect((many as { errors: Array<{ path: string }> }).errors.map((e) => e.path)).toEqual(["sourceConfig.sites"])
+    expect(errorPaths(many)).toEqual(["sourceConfig.sites"])
     const other = readSharePointConfig({ ...config, sites: ["https://evil.example.com/sites/a"] }, settings)
-    expect((other as { errors: Array<{ path: string }> }).errors.map((e) => e.path)).toEqual(["sourceConfig.sites.0"])
+    expect(errorPaths(other)).toEqual(["sourceConfig.sites.0"])
   })
 })
 

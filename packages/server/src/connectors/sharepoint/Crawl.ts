@@ -31,6 +31,21 @@ export interface CrawlCursor {
 const MAX_GROUPS_PER_CRAWL = 5000
 
 const RECONCILE_PAGE = 200
+const FILE_CONCURRENCY = 4
+
+/** `work` over `items`, at most `limit` at once, results in the items' order. */
+const inParallel = async <A, B>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<B>): Promise<Array<B>> => {
+  const results: Array<B> = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}
 
 export const itemExternalId = (driveId: string, itemId: string) => `${driveId}/${itemId}`
 export const parseItemExternalId = (externalId: string) => {
@@ -165,26 +180,34 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     const failures: Array<{ code: string; message: string; fatal?: boolean }> = []
     let skipped = 0
     const named = new Set<string>()
+    const files: Array<DriveItem> = []
     for (const item of page.value ?? []) {
       if (!item.id) continue
-      if (item.deleted) {
-        deleted.push(itemExternalId(drive.id, item.id))
+      if (item.deleted) deleted.push(itemExternalId(drive.id, item.id))
+      else if (item.file) files.push(item)
+    }
+    // A few files at a time (permissions, then bytes): Graph answers each in tens of milliseconds, and a delta page
+    // holds up to a few hundred. Results are applied in the page's order.
+    const outcomes = await inParallel(files, FILE_CONCURRENCY, async (item) => {
+      try {
+        const acl = await aclOfItem(client, drive.id, item.id!, config.tenantId, drive.siteId)
+        return { item, acl, document: await documentOf(client, drive, item, acl, context.settings.maxUploadBytes) }
+      } catch (error) {
+        return { item, error }
+      }
+    })
+    for (const outcome of outcomes) {
+      if ("error" in outcome) {
+        const failure = failureOf(outcome.error)
+        if (failure.fatal) return { ...empty, checkpoint: cursor, done: true, failures: [failure] }
+        if (outcome.error instanceof SharePointError && outcome.error.status === 404) continue
+        failures.push({ ...failure, message: `${(outcome.item.name ?? outcome.item.id!).slice(0, 100)}: ${failure.message}` })
         continue
       }
-      if (!item.file) continue
-      try {
-        const acl = await aclOfItem(client, drive.id, item.id, config.tenantId, drive.siteId)
-        for (const group of acl.groups) named.add(group.id)
-        for (const organization of acl.organizations ?? []) named.add(organization.id)
-        const document = await documentOf(client, drive, item, acl, context.settings.maxUploadBytes)
-        if (document === "SKIP") skipped++
-        else documents.push(document)
-      } catch (error) {
-        const failure = failureOf(error)
-        if (failure.fatal) return { ...empty, checkpoint: cursor, done: true, failures: [failure] }
-        if (error instanceof SharePointError && error.status === 404) continue
-        failures.push({ ...failure, message: `${(item.name ?? item.id).slice(0, 100)}: ${failure.message}` })
-      }
+      for (const group of outcome.acl.groups) named.add(group.id)
+      for (const organization of outcome.acl.organizations ?? []) named.add(organization.id)
+      if (outcome.document === "SKIP") skipped++
+      else documents.push(outcome.document)
     }
     // The members of the groups these documents name, read once per crawl, so the documents admit them at once.
     const resolved = new Set(cursor.groupsResolved ?? [])
