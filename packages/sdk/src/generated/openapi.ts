@@ -6348,7 +6348,7 @@ export interface components {
             classification?: components["schemas"]["Classification"];
             acl: components["schemas"]["PushedAcl"];
         };
-        /** @description Who may read the document in the source: native user and group principals. An empty ACL admits nobody. */
+        /** @description Who may read the document in the source: any one of its principals, and one of each requireAlso set. An empty ACL admits nobody. */
         PushedAcl: {
             users?: {
                 /**
@@ -6378,6 +6378,65 @@ export interface components {
                  * @description a string at most 500 character(s) long
                  */
                 displayName?: string;
+            }[];
+            organizations?: {
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                id: string;
+                /**
+                 * maxLength(500)
+                 * @description a string at most 500 character(s) long
+                 */
+                displayName?: string;
+            }[];
+            /**
+             * maxItems(20)
+             * @description an array of at most 20 item(s)
+             */
+            requireAlso?: {
+                users?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(320)
+                     * @description a string at most 320 character(s) long
+                     */
+                    email?: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                groups?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
+                organizations?: {
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    id: string;
+                    /**
+                     * maxLength(500)
+                     * @description a string at most 500 character(s) long
+                     */
+                    displayName?: string;
+                }[];
             }[];
         };
         PushResult: {
@@ -6460,6 +6519,8 @@ export interface components {
              * @description a string at most 500 character(s) long
              */
             displayName?: string;
+            /** @description Added: SOURCE_ORGANIZATION for an organization-wide principal, whose members are users only (groups are ignored) */
+            kind?: components["schemas"]["PushedGroupKind"];
             members: {
                 users?: {
                     /**
@@ -6492,6 +6553,8 @@ export interface components {
                 }[];
             };
         };
+        /** @enum {string} */
+        PushedGroupKind: "SOURCE_GROUP" | "SOURCE_ORGANIZATION";
         /** @description The single sign-on settings cannot be used (issuer, client id or secret) */
         InvalidSsoSettings: {
             /** @enum {string} */
@@ -6991,6 +7054,7 @@ export type InvalidPushedDocument = components['schemas']['InvalidPushedDocument
 export type BulkPush = components['schemas']['BulkPush'];
 export type BulkPushResult = components['schemas']['BulkPushResult'];
 export type PushedGroup = components['schemas']['PushedGroup'];
+export type PushedGroupKind = components['schemas']['PushedGroupKind'];
 export type InvalidSsoSettings = components['schemas']['InvalidSsoSettings'];
 export type SsoNotConfigured = components['schemas']['SsoNotConfigured'];
 export type SsoProviderUnavailable = components['schemas']['SsoProviderUnavailable'];
@@ -19765,6 +19829,7 @@ export const pushResultOutcomeValues: ReadonlyArray<components["schemas"]["PushR
 export const invalidPushedDocumentTypeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["type"]> = ["https://lore.dev/problems/invalid-pushed-document"];
 export const invalidPushedDocumentStatusValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["status"]> = [422];
 export const invalidPushedDocumentCodeValues: ReadonlyArray<components["schemas"]["InvalidPushedDocument"]["code"]> = ["INVALID_PUSHED_DOCUMENT"];
+export const pushedGroupKindValues: ReadonlyArray<components["schemas"]["PushedGroupKind"]> = ["SOURCE_GROUP", "SOURCE_ORGANIZATION"];
 export const invalidSsoSettingsTypeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["type"]> = ["https://lore.dev/problems/invalid-sso-settings"];
 export const invalidSsoSettingsStatusValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["status"]> = [400];
 export const invalidSsoSettingsCodeValues: ReadonlyArray<components["schemas"]["InvalidSsoSettings"]["code"]> = ["INVALID_SSO_SETTINGS"];

@@ -320,10 +320,17 @@ const AclGroup = Schema.Struct({
   id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(500)),
   displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500)))
 })
-export const PushedAcl = Schema.Struct({
+const principalFields = {
   users: Schema.optionalWith(Schema.Array(AclUser), { default: () => [] }),
-  groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] })
-}).annotations({ identifier: "PushedAcl", description: "Who may read the document in the source: native user and group principals. An empty ACL admits nobody." })
+  groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] }),
+  /** Added: organization-wide principals (a tenant, domain or workspace), reached only by their member users. */
+  organizations: Schema.optional(Schema.Array(AclGroup))
+}
+export const PushedAcl = Schema.Struct({
+  ...principalFields,
+  /** Added: principal sets the reader must ALSO match one of each (an intersection, e.g. a page restriction). */
+  requireAlso: Schema.optional(Schema.Array(Schema.Struct(principalFields)).pipe(Schema.maxItems(20)))
+}).annotations({ identifier: "PushedAcl", description: "Who may read the document in the source: any one of its principals, and one of each requireAlso set. An empty ACL admits nobody." })
 
 const documentFields = {
   title: Schema.String.pipe(Schema.trimmed(), Schema.minLength(1), Schema.maxLength(500)),
@@ -342,6 +349,9 @@ export const BulkPush = Body({
 }).annotations({ identifier: "BulkPush" })
 export const PushedGroup = Body({
   displayName: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
+  kind: Schema.optional(Schema.Literal("SOURCE_GROUP", "SOURCE_ORGANIZATION").annotations({ identifier: "PushedGroupKind" })).annotations({
+    description: "Added: SOURCE_ORGANIZATION for an organization-wide principal, whose members are users only (groups are ignored)"
+  }),
   members: Schema.Struct({
     users: Schema.optionalWith(Schema.Array(AclUser), { default: () => [] }),
     groups: Schema.optionalWith(Schema.Array(AclGroup), { default: () => [] })

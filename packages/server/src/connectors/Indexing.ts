@@ -80,10 +80,10 @@ export class Indexing extends Effect.Service<Indexing>()("lore/Indexing", {
         if (retired) yield* repo.recordAttempt(connection.id, { outcome: "SUCCEEDED", retired: 1 })
       })
 
-    const putGroup = (authorization: string | undefined, sourceSystem: string, connectionKey: string, externalGroupId: string, input: { displayName?: string | undefined; members: NativeAcl }) =>
+    const putGroup = (authorization: string | undefined, sourceSystem: string, connectionKey: string, externalGroupId: string, input: { displayName?: string | undefined; kind?: "SOURCE_GROUP" | "SOURCE_ORGANIZATION" | undefined; members: NativeAcl }) =>
       Effect.gen(function* () {
         const connection = yield* authenticate(authorization, sourceSystem, connectionKey)
-        const { groupId } = yield* documents.putGroup(connection, { id: externalGroupId, displayName: input.displayName, members: input.members })
+        const { groupId } = yield* documents.putGroup(connection, { id: externalGroupId, kind: input.kind, displayName: input.displayName, members: input.members })
         return (yield* identity.groupsIn(connection.organizationId, groupId))[0]!
       })
 
