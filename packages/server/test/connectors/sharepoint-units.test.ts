@@ -115,3 +115,21 @@ describe("the Graph client", () => {
     await expect(client.graph("/v1.0/users")).rejects.toMatchObject({ code: "ADDRESS_NOT_ALLOWED" })
   })
 })
+
+describe("a stored delta token on another Graph host", () => {
+  it("is treated as expired: the drive is walked again from the start, nothing is fetched from the old host", async () => {
+    const { Effect } = await import("effect")
+    const { crawlSharePoint } = await import("../../src/connectors/sharepoint/Crawl")
+    const pair = makeCertificate()
+    const cursor = {
+      active: true, startedAt: new Date().toISOString(), driveIndex: 0, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS",
+      drives: [{ id: "b!d", name: "Docs", siteId: null, webUrl: null }],
+      deltaLinks: { "b!d": "https://graph.old-cloud.example/v1.0/drives/b!d/root/delta?token=9" }
+    }
+    const page = await Effect.runPromise(crawlSharePoint({ sourceConfig: config, credential: JSON.stringify(pair), settings }, cursor))
+    expect(page.failures ?? []).toEqual([])
+    expect(page.done).toBe(false)
+    expect(page.checkpoint).toMatchObject({ next: "/v1.0/drives/b!d/root/delta", deltaLinks: {} })
+    expect((page.checkpoint as { resyncSince: string | null }).resyncSince).not.toBeNull()
+  })
+})

@@ -165,7 +165,9 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     try {
       page = await client.graph<Page<DriveItem>>(cursor.next ?? cursor.deltaLinks[drive.id] ?? start)
     } catch (error) {
-      if (error instanceof SharePointError && error.status === 410) {
+      const storedToken = cursor.next === null && cursor.deltaLinks[drive.id] !== undefined
+      // A stored token on another Graph host (LORE_CONNECTOR_BASE_URLS changed) is as good as expired.
+      if (error instanceof SharePointError && (error.status === 410 || (storedToken && error.code === "ADDRESS_NOT_ALLOWED" && error.status === 0 && /another host/.test(error.message)))) {
         // The delta token expired (resyncRequired): walk the drive in full from the start, then retire what was not seen.
         const { [drive.id]: _expired, ...deltaLinks } = cursor.deltaLinks
         return { ...empty, checkpoint: { ...cursor, next: start, resyncSince: new Date().toISOString(), deltaLinks }, done: false }
