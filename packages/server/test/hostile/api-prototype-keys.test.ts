@@ -30,7 +30,9 @@ describe("prototype keys in /api JSON bodies", () => {
     `{"knowledgeSpaceId":"${spaceId}","sourceConfig":{"constructor":{"prototype":{"polluted":"yes"}}}}`,
     `{"knowledgeSpaceId":"${spaceId}","sourceConfig":{"description":"x","nested":[{"deep":{"prototype":1}}]}}`,
     `{"knowledgeSpaceId":"${spaceId}","sourceConfig":{"a.__proto__.polluted":"yes"}}`,
-    `{"__proto__":{"polluted":"yes"},"knowledgeSpaceId":"${spaceId}","sourceConfig":{}}`
+    `{"__proto__":{"polluted":"yes"},"knowledgeSpaceId":"${spaceId}","sourceConfig":{}}`,
+    // JSON escapes spell the same key without its letters appearing in the text.
+    `{"knowledgeSpaceId":"${spaceId}","sourceConfig":{"\\u005f_proto__":{"polluted":"yes"}}}`
   ]
 
   it("are refused with 400 VALIDATION_FAILED, and nothing is polluted or saved", async () => {
