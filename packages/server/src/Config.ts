@@ -218,6 +218,11 @@ export interface LoreSettings {
    * outbound fetches made on a caller's behalf may reach (outbound/Guard.ts); every other private address is refused.
    */
   readonly allowedPrivateHosts: ReadonlyArray<string>
+  /**
+   * LORE_CONNECTOR_BASE_URLS (comma-separated `name=url`, default none): replaces a connector vendor's fixed host, for
+   * tests and sovereign clouds (connectors/BaseUrls.ts lists the names). The outbound guard still applies to them.
+   */
+  readonly connectorBaseUrls: Readonly<Record<string, string>>
 }
 
 /** LORE_PUBLIC_URL, refused at start unless it is an http(s) origin. */
@@ -231,6 +236,39 @@ const publicUrlFromEnv = Config.string("LORE_PUBLIC_URL").pipe(
 )
 
 /** LORE_TRUSTED_PROXIES, refused at start unless every entry is an IP address or CIDR range. */
+/** The names LORE_CONNECTOR_BASE_URLS may replace (issues 30 and 31); each value an http(s) URL without query. */
+export const CONNECTOR_BASE_URL_NAMES = ["graph", "login", "google-drive", "google-admin", "google-token", "slack", "github", "github-graphql"] as const
+
+export const parseConnectorBaseUrls = (value: string): { readonly urls: Record<string, string> } | { readonly error: string } => {
+  const urls: Record<string, string> = Object.create(null)
+  for (const entry of value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)) {
+    const equals = entry.indexOf("=")
+    const name = equals > 0 ? entry.slice(0, equals).trim().toLowerCase() : ""
+    if (!(CONNECTOR_BASE_URL_NAMES as ReadonlyArray<string>).includes(name)) {
+      return { error: `LORE_CONNECTOR_BASE_URLS: each entry is name=url with a name among ${CONNECTOR_BASE_URL_NAMES.join(", ")}` }
+    }
+    let url: URL
+    try {
+      url = new URL(entry.slice(equals + 1).trim())
+    } catch {
+      return { error: `LORE_CONNECTOR_BASE_URLS: ${name} is not a URL` }
+    }
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password || url.search || url.hash) {
+      return { error: `LORE_CONNECTOR_BASE_URLS: ${name} must be an http(s) URL without credentials, query or fragment` }
+    }
+    urls[name] = url.href.replace(/\/+$/, "")
+  }
+  return { urls }
+}
+
+const connectorBaseUrlsFromEnv = Config.string("LORE_CONNECTOR_BASE_URLS").pipe(
+  Config.mapOrFail((value) => {
+    const parsed = parseConnectorBaseUrls(value)
+    return "urls" in parsed ? Either.right<Readonly<Record<string, string>>>(parsed.urls) : Either.left(ConfigError.InvalidData([], parsed.error))
+  }),
+  Config.withDefault<Readonly<Record<string, string>>>({})
+)
+
 const trustedProxiesFromEnv = Config.string("LORE_TRUSTED_PROXIES").pipe(
   Config.mapOrFail((value) => {
     const parsed = parseTrustedProxies(value)
@@ -320,7 +358,8 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
         publicUrl: yield* publicUrlFromEnv,
         trustedProxies: yield* trustedProxiesFromEnv,
         allowedPrivateHosts: (yield* Config.string("LORE_ALLOWED_PRIVATE_HOSTS").pipe(Config.withDefault("")))
-          .split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry.length > 0)
+          .split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry.length > 0),
+        connectorBaseUrls: yield* connectorBaseUrlsFromEnv
       } satisfies LoreSettings
     })
 
@@ -354,6 +393,7 @@ export class Settings extends Context.Tag("lore/Settings")<Settings, LoreSetting
     publicUrl: Option.none(),
     trustedProxies: [],
     allowedPrivateHosts: [],
+    connectorBaseUrls: {},
     ...overrides
   })
 }

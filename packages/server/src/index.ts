@@ -66,6 +66,8 @@ export interface StartOptions {
   readonly onStatement?: (statement: { readonly sql: string; readonly requestId: string | undefined }) => void
   /** The assistant's tool loop limits (default: Config.ts defaultAssistantLoop). */
   readonly assistantLoop?: Partial<AssistantLoopSettings>
+  /** LORE_CONNECTOR_BASE_URLS: vendor hosts replaced by name (`graph`, `login`, ...), for tests against loopback vendors. */
+  readonly connectorBaseUrls?: Readonly<Record<string, string>>
 }
 
 const checkedPublicUrl = (value: string) => {
@@ -115,7 +117,8 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     ...(options.ssoAllowHttpIssuer !== undefined ? { ssoAllowHttpIssuer: options.ssoAllowHttpIssuer } : {}),
     ...(options.publicUrl !== undefined ? { publicUrl: Option.some(checkedPublicUrl(options.publicUrl)) } : {}),
     ...(options.trustedProxies !== undefined ? { trustedProxies: checkedProxies(options.trustedProxies) } : {}),
-    allowedPrivateHosts: options.allowedPrivateHosts ?? []
+    allowedPrivateHosts: options.allowedPrivateHosts ?? [],
+    connectorBaseUrls: options.connectorBaseUrls ?? {}
   })
 
 /** Starts a Lore server in this process (tests); resolves once it accepts requests. */

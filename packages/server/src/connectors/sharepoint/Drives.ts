@@ -1,0 +1,89 @@
+import type { Drive, Site } from "@microsoft/microsoft-graph-types"
+import type { SharePointClient } from "./Client"
+import { type SharePointConfig, siteUrlPath } from "./Config"
+
+/** One document library or OneDrive that a crawl walks: a scope of its own. */
+export interface DriveRef {
+  readonly id: string
+  readonly name: string
+  /** The site it belongs to (site groups are the site's); null for a user's OneDrive. */
+  readonly siteId: string | null
+  readonly webUrl: string | null
+}
+
+export interface Page<A> {
+  readonly value: ReadonlyArray<A>
+  readonly "@odata.nextLink"?: string
+  readonly "@odata.deltaLink"?: string
+}
+
+const MAX_LIST_PAGES = 200
+
+/** Every page of a Graph collection, streamed: at most MAX_LIST_PAGES pages. */
+export async function* pagesOf<A>(client: SharePointClient, first: string): AsyncGenerator<ReadonlyArray<A>> {
+  let link: string | undefined = first
+  for (let pages = 0; link && pages < MAX_LIST_PAGES; pages++) {
+    const page: Page<A> = await client.graph<Page<A>>(link)
+    yield page.value ?? []
+    link = page["@odata.nextLink"]
+  }
+}
+
+/** The Graph path of a configured site: by id, or by its URL (`/sites/{hostname}:{path}`). */
+export const sitePath = (site: string, config: SharePointConfig) => {
+  const path = siteUrlPath(site, config.sharepointHost)
+  return path === null ? `/v1.0/sites/${encodeURIComponent(site)}` : `/v1.0/sites/${new URL(config.sharepointHost).hostname}:${path}`
+}
+
+const driveRef = (drive: Drive, site: Site | null): DriveRef => ({
+  id: drive.id!,
+  name: site ? `${site.displayName ?? site.name ?? site.id}: ${drive.name ?? drive.id}` : `OneDrive: ${drive.owner?.user?.displayName ?? drive.name ?? drive.id}`,
+  siteId: site?.id ?? null,
+  webUrl: drive.webUrl ?? null
+})
+
+/** The sites a connection covers: those listed, or every site Graph's site search finds (absent `sites`). */
+export async function* sitesOf(client: SharePointClient, config: SharePointConfig): AsyncGenerator<{ readonly site: Site | null; readonly key: string; readonly error?: unknown }> {
+  if (config.sites.length === 0) {
+    for await (const sites of pagesOf<Site>(client, "/v1.0/sites?search=*")) for (const site of sites) if (site.id) yield { site, key: site.id }
+    return
+  }
+  for (const key of config.sites) {
+    try {
+      yield { site: await client.graph<Site>(sitePath(key, config)), key }
+    } catch (error) {
+      yield { site: null, key, error }
+    }
+  }
+}
+
+/**
+ * The drives a crawl walks, in a stable order: each site's document libraries, then each chosen user's OneDrive.
+ * What cannot be read is returned as a failure beside them (the others are still crawled).
+ */
+export const resolveDrives = async (client: SharePointClient, config: SharePointConfig) => {
+  const drives: Array<DriveRef> = []
+  const failures: Array<{ key: string; error: unknown }> = []
+  for await (const found of sitesOf(client, config)) {
+    if (!found.site) {
+      failures.push({ key: found.key, error: found.error })
+      continue
+    }
+    try {
+      for await (const page of pagesOf<Drive>(client, `/v1.0/sites/${encodeURIComponent(found.site.id!)}/drives`)) {
+        for (const drive of page) if (drive.id) drives.push(driveRef(drive, found.site))
+      }
+    } catch (error) {
+      failures.push({ key: found.key, error })
+    }
+  }
+  for (const user of config.users) {
+    try {
+      const drive = await client.graph<Drive>(`/v1.0/users/${encodeURIComponent(user)}/drive`)
+      if (drive.id) drives.push(driveRef(drive, null))
+    } catch (error) {
+      failures.push({ key: user, error })
+    }
+  }
+  return { drives, failures }
+}
