@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type SiteModel, startConfluenceSite } from "../../server/test/connectors/confluence-site"
+import { type SiteModel, startConfluenceSite } from "../../test-support/confluence-site"
 import { adminApi, serveLore, type ServedLore } from "./support/serve"
 import { ensureBuilt, lore, newConfigHome } from "./support/cli"
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeCertificate, startTenant, type TenantModel } from "../../server/test/connectors/sharepoint-site"
+import { makeCertificate, startTenant, type TenantModel } from "../../test-support/sharepoint-site"
 import { adminApi, serveLore, type ServedLore } from "./support/serve"
 import { ensureBuilt, lore, newConfigHome } from "./support/cli"
 

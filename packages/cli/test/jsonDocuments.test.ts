@@ -117,7 +117,11 @@ describe("against a server whose model fails", { timeout: 300_000 }, () => {
           response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: "broken-model", object: "model" }] }))
           return
         }
-        response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "the model is unavailable", type: "invalid_request_error" } }))
+        // A model that fails before its first word is answered offline (MODEL_FALLBACK); one that fails mid-answer
+        // fails the answer: a first chunk of text, then the connection drops.
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        const chunk = { id: "c1", object: "chat.completion.chunk", created: 0, model: "broken-model", choices: [{ index: 0, delta: { role: "assistant", content: "The travel " }, finish_reason: null }] }
+        response.write(`data: ${JSON.stringify(chunk)}\n\n`, () => setTimeout(() => response.destroy(), 50))
       })
     })
     await new Promise<void>((resolve) => provider.listen(0, "127.0.0.1", resolve))

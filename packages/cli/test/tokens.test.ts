@@ -127,7 +127,7 @@ describe("usage errors and failures", () => {
   it("--json reports a usage error as one JSON document on stdout", async () => {
     const result = await lore(["tokens", "create", "--json"], { env: env() })
     expect(result.code).toBe(2)
-    expect(result.json()).toEqual({ error: { status: 0, code: "USAGE_ERROR", detail: expect.stringContaining("name"), requestId: null } })
+    expect(result.json()).toEqual({ error: { status: 0, code: "USAGE_ERROR", detail: expect.stringContaining("name"), requestId: null, errors: [] } })
   })
 
   it("exits 7 when the server is unreachable", async () => {

@@ -1,5 +1,5 @@
 import { Config, ConfigError, Context, Duration, Effect, Either, Layer, Option, Redacted } from "effect"
-import { parsePublicUrl, parseTrustedProxies } from "./http/PublicUrl"
+import { parsePublicUrl, parseTrustedProxies } from "./domain/PublicUrl"
 
 /** A per-user token bucket: `burst` requests at once, refilled at `perMinute`; perMinute 0 turns the limit off. */
 export interface RateLimitSetting {

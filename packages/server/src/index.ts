@@ -11,7 +11,7 @@ import {
 } from "./Config"
 import { type EmbeddingEndpointOptions, EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { serverUrl } from "./http/Http"
-import { parsePublicUrl, parseTrustedProxies } from "./http/PublicUrl"
+import { parsePublicUrl, parseTrustedProxies } from "./domain/PublicUrl"
 
 export { LoreApi } from "./http/Api"
 export { Settings } from "./Config"

@@ -2,7 +2,10 @@ import { Clock, Effect } from "effect"
 import type { Principal } from "../domain/Principal"
 import { InvalidUsagePeriod } from "./Errors"
 import type { Workload } from "./Model"
-import { type UsageTotalRow, UsageRepo } from "./UsageRepo"
+import { type UsageRecord, type UsageTotalRow, UsageRepo } from "./UsageRepo"
+
+/** A chat holds its usage rows in `heldUsage` while it streams and writes them after (`Usage.recordAll`). */
+export { heldUsage, type UsageRecord } from "./UsageRepo"
 
 const DAY_MS = 86_400_000
 const MAX_DAYS = 366
@@ -41,6 +44,8 @@ export class Usage extends Effect.Service<Usage>()("lore/Usage", {
   effect: Effect.gen(function* () {
     const repo = yield* UsageRepo
     return {
+      /** Writes usage rows held during a stream (the chat's first token never waits on them). */
+      recordAll: (rows: ReadonlyArray<UsageRecord>) => repo.recordAll(rows),
       summary: (actor: Principal, since: Date | undefined, until: Date | undefined) =>
         Effect.gen(function* () {
           const end = until ?? new Date(yield* Clock.currentTimeMillis)

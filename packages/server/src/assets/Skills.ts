@@ -13,6 +13,7 @@ import { Governance } from "./Governance"
 import { mayEdit } from "./Policy"
 import type { SkillProblem } from "./SkillArchive"
 import { ParsePool } from "../parsing-pool/ParsePool"
+import { inspectSkillZipOffThread } from "./SkillParsing"
 import type { SkillInspection, ValidSkill } from "./SkillFormat"
 import { SkillsRepo } from "./SkillsRepo"
 
@@ -79,7 +80,7 @@ export class Skills extends Effect.Service<Skills>()("lore/Skills", {
         const size = (yield* Effect.promise(() => stat(file.path))).size
         if (size > maxUploadBytes) return yield* new PayloadTooLarge({ detail: `Skill packages are limited to ${maxUploadBytes} bytes` })
         const bytes = new Uint8Array(yield* Effect.promise(() => readFile(file.path)))
-        const checked = yield* parsePool.inspectSkillZip(bytes, limits)
+        const checked = yield* inspectSkillZipOffThread(parsePool, bytes, limits)
         if (!checked.ok) return yield* invalidPackage(checked.problems)
         return checked.skill
       })

@@ -8,7 +8,7 @@ import { LOCAL_GATEWAY_ID } from "../ai/Model"
 import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
 import { shareReadScopes } from "../access/Evaluator"
-import { heldUsage, type UsageRecord, UsageRepo } from "../ai/UsageRepo"
+import { heldUsage, Usage, type UsageRecord } from "../ai/Usage"
 import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
@@ -116,7 +116,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const rateLimits = yield* RateLimits
     const assistantTools = yield* AssistantTools
     const settings = yield* Settings
-    const usage = yield* UsageRepo
+    const usage = yield* Usage
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
     const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
@@ -337,5 +337,5 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       chat: (caller: Principal, body: ChatRequest) => Effect.map(prepare(caller, body), (turn) => ({ turn, body: respond(caller, body, turn) }))
     }
   }),
-  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default, AssistantTools.Default, UsageRepo.Default]
+  dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default, AssistantTools.Default, Usage.Default]
 }) {}

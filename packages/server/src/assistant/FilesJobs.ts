@@ -6,6 +6,7 @@ import { JobQueue } from "../jobs/JobQueue"
 import { defineJob, JobFailure } from "../jobs/Model"
 import { detectMediaType } from "../knowledge/parsing"
 import { ParsePool } from "../parsing-pool/ParsePool"
+import { parseDocumentOffThread } from "../knowledge/DocumentParsing"
 import { FilesRepo } from "./FilesRepo"
 
 /** Parse and chunk one uploaded assistant file: UPLOADED -> PROCESSING -> READY | FAILED. */
@@ -44,7 +45,7 @@ const processFile = ({ fileId }: { fileId: string }, context: JobContext) =>
     if (detected._tag === "Unsupported") return yield* failed(detected.code, detected.detail)
     const generation = file.generation + 1
     // Parsed and chunked in a worker thread under LORE_PARSE_TIMEOUT (parsing-pool/ParsePool.ts).
-    const parsed = yield* Effect.flatMap(ParsePool, (pool) => pool.parseDocument(bytes, detected.mediaType, `assistant-file:${fileId}:${generation}`))
+    const parsed = yield* Effect.flatMap(ParsePool, (pool) => parseDocumentOffThread(pool, bytes, detected.mediaType, `assistant-file:${fileId}:${generation}`))
     if (!parsed.ok) return yield* failed(parsed.code, parsed.message)
     const chunks = parsed.chunks
     if (chunks.length === 0) return yield* failed("NO_TEXT", "The document contains no text to read")

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { quoteInput } from "../domain/Echo"
-import { describeIssues, summarize } from "../http/ValidationMessages"
+import { describeIssues, summarize } from "../domain/ValidationMessages"
 import { asCaller } from "../domain/Principal"
 import { LoreApi } from "../http/Api"
 import { ConnectorConnections } from "./Connections"

@@ -14,7 +14,7 @@ import {
 import { CurrentRequestId, requestIdFrom } from "../domain/RequestId"
 import { checksOwnInput, isRawRoute } from "./RawRoutes"
 import type { RouteTable } from "./RouteTable"
-import { describeIssues, summarize } from "./ValidationMessages"
+import { describeIssues, summarize } from "../domain/ValidationMessages"
 import { quoteInput } from "../domain/Echo"
 
 export interface ProblemOptions {

@@ -4,7 +4,7 @@ import { Settings } from "../Config"
 import { asCaller } from "../domain/Principal"
 import { SESSION_COOKIE } from "../domain/Security"
 import { LoreApi } from "../http/Api"
-import { publicOrigin } from "../http/PublicUrl"
+import { publicOrigin } from "../domain/PublicUrl"
 import { Sso } from "./Sso"
 
 const STATE_COOKIE = "lore_sso_state"

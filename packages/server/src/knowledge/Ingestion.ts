@@ -11,6 +11,7 @@ import { Settings } from "../Config"
 import { IngestSource, PackSearchPostings, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
 import { classificationRank } from "../domain/Model"
 import { ParsePool } from "../parsing-pool/ParsePool"
+import { parseDocumentOffThread } from "./DocumentParsing"
 import type { Chunk, SupportedMediaType } from "./parsing"
 import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
 import { SourcesRepo } from "./SourcesRepo"
@@ -55,7 +56,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     const bytes = yield* repo.blob(source.contentDigest)
     if (!bytes) return yield* attention("CONTENT_MISSING", "The uploaded file is no longer stored; upload it again")
     // Parsed and chunked in a worker thread under LORE_PARSE_TIMEOUT: an overrun ends in ATTENTION with TIMEOUT.
-    const parsed = yield* parsePool.parseDocument(bytes, source.mediaType as SupportedMediaType, sourceId)
+    const parsed = yield* parseDocumentOffThread(parsePool, bytes, source.mediaType as SupportedMediaType, sourceId)
     if (!parsed.ok) return yield* attention(parsed.code, parsed.message)
     const chunks = parsed.chunks
     if (chunks.length === 0) return yield* attention("NO_TEXT", "The document has no text to index")

@@ -4,12 +4,7 @@ import { MessageChannel } from "node:worker_threads"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Piscina } from "piscina"
-import { type SkillLimits, Settings } from "../Config"
-import type { PackageFile } from "../assets/SkillArchive"
-import type { SkillCheck } from "../assets/SkillFormat"
-import { withNullPrototypes } from "../domain/SafeKeys"
-import type { ParseOptions, SupportedMediaType } from "../knowledge/parsing/types"
-import { type DocumentResult, type ParseResult, type ParseTask, runTask } from "./Tasks"
+import { Settings } from "../Config"
 
 /**
  * Parsing of caller input off the event loop: a piscina pool of worker threads (LORE_PARSE_WORKERS, default 2)
@@ -19,7 +14,19 @@ import { type DocumentResult, type ParseResult, type ParseTask, runTask } from "
  *
  * When the pool cannot start (its worker file is missing or cannot load), parsing falls back to the calling
  * thread, without the time limit, and says so in the log at start: Lore keeps working, unprotected.
+ *
+ * The pool knows no task: an area hands it one as plain data (`{ kind, ... }`) with the same work to do in
+ * process, and the worker thread's table (parse-worker/Tasks.ts) runs it. So the areas that parse depend on
+ * the pool, and only the worker depends on them.
  */
+
+/** A task as the worker receives it: plain data (structured clone), told apart by `kind` (parse-worker/Tasks.ts). */
+export interface PoolTask {
+  readonly kind: string
+}
+
+/** A time limit as a message says it. */
+export const spokenDuration = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} seconds` : `${ms} ms`)
 
 export class ParseTimeout extends Data.TaggedError("ParseTimeout")<{ readonly timeoutMs: number }> {}
 export class ParseWorkerFailed extends Data.TaggedError("ParseWorkerFailed")<{ readonly reason: string }> {}
@@ -35,7 +42,7 @@ const workerFile = (): { readonly filename: string; readonly execArgv: Array<str
   const here = import.meta.url
   if (here.endsWith(".ts")) {
     const tsx = pathToFileURL(createRequire(here).resolve("tsx")).href
-    return { filename: fileURLToPath(new URL("./worker.ts", here)), execArgv: ["--import", tsx] }
+    return { filename: fileURLToPath(new URL("../parse-worker/worker.ts", here)), execArgv: ["--import", tsx] }
   }
   return { filename: fileURLToPath(new URL("./parse-worker.js", here)), execArgv: [] }
 }
@@ -79,9 +86,9 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
       for (const controller of running) controller.abort()
     })
 
-    const inPool = (task: ParseTask) =>
+    const inPool = (task: PoolTask) =>
       Effect.tryPromise({
-        try: (signal) => pool!.run(task, { signal }) as Promise<ParseResult>,
+        try: (signal) => pool!.run(task, { signal }) as Promise<unknown>,
         catch: (error) => new ParseWorkerFailed({ reason: describe(error) })
       })
 
@@ -90,8 +97,8 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
      * waiting for a free worker never counts against a document. Aborting (the time limit, or interruption: a
      * gone client, shutdown) terminates the worker if it is running the task, however busy it is.
      */
-    const timed = (task: ParseTask) =>
-      Effect.async<ParseResult, ParseTimeout | ParseWorkerFailed>((resume) => {
+    const timed = (task: PoolTask) =>
+      Effect.async<unknown, ParseTimeout | ParseWorkerFailed>((resume) => {
         if (stopping) return resume(Effect.interrupt)
         const controller = new AbortController()
         running.add(controller)
@@ -111,7 +118,7 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
           running.delete(controller)
         }
         pool!.run({ ...task, started: port2 }, { signal: controller.signal, transferList: [port2] }).then(
-          (result: ParseResult) => {
+          (result: unknown) => {
             cleanUp()
             resume(Effect.succeed(result))
           },
@@ -146,58 +153,13 @@ export class ParsePool extends Effect.Service<ParsePool>()("lore/ParsePool", {
       )
     }
 
-    /** Runs one task in a worker under the time limit (in process only when the pool could not start). */
-    const run = (task: ParseTask): Effect.Effect<ParseResult, ParseTimeout | ParseWorkerFailed> =>
-      Effect.flatMap(Deferred.await(usable), (ok) =>
-        ok
-          ? timed(task)
-          : Effect.promise(() => runTask(task))
-      )
+    /**
+     * Runs one task in a worker under the time limit; `inProcess` does the same work on this thread, only when
+     * the pool could not start. The caller knows its task's result type (the worker answers what `inProcess` would).
+     */
+    const run = <R>(task: PoolTask, inProcess: () => Promise<R>): Effect.Effect<R, ParseTimeout | ParseWorkerFailed> =>
+      Effect.flatMap(Deferred.await(usable), (ok) => (ok ? (timed(task) as Effect.Effect<R, ParseTimeout | ParseWorkerFailed>) : Effect.promise(inProcess)))
 
-    const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 1000)} seconds` : `${ms} ms`)
-
-    /** A skill's check; a parse that overruns is PARSE_TIMEOUT, a worker that died (memory) PARSE_FAILED. */
-    const skill = (task: ParseTask): Effect.Effect<SkillCheck> =>
-      run(task).pipe(
-        Effect.map((result): SkillCheck => {
-          if (result.kind !== "skill") return { ok: false, problems: [{ code: "PARSE_FAILED", path: "", message: "the package could not be read" }] }
-          const check = result.check
-          // Structured clone gave the metadata a prototype again: back to a null-prototype map.
-          return check.ok ? { ok: true, skill: { ...check.skill, inspection: { ...check.skill.inspection, metadata: withNullPrototypes(check.skill.inspection.metadata) as Record<string, string> } } } : check
-        }),
-        Effect.catchTags({
-          ParseTimeout: (error) => Effect.succeed<SkillCheck>({ ok: false, problems: [{ code: "PARSE_TIMEOUT", path: "", message: `reading the package took longer than ${seconds(error.timeoutMs)}, so it was stopped` }] }),
-          ParseWorkerFailed: (error) =>
-            Effect.as(
-              Effect.logWarning("skill parse worker failed").pipe(Effect.annotateLogs({ reason: error.reason })),
-              { ok: false, problems: [{ code: "PARSE_FAILED", path: "", message: "reading the package stopped its parser (too much memory?)" }] } satisfies SkillCheck
-            )
-        })
-      )
-
-    const inspectSkillZip = (bytes: Uint8Array, limits: SkillLimits) => skill({ kind: "skill-zip", bytes, limits })
-    const checkSkillFiles = (files: ReadonlyArray<PackageFile>, directory: string | null, limits: SkillLimits) => skill({ kind: "skill-files", files, directory, limits })
-
-    /** A document parsed and chunked; overrunning the time limit is TIMEOUT, a dead worker LIMIT_EXCEEDED. */
-    const parseDocument = (bytes: Uint8Array, mediaType: SupportedMediaType, sourceRevisionId: string): Effect.Effect<DocumentResult> =>
-      run({ kind: "document", bytes, mediaType, sourceRevisionId, options: { timeoutMs: parsing.timeoutMs } satisfies ParseOptions }).pipe(
-        Effect.map((result): DocumentResult => (result.kind === "document" ? result.result : { ok: false, code: "CORRUPT_FILE", message: "The document could not be read." })),
-        Effect.catchTags({
-          ParseTimeout: (error) =>
-            Effect.succeed<DocumentResult>({
-              ok: false,
-              code: "TIMEOUT",
-              message: `Reading the document took longer than ${seconds(error.timeoutMs)}, so it was stopped. Split it into smaller files and upload those.`
-            }),
-          ParseWorkerFailed: (error) =>
-            Effect.as(Effect.logWarning("document parse worker failed").pipe(Effect.annotateLogs({ reason: error.reason })), {
-              ok: false,
-              code: "LIMIT_EXCEEDED",
-              message: "Reading the document needed more memory than Lore allows a document, so it was stopped. Split it into smaller files and upload those."
-            } satisfies DocumentResult)
-        })
-      )
-
-    return { inspectSkillZip, checkSkillFiles, parseDocument, stopAll, inPool: pool !== null }
+    return { run, timeoutMs: parsing.timeoutMs, stopAll, inPool: pool !== null }
   })
 }) {}

@@ -160,7 +160,7 @@ describe.each(backends)("the GIT connector on $name", { timeout: 300_000 }, () =
   })
 
   it("validates a GIT connection's config with 422 field errors, never quoting the address", async () => {
-    expect((await call("GET", "/api/admin/connectors/sources")).body).toContainEqual({ sourceSystem: "GIT", displayName: "Git repository" })
+    expect((await call("GET", "/api/admin/connectors/sources")).body).toContainEqual(expect.objectContaining({ sourceSystem: "GIT", displayName: "Git repository", credentialRequirement: "OPTIONAL" }))
     const invalid = await call("PUT", "/api/admin/connectors/GIT/docs", {
       knowledgeSpaceId: spaceId,
       sourceConfig: { repository: "https://bot:pa55word-in-url@example.com/x.git", branch: "-x", paths: ["../etc", "ok"], readers: { users: [{ email: "no-id@example.com" }] }, classification: "SECRET", depth: 1 }

@@ -30,7 +30,7 @@ describe("SDK AI administration", () => {
     await lore.admin.ai.setCredential(gateway.id, KEY)
     expect(await lore.admin.ai.testGateway(gateway.id)).toMatchObject({ authenticated: true, errorCode: null })
     const models = await lore.admin.ai.setAssistantModels(gateway.id, [{ modelId: "gpt-test", displayName: "GPT test" }])
-    expect(models).toEqual([{ id: expect.any(String), modelId: "gpt-test", displayName: "GPT test" }])
+    expect(models).toEqual([{ id: expect.any(String), modelId: "gpt-test", displayName: "GPT test", toolCalling: false }])
     const updated = await lore.admin.ai.updateGateway(gateway.id, { displayName: "SDK gateway", version: gateway.version })
     expect(updated).toMatchObject({ displayName: "SDK gateway", version: 2, credentialSet: true, assistantModels: models })
     expect((await lore.admin.ai.gateways()).map((g) => g.gatewayKey)).toEqual(["local", "sdk"])

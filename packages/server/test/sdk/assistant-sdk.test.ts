@@ -25,9 +25,12 @@ describe("SDK assistant", () => {
   it("streams typed parts in order and assembles the final text and citations", async () => {
     const parts: Array<ChatStreamPart> = []
     for await (const part of lore.assistant.chat({ message: "Do flights need a manager's approval?" })) parts.push(part)
-    // The answer's text comes in one or more deltas (LOCAL streams in word-aligned pieces).
+    // The planner's search streams as a step of its own (a knowledge_search tool call), then the answering step;
+    // the answer's text comes in one or more deltas (LOCAL streams in word-aligned pieces).
     expect(parts.map((part) => part.type).filter((type, index, types) => type !== "text-delta" || types[index - 1] !== "text-delta")).toEqual([
-      "start", "data-conversation", "text-start", "text-delta", "text-end", "source-document", "data-citations", "finish"
+      "start", "data-conversation",
+      "start-step", "tool-input-start", "tool-input-delta", "tool-input-available", "tool-output-available", "finish-step",
+      "start-step", "text-start", "text-delta", "text-end", "finish-step", "source-document", "data-citations", "finish"
     ])
     const answer = await lore.assistant.chat({ message: "Which trips are booked by train?", conversationId: (parts[1] as any).data.conversationId }).final()
     expect(answer).toMatchObject({ finished: true, provider: "LOCAL", model: "lore-extractive", conversationId: (parts[1] as any).data.conversationId })

@@ -1,4 +1,4 @@
-import { quoteInput } from "../domain/Echo"
+import { quoteInput } from "./Echo"
 
 /**
  * Schema decode issues in words a person reads: which field, what was wrong, what is accepted. Effect's own
