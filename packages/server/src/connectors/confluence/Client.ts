@@ -1,6 +1,7 @@
 import { outboundPolicy, guardedFetch } from "../../outbound/Guard"
 import type { LoreSettings } from "../../Config"
 import { authorizationOf, type ConfluenceConfig, type ConfluenceCredential } from "./Config"
+import { readBoundedBody } from "../../outbound/Bodies"
 
 /** Why a request to Confluence gave nothing usable: the status when it answered (401, 403, 404, 5xx), else 0. */
 export class ConfluenceError extends Error {
@@ -78,25 +79,7 @@ export const confluenceClient = (config: ConfluenceConfig, credential: Confluenc
 
   const bytes = async (pathOrLink: string, maxBytes: number): Promise<Uint8Array | null> => {
     const response = await request(pathOrLink, "*/*")
-    if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
-      await response.body?.cancel().catch(() => undefined)
-      return null
-    }
-    const reader = response.body?.getReader()
-    if (!reader) return new Uint8Array()
-    const parts: Array<Uint8Array> = []
-    let total = 0
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      total += value.byteLength
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined)
-        return null
-      }
-      parts.push(value)
-    }
-    return Buffer.concat(parts)
+    return readBoundedBody(response, maxBytes)
   }
 
   return { json, bytes, urlOf }

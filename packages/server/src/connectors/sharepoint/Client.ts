@@ -2,6 +2,7 @@ import type { LoreSettings } from "../../Config"
 import { guardedFetch, outboundPolicy } from "../../outbound/Guard"
 import { graphResource, tokenSource, TokenError, vendorOrigins } from "./Auth"
 import type { SharePointConfig, SharePointCredential } from "./Config"
+import { readBoundedBody } from "../../outbound/Bodies"
 
 /** Why a Graph or SharePoint REST request gave nothing usable: the status when one answered, else 0. */
 export class SharePointError extends Error {
@@ -97,25 +98,7 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
   /** A file's bytes from Graph (`/content`, which redirects to a pre-authenticated download); null past maxBytes. */
   const bytes = async (path: string, maxBytes: number): Promise<Uint8Array | null> => {
     const response = await request(graphUrl(path), "graph", "*/*")
-    if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
-      await response.body?.cancel().catch(() => undefined)
-      return null
-    }
-    const reader = response.body?.getReader()
-    if (!reader) return new Uint8Array()
-    const parts: Array<Uint8Array> = []
-    let total = 0
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      total += value.byteLength
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined)
-        return null
-      }
-      parts.push(value)
-    }
-    return Buffer.concat(parts)
+    return readBoundedBody(response, maxBytes)
   }
 
   return { graph, sharepoint, bytes, counters }
