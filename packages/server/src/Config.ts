@@ -209,7 +209,7 @@ export interface LoreSettings {
   readonly ssoAllowHttpIssuer: boolean
   /** LORE_WEB_ALLOW_PRIVATE_ADDRESSES=1, LORE_WEB_FETCH_TIMEOUT ("30 seconds"), LORE_WEB_MAX_CRAWL_DELAY ("10 seconds") */
   readonly webCrawl: WebCrawlSettings
-  /** LORE_PUBLIC_URL: this server's origin for absolute URLs (SCIM locations, SSO redirect URIs); http/PublicUrl.ts. */
+  /** LORE_PUBLIC_URL: this server's origin for absolute URLs (SCIM locations, SSO redirect URIs); domain/PublicUrl.ts. */
   readonly publicUrl: Option.Option<string>
   /** LORE_TRUSTED_PROXIES: peers (IPs, CIDRs) whose X-Forwarded-Host/-Proto count; empty: none do. */
   readonly trustedProxies: ReadonlyArray<string>
