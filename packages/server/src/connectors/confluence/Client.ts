@@ -1,20 +1,10 @@
 import { outboundPolicy, guardedFetch } from "../../outbound/Guard"
 import type { LoreSettings } from "../../Config"
 import { authorizationOf, type ConfluenceConfig, type ConfluenceCredential } from "./Config"
-import { readBoundedBody } from "../../outbound/Bodies"
+import { fetchFailureCode, readBoundedBody, readVendorJson, VendorError, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
 
 /** Why a request to Confluence gave nothing usable: the status when it answered (401, 403, 404, 5xx), else 0. */
-export class ConfluenceError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message)
-  }
-}
-
-const MAX_JSON_BYTES = 32 * 1024 * 1024
-const MAX_RETRIES = 4
-const MAX_RETRY_AFTER_MS = 30_000
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+export class ConfluenceError extends VendorError {}
 
 /**
  * Confluence's REST API (v1, which Cloud and Data Center both speak) over the shared outbound guard: every request
@@ -44,37 +34,24 @@ export const confluenceClient = (config: ConfluenceConfig, credential: Confluenc
       try {
         response = await fetch(url, { headers: { authorization, accept } })
       } catch (error) {
-        const code = (error as { code?: string }).code === "ADDRESS_NOT_ALLOWED" ? "ADDRESS_NOT_ALLOWED" : "SOURCE_UNREACHABLE"
+        const code = fetchFailureCode(error)
         throw new ConfluenceError(0, code, code === "ADDRESS_NOT_ALLOWED" ? "The Confluence address is not allowed" : "Confluence could not be reached")
       }
-      if ((response.status === 429 || response.status === 503) && attempt < MAX_RETRIES) {
-        await response.body?.cancel().catch(() => undefined)
-        const seconds = Number(response.headers.get("retry-after"))
-        await sleep(Math.min(MAX_RETRY_AFTER_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt))
-        continue
-      }
+      if (await waitedOutThrottling(response, attempt)) continue
       if (response.status === 401 && unauthorized++ === 0) {
         await response.body?.cancel().catch(() => undefined)
         continue
       }
       if (response.ok) return response
       await response.body?.cancel().catch(() => undefined)
-      const code = response.status === 401 ? "AUTHENTICATION_FAILED" : response.status === 403 ? "PERMISSION_DENIED" : response.status === 404 ? "NOT_FOUND" : response.status === 429 ? "RATE_LIMITED" : "SOURCE_ERROR"
-      throw new ConfluenceError(response.status, code, `Confluence answered ${response.status} for ${url.pathname}`)
+      throw new ConfluenceError(response.status, vendorStatusCode(response.status), `Confluence answered ${response.status} for ${url.pathname}`)
     }
   }
 
   const json = async <A>(pathOrLink: string): Promise<A> => {
     const response = await request(pathOrLink)
-    const length = Number(response.headers.get("content-length") ?? 0)
-    if (length > MAX_JSON_BYTES) throw new ConfluenceError(response.status, "TOO_LARGE", "Confluence's answer is too large")
-    const text = await response.text()
-    if (text.length > MAX_JSON_BYTES) throw new ConfluenceError(response.status, "TOO_LARGE", "Confluence's answer is too large")
-    try {
-      return JSON.parse(text) as A
-    } catch {
-      throw new ConfluenceError(response.status, "SOURCE_ERROR", "Confluence's answer is not JSON")
-    }
+    return readVendorJson<A>(response, (code) =>
+      new ConfluenceError(response.status, code, code === "TOO_LARGE" ? "Confluence's answer is too large" : "Confluence's answer is not JSON"))
   }
 
   const bytes = async (pathOrLink: string, maxBytes: number): Promise<Uint8Array | null> => {

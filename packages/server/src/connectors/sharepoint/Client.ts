@@ -2,23 +2,13 @@ import type { LoreSettings } from "../../Config"
 import { guardedFetch, outboundPolicy } from "../../outbound/Guard"
 import { graphResource, tokenSource, TokenError, vendorOrigins } from "./Auth"
 import type { SharePointConfig, SharePointCredential } from "./Config"
-import { readBoundedBody } from "../../outbound/Bodies"
+import { fetchFailureCode, readBoundedBody, readVendorJson, VendorError, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
 
 /** Why a Graph or SharePoint REST request gave nothing usable: the status when one answered, else 0. */
-export class SharePointError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message)
-  }
-}
+export class SharePointError extends VendorError {}
 
-const MAX_JSON_BYTES = 32 * 1024 * 1024
-const MAX_RETRIES = 4
-const MAX_RETRY_AFTER_MS = 30_000
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const codeOf = (status: number) =>
-  status === 401 ? "AUTHENTICATION_FAILED" : status === 403 ? "PERMISSION_DENIED" : status === 404 ? "NOT_FOUND" : status === 410 ? "RESYNC_REQUIRED" : status === 429 ? "RATE_LIMITED" : "SOURCE_ERROR"
+/** Graph's 410 on a delta link: the token expired and the drive is walked in full. */
+const codeOf = (status: number) => (status === 410 ? "RESYNC_REQUIRED" : vendorStatusCode(status))
 
 /**
  * Microsoft Graph (v1.0) and SharePoint REST over the shared outbound guard, with app-only certificate tokens:
@@ -53,15 +43,10 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
       try {
         response = await fetch(url, { headers: { authorization: `Bearer ${bearer}`, accept } })
       } catch (error) {
-        const code = (error as { code?: string }).code === "ADDRESS_NOT_ALLOWED" ? "ADDRESS_NOT_ALLOWED" : "SOURCE_UNREACHABLE"
+        const code = fetchFailureCode(error)
         throw new SharePointError(0, code, code === "ADDRESS_NOT_ALLOWED" ? `${url.host} is not an allowed address` : `${url.host} could not be reached`)
       }
-      if ((response.status === 429 || response.status === 503) && attempt < MAX_RETRIES) {
-        await response.body?.cancel().catch(() => undefined)
-        const seconds = Number(response.headers.get("retry-after"))
-        await sleep(Math.min(MAX_RETRY_AFTER_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt))
-        continue
-      }
+      if (await waitedOutThrottling(response, attempt)) continue
       if (response.status === 401 && unauthorized++ === 0) {
         // The token expired or was revoked early: ask Entra for a new one, once.
         await response.body?.cancel().catch(() => undefined)
@@ -74,16 +59,8 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
     }
   }
 
-  const readJson = async <A>(response: Response): Promise<A> => {
-    if (Number(response.headers.get("content-length") ?? 0) > MAX_JSON_BYTES) throw new SharePointError(response.status, "TOO_LARGE", "The answer is too large")
-    const text = await response.text()
-    if (text.length > MAX_JSON_BYTES) throw new SharePointError(response.status, "TOO_LARGE", "The answer is too large")
-    try {
-      return JSON.parse(text) as A
-    } catch {
-      throw new SharePointError(response.status, "SOURCE_ERROR", "The answer is not JSON")
-    }
-  }
+  const readJson = <A>(response: Response): Promise<A> =>
+    readVendorJson<A>(response, (code) => new SharePointError(response.status, code, code === "TOO_LARGE" ? "The answer is too large" : "The answer is not JSON"))
 
   /** A Graph path (`/v1.0/...`) or a link Graph gave (`@odata.nextLink`, `@odata.deltaLink`). */
   const graph = async <A>(pathOrLink: string): Promise<A> => readJson<A>(await request(graphUrl(pathOrLink), "graph", "application/json"))

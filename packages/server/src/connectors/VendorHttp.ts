@@ -1,0 +1,77 @@
+/**
+ * What every connector's vendor client shares (connectors/confluence/Client.ts, sharepoint/Client.ts): why a
+ * request gave nothing usable, the codes for vendor statuses, waiting out throttling by Retry-After, and bodies
+ * read within bounds. A new kind's client builds on these rather than writing them again.
+ */
+
+/** Why a vendor request gave nothing usable: the status when the vendor answered (401, 403, 404, 5xx), else 0. */
+export class VendorError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message)
+  }
+}
+
+/** A vendor's JSON answer is read up to this size. */
+export const MAX_VENDOR_JSON_BYTES = 32 * 1024 * 1024
+const MAX_RETRIES = 4
+const MAX_RETRY_AFTER_MS = 30_000
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The error code of a vendor status that is not retried. */
+export const vendorStatusCode = (status: number) =>
+  status === 401 ? "AUTHENTICATION_FAILED" : status === 403 ? "PERMISSION_DENIED" : status === 404 ? "NOT_FOUND" : status === 429 ? "RATE_LIMITED" : "SOURCE_ERROR"
+
+/** Why a fetch threw: the outbound guard's refusal, or the vendor unreachable. */
+export const fetchFailureCode = (error: unknown) =>
+  (error as { code?: string }).code === "ADDRESS_NOT_ALLOWED" ? "ADDRESS_NOT_ALLOWED" as const : "SOURCE_UNREACHABLE" as const
+
+/**
+ * A throttled answer (429, 503) within the retry budget is discarded and waited out by its Retry-After (capped
+ * at 30 s; exponential without one): true, and the caller sends again. Otherwise false, and nothing was read.
+ */
+export const waitedOutThrottling = async (response: Response, attempt: number): Promise<boolean> => {
+  if ((response.status !== 429 && response.status !== 503) || attempt >= MAX_RETRIES) return false
+  await response.body?.cancel().catch(() => undefined)
+  const seconds = Number(response.headers.get("retry-after"))
+  await sleep(Math.min(MAX_RETRY_AFTER_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt))
+  return true
+}
+
+/** A JSON answer within MAX_VENDOR_JSON_BYTES; `fail` makes the kind's error (TOO_LARGE or SOURCE_ERROR). */
+export const readVendorJson = async <A>(response: Response, fail: (code: "TOO_LARGE" | "SOURCE_ERROR") => Error): Promise<A> => {
+  if (Number(response.headers.get("content-length") ?? 0) > MAX_VENDOR_JSON_BYTES) throw fail("TOO_LARGE")
+  const text = await response.text()
+  if (text.length > MAX_VENDOR_JSON_BYTES) throw fail("TOO_LARGE")
+  try {
+    return JSON.parse(text) as A
+  } catch {
+    throw fail("SOURCE_ERROR")
+  }
+}
+
+/**
+ * A response body read up to `maxBytes` (declared length checked first, then counted as it streams); null when
+ * it is larger, and the rest is never downloaded. For files fetched from vendor APIs on a connection's behalf.
+ */
+export const readBoundedBody = async (response: Response, maxBytes: number): Promise<Uint8Array | null> => {
+  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+    await response.body?.cancel().catch(() => undefined)
+    return null
+  }
+  const reader = response.body?.getReader()
+  if (!reader) return new Uint8Array()
+  const parts: Array<Uint8Array> = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      return null
+    }
+    parts.push(value)
+  }
+  return Buffer.concat(parts)
+}
