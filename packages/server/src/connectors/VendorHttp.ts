@@ -33,7 +33,17 @@ export const fetchFailureCode = (error: unknown) =>
 export const waitedOutThrottling = async (response: Response, attempt: number): Promise<boolean> => {
   if ((response.status !== 429 && response.status !== 503) || attempt >= MAX_RETRIES) return false
   await response.body?.cancel().catch(() => undefined)
-  const seconds = Number(response.headers.get("retry-after"))
+  return waitedOutRetryAfter(response.headers, attempt)
+}
+
+/**
+ * For vendors that throttle with another status (Google's 403 `rateLimitExceeded`), once the kind has read the
+ * answer and found it is throttling: within the retry budget, waits by Retry-After (capped; exponential without one)
+ * and answers true; past it, false.
+ */
+export const waitedOutRetryAfter = async (headers: Headers, attempt: number): Promise<boolean> => {
+  if (attempt >= MAX_RETRIES) return false
+  const seconds = Number(headers.get("retry-after"))
   await sleep(Math.min(MAX_RETRY_AFTER_MS, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 1000 * 2 ** attempt))
   return true
 }
@@ -74,4 +84,18 @@ export const readBoundedBody = async (response: Response, maxBytes: number): Pro
     parts.push(value)
   }
   return Buffer.concat(parts)
+}
+
+/** `work` over `items`, at most `limit` at once, results in the items' order (a page's files read a few at a time). */
+export const inParallel = async <A, B>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<B>): Promise<Array<B>> => {
+  const results: Array<B> = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
 }
