@@ -16,7 +16,7 @@ export const withSharePointFlags = (command: Command) =>
     .option("--client-id <id>", "SHAREPOINT: the app registration's Application (client) id")
     .option("--sharepoint-host <url>", "SHAREPOINT: the tenant's SharePoint address, e.g. https://acme.sharepoint.com")
     .option("--sites <sites>", "SHAREPOINT: site URLs or ids to crawl, comma-separated ('all' for every site the app can find)")
-    .option("--users <emails>", "SHAREPOINT: users whose OneDrive is crawled, comma-separated")
+    .option("--users <emails>", "SHAREPOINT: users whose OneDrive is crawled; GOOGLE_DRIVE: users whose My Drive is crawled (comma-separated)")
 
 export interface SharePointFlags {
   readonly tenantId?: string
@@ -27,7 +27,28 @@ export interface SharePointFlags {
   readonly credentialStdin?: boolean
 }
 
-const list = (text: string) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+/**
+ * A JSON object read from stdin (0) or a file, for kinds whose credential is one: `refused` when it is not one, never
+ * repeating what was read (it is a secret).
+ */
+export const jsonObjectFrom = (source: 0 | string, refused: string): Record<string, unknown> => {
+  if (source === 0 && process.stdin.isTTY) throw usageError("--credential-stdin reads the credential from stdin, but stdin is a terminal; pipe it in")
+  let text: string
+  try {
+    text = readFileSync(source, "utf8").trim()
+  } catch {
+    throw usageError(`cannot read ${source === 0 ? "stdin" : `the file ${JSON.stringify(source.slice(0, 200))}`}`)
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>
+  } catch {
+    // Answered below, without repeating what was read.
+  }
+  throw usageError(refused)
+}
+
+export const list = (text: string) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
 
 /** The sourceConfig settings, each from its flag, the existing config, or a prompt (which fails in CI naming the flag). */
 export const sharePointConfig = async (runtime: Runtime, flags: SharePointFlags, base: Readonly<Record<string, unknown>>) => {
@@ -53,17 +74,7 @@ export const sharePointConfig = async (runtime: Runtime, flags: SharePointFlags,
  * the prompts.
  */
 export const sharePointCredential = async (runtime: Runtime, flags: SharePointFlags): Promise<unknown> => {
-  if (flags.credentialStdin) {
-    if (process.stdin.isTTY) throw usageError("--credential-stdin reads the credential from stdin, but stdin is a terminal; pipe it in")
-    const text = readFileSync(0, "utf8").trim()
-    try {
-      const parsed = JSON.parse(text) as unknown
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed
-    } catch {
-      // Answered below, without repeating what was read.
-    }
-    throw usageError("--credential-stdin: SHAREPOINT reads a JSON object {\"certificatePem\": ..., \"privateKeyPem\": ...} from stdin")
-  }
+  if (flags.credentialStdin) return jsonObjectFrom(0, "--credential-stdin: SHAREPOINT reads a JSON object {\"certificatePem\": ..., \"privateKeyPem\": ...} from stdin")
   if (!runtime.canPrompt) return undefined
   const read = (file: string, what: string) => {
     try {
