@@ -14,7 +14,6 @@ import { makeServiceAccountKey } from "./google-drive-site"
 
 /** The GOOGLE_DRIVE kind's parsers and mappings, each with its hostile input (issue 30, point 8). */
 
-const settings = Settings.make({ dataDir: "/tmp/unused" })
 const account = makeServiceAccountKey()
 const key = (() => {
   const read = readGoogleDriveCredential(account.key)

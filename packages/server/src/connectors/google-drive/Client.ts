@@ -117,12 +117,18 @@ export const googleDriveClient = (key: ServiceAccountKey, settings: LoreSettings
   const request = async (api: "drive" | "admin", subject: string, path: string, accept: string): Promise<Response> => {
     const url = new URL(origins[api] + path)
     let unauthorized = 0
+    let resent = false
     for (let attempt = 0; ; attempt++) {
       const bearer = await token(subject, unauthorized > 0)
       let response: Response
       try {
         response = await fetch(url, { headers: { authorization: `Bearer ${bearer}`, accept } })
       } catch (error) {
+        // A kept-alive connection the server closed as it was reused: these GETs are idempotent, so once more.
+        if (fetchFailureCode(error) === "SOURCE_UNREACHABLE" && !resent) {
+          resent = true
+          continue
+        }
         return fail(error, url.host)
       }
       if (await waitedOutThrottling(response, attempt)) continue
