@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net"
  * permissions, `alt=media` and `files.export`) and the Admin SDK Directory API (group members, users by domain), all
  * from a model the test edits. Every Drive and Directory answer is typed against @googleapis/drive and
  * @googleapis/admin (`satisfies`), so a wrong guess about Google's shapes fails `tsc -b`. It pages by `nextPageToken`
- * (2 items a page), answers one 401 or one 403 `rateLimitExceeded` (Retry-After: 1) before recovering, refuses the
+ * (2 items a page), refuses start page tokens on demand (400), answers one 401 or one 403 `rateLimitExceeded` (Retry-After: 1) before recovering, refuses the
  * key once it is deleted (invalid_grant), and counts what it served (to tell a permission sync, which fetches no
  * content, from a crawl).
  */
@@ -79,6 +79,9 @@ export const startWorkspace = async (model: WorkspaceModel, account: ReturnType<
     revoked: false,
     unauthorizedOnce: false,
     throttleOnce: false,
+    /** Start page tokens below this sequence number are refused (400 invalid pageToken), as Drive refuses one it no longer keeps. */
+    expiredBelow: 0,
+    answeredExpired: 0,
     tokensIssued: 0,
     answered401: 0,
     answered403RateLimit: 0,
@@ -181,6 +184,10 @@ export const startWorkspace = async (model: WorkspaceModel, account: ReturnType<
       state.served.changes++
       const [since, offset] = (url.searchParams.get("pageToken") ?? "").split(":").map(Number) as [number, number | undefined]
       if (!Number.isFinite(since)) return googleError(res, 400, "invalid")
+      if (since < state.expiredBelow) {
+        state.answeredExpired++
+        return googleError(res, 400, "invalid")
+      }
       const all = [...model.files.values()].filter((file) => file.changed > since && (driveId ? file.driveId === driveId : !file.driveId && (file.owner === subject || file.removed))).sort((a, b) => a.changed - b.changed)
       const start = offset ?? 0
       const slice = all.slice(start, start + PAGE)

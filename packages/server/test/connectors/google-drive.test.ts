@@ -12,8 +12,9 @@ import { type DrivePermission, makeServiceAccountKey, startWorkspace, type Works
  * waited out by Retry-After; a Doc exported as Word, a Sheet as CSV, a Slides deck as text; a video and a Form skipped
  * and counted; nested groups from the Directory; a domain permission as the domain's organization-wide principal; an
  * `anyone` permission admitting nobody more), a document edited (only the change feed read), a user removed from a
- * group (gone for them after a permission sync that fetches no content), a document removed (a change), and the key
- * deleted (reported; nothing becomes more visible).
+ * group (gone for them after a permission sync that fetches no content), a document removed (a change), a start page
+ * token Drive refuses (a full listing that retires what it did not see again), and the key deleted (reported; nothing
+ * becomes more visible).
  */
 
 const DOMAIN = "example.com"
@@ -169,6 +170,16 @@ describe("the Google Drive connector", { timeout: 300_000 }, () => {
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
     expect(await words(ann, ["zqsalary"])).toEqual([])
+  })
+
+  it("a start page token Drive refuses lists the unit in full again and retires what it no longer has", async () => {
+    // The deck disappears without a change Lore could read: only a full listing can notice.
+    model.files.delete("f-deck")
+    workspace.state.expiredBelow = ++model.seq
+    const { content } = await run("content")
+    expect(workspace.state.answeredExpired).toBeGreaterThanOrEqual(1)
+    expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
+    expect(await words(ann, ["zqdeck", "zqhandbook"])).toEqual(["zqhandbook"])
   })
 
   it("a deleted key is reported, and nothing becomes more visible", async () => {

@@ -17,12 +17,18 @@ export interface CrawlCursor {
   readonly active: boolean
   readonly units: ReadonlyArray<DriveUnit>
   readonly unitIndex: number
-  readonly phase: "LIST" | "CHANGES"
+  readonly phase: "LIST" | "CHANGES" | "RECONCILE"
   /** The next page of the current unit's listing or changes (Drive's `nextPageToken`); null at its start. */
   readonly pageToken: string | null
   /** The start page token taken before the current unit's full listing: stored once the listing is over. */
   readonly pendingStart: string | null
   readonly startTokens: Readonly<Record<string, string>>
+  /**
+   * Set when the current unit is listed in full again because Drive refused its stored token: when the listing
+   * began. The unit's documents not written since are then retired (RECONCILE, from `reconcileAfter`).
+   */
+  readonly resyncSince?: string | null | undefined
+  readonly reconcileAfter?: string | null | undefined
   /** Groups and domains whose members this crawl already yielded: each is read once per crawl. */
   readonly groupsResolved?: ReadonlyArray<string> | undefined
 }
@@ -31,6 +37,7 @@ const MAX_GROUPS_PER_CRAWL = 5000
 const FILE_CONCURRENCY = 4
 const PAGE_SIZE = 100
 const FILE_FIELDS = "id,name,mimeType,size,webViewLink,trashed,ownedByMe,driveId"
+const RECONCILE_PAGE = 200
 
 export const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 /** Google's own formats Lore reads through `files.export`: Docs as Word (headings kept), Sheets as CSV (the first sheet), Slides as text. */
@@ -150,11 +157,11 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
     const config = read.config
     const client = googleDriveClient(key, context.settings)
     const cursor = previous?.active ? previous : initial(previous)
-    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, units: [], unitIndex: -1, phase: "LIST", pageToken: null, pendingStart: null, groupsResolved: [] })
+    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, units: [], unitIndex: -1, phase: "LIST", pageToken: null, pendingStart: null, resyncSince: null, reconcileAfter: null, groupsResolved: [] })
     const nextUnit = (state: CrawlCursor, startTokens = state.startTokens): CrawlCursor => {
       const index = state.unitIndex + 1
       const unit = state.units[index]
-      return { ...state, unitIndex: index, pageToken: null, pendingStart: null, phase: unit && startTokens[unitKey(unit)] ? "CHANGES" : "LIST", startTokens }
+      return { ...state, unitIndex: index, pageToken: null, pendingStart: null, resyncSince: null, reconcileAfter: null, phase: unit && startTokens[unitKey(unit)] ? "CHANGES" : "LIST", startTokens }
     }
 
     if (cursor.unitIndex < 0) {
@@ -176,10 +183,28 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
     if (!unit) return { ...empty, checkpoint: finished(cursor), done: true }
     const subject = subjectOf(unit, config)
 
+    if (cursor.phase === "RECONCILE") {
+      // After a full listing of a unit whose token Drive refused: its documents not written since the listing began are gone.
+      if (!context.documents || !cursor.resyncSince) return { ...empty, checkpoint: nextUnit(cursor), done: false }
+      const prefix = `${unitKey(unit)}/`
+      const stale = await Effect.runPromise(context.documents.notSeenSince(cursor.resyncSince, cursor.reconcileAfter ?? prefix, RECONCILE_PAGE))
+      const ours = stale.filter((id) => id.startsWith(prefix))
+      const more = stale.length === RECONCILE_PAGE && ours.length === stale.length
+      const following = more ? { ...cursor, reconcileAfter: ours.at(-1)! } : nextUnit(cursor)
+      const done = following.unitIndex >= cursor.units.length
+      return { ...empty, deleted: ours, checkpoint: done ? finished(following) : following, done }
+    }
+
     let page: Awaited<ReturnType<typeof readPage>>
     try {
       page = await readPage(client, config, unit, cursor)
     } catch (error) {
+      const storedToken = cursor.phase === "CHANGES" && cursor.pageToken === null
+      if (storedToken && error instanceof GoogleDriveError && [400, 404, 410].includes(error.status)) {
+        // Drive no longer takes the stored start page token: list the unit in full again, then retire what it did not see.
+        const { [unitKey(unit)]: _refused, ...startTokens } = cursor.startTokens
+        return { ...empty, checkpoint: { ...cursor, phase: "LIST", pageToken: null, pendingStart: null, startTokens, resyncSince: new Date().toISOString(), reconcileAfter: null }, done: false }
+      }
       const failure = failureOf(error)
       // A chosen user Google will not give a token for (unknown, suspended) fails that My Drive, not the crawl.
       const userRefused = unit.kind === "user" && error instanceof GoogleDriveError && error.code === "AUTHENTICATION_FAILED" && /refused a token/.test(error.message)
@@ -229,9 +254,16 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
       return { ...empty, checkpoint: cursor, done: true, failures: [failureOf(error)] }
     }
     const progressed: CrawlCursor = { ...cursor, groupsResolved: [...resolved], pendingStart: page.pendingStart }
-    const following = page.next
+    if (page.next !== null && page.next === cursor.pageToken) {
+      // A page token that does not advance would read the same page for ever: the unit stops here, recorded.
+      failures.push({ code: "SOURCE_ERROR", message: `${unit.name.slice(0, 100)}: Drive repeated a page token` })
+    }
+    const startTokens = page.newStart ? { ...cursor.startTokens, [unitKey(unit)]: page.newStart } : cursor.startTokens
+    const following: CrawlCursor = page.next && page.next !== cursor.pageToken
       ? { ...progressed, pageToken: page.next }
-      : nextUnit(progressed, page.newStart ? { ...cursor.startTokens, [unitKey(unit)]: page.newStart } : cursor.startTokens)
+      : cursor.resyncSince && failures.length === 0
+        ? { ...progressed, phase: "RECONCILE", pageToken: null, reconcileAfter: null, startTokens }
+        : nextUnit(progressed, startTokens)
     const done = following.unitIndex >= cursor.units.length
     return { documents, groups, deleted: page.deleted, skipped, failures, checkpoint: done ? finished(following) : following, done }
   })
