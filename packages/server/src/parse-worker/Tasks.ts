@@ -1,4 +1,4 @@
-import { runSkillTask, type SkillTask } from "../assets/SkillTask"
+import { runSkillTask, type SkillTask } from "../assets/skills/Task"
 import { runDocumentTask, type DocumentTask } from "../knowledge/parsing/task"
 
 /**

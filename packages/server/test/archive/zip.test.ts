@@ -1,7 +1,7 @@
 import { zipSync } from "fflate"
 import { describe, expect, it } from "vitest"
 import { readZip, type ZipLimits } from "../../src/archive/Zip"
-import { readZip as readSkillZip } from "../../src/assets/SkillArchive"
+import { readZip as readSkillZip } from "../../src/assets/skills/Archive"
 import { defaultSkillLimits } from "../../src/Config"
 import { parseDocument } from "../../src/knowledge/parsing/parse"
 import { DOCX_MEDIA_TYPE } from "../../src/knowledge/parsing/types"

@@ -2,8 +2,8 @@ import { zipSync, type Zippable } from "fflate"
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { defaultSkillLimits } from "../../src/Config"
-import { readZip } from "../../src/assets/SkillArchive"
-import { inspectZip } from "../../src/assets/SkillFormat"
+import { readZip } from "../../src/assets/skills/Archive"
+import { inspectZip } from "../../src/assets/skills/Format"
 
 /**
  * The Agent Skills format and the hostile-archive checks, on packages the tests build: each rule has a fixture
