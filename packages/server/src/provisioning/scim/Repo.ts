@@ -41,7 +41,7 @@ export interface LoreUserFields {
 
 /**
  * SQL of the SCIM service: provisioned users (a SCIM record beside the Lore user it manages), provisioned
- * groups and their members. Filters arrive as compiled fragments (ScimFilter.ts) over the aliases s, u and g.
+ * groups and their members. Filters arrive as compiled fragments (scim/Filter.ts) over the aliases s, u and g.
  */
 export class ScimRepo extends Effect.Service<ScimRepo>()("lore/ScimRepo", {
   effect: Effect.gen(function* () {
