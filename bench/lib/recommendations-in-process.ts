@@ -1,5 +1,6 @@
 /**
- * Ranking released assets for a request (issue 33.13): Okapi BM25 (k1 1.2, b 0.75) over each release's title,
+ * The in-process ranking recommendations used before they were ranked in SQL (issue 33.13, migration 0040,
+ * assets/DeliveryRepo.ts `recommended`), kept as bench/recommendations.ts's baseline: Okapi BM25 (k1 1.2, b 0.75) over each release's title,
  * summary and body (the payload's text), with the title's terms counted twice, document frequencies taken over
  * the releases the caller may use (the candidates, already access-filtered in SQL). OR semantics: a release that
  * shares any term with the request is a candidate; without a request, the newest releases come first.
