@@ -5,6 +5,7 @@ import { readZip as readSkillZip } from "../../src/assets/skills/Archive"
 import { defaultSkillLimits } from "../../src/Config"
 import { parseDocument } from "../../src/knowledge/parsing/parse"
 import { DOCX_MEDIA_TYPE } from "../../src/knowledge/parsing/types"
+import { patchCentral } from "../support/zips"
 
 /**
  * The one guarded ZIP reader (archive/Zip.ts) and the checks the two former readers did not share: the
@@ -17,18 +18,6 @@ const limits: ZipLimits = { maxEntries: 100, maxFiles: 50, maxPathLength: 255, m
 const codes = (bytes: Uint8Array, options?: Parameters<typeof readZip>[2], with_: ZipLimits = limits) => {
   const read = readZip(bytes, with_, options)
   return read.ok ? [] : read.problems.map((problem) => problem.code)
-}
-
-/** Rewrites the central directory entry of `name` in a zip built by fflate. */
-const patchCentral = (bytes: Uint8Array, name: string, patch: (view: DataView, at: number) => void) => {
-  const copy = bytes.slice()
-  const view = new DataView(copy.buffer)
-  for (let at = 0; at < copy.length - 4; at++) {
-    if (view.getUint32(at, true) !== 0x02014b50) continue
-    const nameLength = view.getUint16(at + 28, true)
-    if (new TextDecoder().decode(copy.subarray(at + 46, at + 46 + nameLength)) === name) patch(view, at)
-  }
-  return copy
 }
 
 const docxWith = (extra: Record<string, Uint8Array | [Uint8Array, { os: number; attrs: number }]>) =>
