@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { catalog, judged, measure, rankOf } from "../packages/server/test/assets/recommendation-judgements"
 import { createUser, http } from "../packages/server/test/support/http"
@@ -103,6 +103,7 @@ export default async () => {
       const sorted = [...times].sort((a, b) => a - b)
       return [name, m.mrr.toFixed(3), `${m.at1}/${ranks.length}`, `${m.at3}/${ranks.length}`, `${m.found}/${ranks.length}`, percentile(sorted, 0.5).toFixed(2), percentile(sorted, 0.95).toFixed(2), what]
     }
+    console.log(`  ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} (times mean little on a busy machine)`)
     console.log(table(
       ["ranking", "MRR", "first", "top 3", "found", "p50 ms", "p95 ms", "time measured"],
       [
