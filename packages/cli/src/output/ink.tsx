@@ -2,7 +2,7 @@ import { ConfirmInput, PasswordInput, ProgressBar, Spinner, TextInput } from "@i
 import { Box, render, Static, Text, useApp } from "ink"
 import { type ReactNode, useEffect, useState } from "react"
 import type { UploadEvents } from "../uploads"
-import type { Progress, ProgressReporter } from "./present"
+import type { Progress, ProgressReporter } from "./progress"
 import { COLUMN_GAP, layoutTable, truncate } from "./table"
 import { type Block, type Cell, formatBytes, plural, type Segment, type Span, type Tone, type View } from "./view"
 

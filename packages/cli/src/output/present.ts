@@ -1,22 +1,16 @@
 import type { Runtime } from "../context"
 import { CliError, ExitCode, formatError, usageError } from "../errors"
 import { writePlain } from "./plain"
+import type { ProgressReporter } from "./progress"
 import type { View } from "./view"
+
+export type { Progress, ProgressReporter } from "./progress"
 
 /**
  * The one way a command shows its result. `run` does the work, `json` is the machine document (default:
  * the result itself), `view` the human one. The output mode decides: --json writes one JSON document,
  * piped output is plain text (hints on stderr), a terminal gets a spinner and then the view, drawn by Ink.
  */
-/** How far long work has come: a terminal draws a bar when `total` is known, else a count. */
-export interface Progress {
-  readonly done: number
-  readonly total: number | null
-  /** What is counted, singular ("document"). */
-  readonly unit: string
-}
-export type ProgressReporter = (progress: Progress) => void
-
 export interface Presentation<T> {
   /** Spinner label on a terminal while `run` is pending. */
   readonly progress: string

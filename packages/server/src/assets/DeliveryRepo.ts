@@ -14,7 +14,7 @@ const ItemRelease = Schema.Struct({
 const KnowledgeVersion = Schema.Struct({ id: Schema.String, title: Schema.String, versionNumber: Schema.Number, deletedAt: Schema.NullOr(Timestamp) })
 const Journey = Schema.Struct({ id: Schema.String, releaseId: Schema.String, userId: Schema.String, startedAt: Timestamp, completedAt: Schema.NullOr(Timestamp) })
 export type JourneyRow = typeof Journey.Type
-const Recommendable = Schema.Struct({
+const Recommended = Schema.Struct({
   assetId: Schema.String,
   type: Schema.Literal("PROMPT_TEMPLATE", "WORK_INSTRUCTION", "CAPABILITY_PACK", "SKILL"),
   namespace: Schema.String,
@@ -27,11 +27,10 @@ const Recommendable = Schema.Struct({
   releaseDigest: Schema.String,
   title: Schema.String,
   summary: Schema.String,
-  payload: Schema.String,
-  classificationRank: Schema.Number,
-  releasedAt: Timestamp
+  releasedAt: Timestamp,
+  score: Schema.Number
 })
-export type RecommendableRow = typeof Recommendable.Type
+export type RecommendedRow = typeof Recommended.Type
 const Progress = Schema.Struct({ itemKey: Schema.String, completedAt: Timestamp })
 
 /** SQL for what consumers do with releases: acknowledgements, pack journeys and progress, pack items' targets. */
@@ -39,14 +38,52 @@ export class DeliveryRepo extends Effect.Service<DeliveryRepo>()("lore/AssetDeli
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return {
-      /** Each visible asset's latest AVAILABLE release (withdrawn releases are never recommended). */
-      recommendable: rows("delivery.recommendable", Recommendable, (organizationId: string, visible: AccessPredicate, type: string | undefined) => sql`
-        SELECT a.id AS asset_id, a.type, a.namespace, a.slug, a.knowledge_space_id, a.portfolio_state, a.sharing_state,
-          r.id AS release_id, r.version_label, r.digest AS release_digest, r.title, r.summary, r.payload, r.classification_rank, r.released_at
-        FROM assets a
-        JOIN LATERAL (SELECT * FROM asset_releases x WHERE x.asset_id = a.id AND x.availability = 'AVAILABLE' ORDER BY x.sequence DESC LIMIT 1) r ON true
-        WHERE a.organization_id = ${organizationId} AND ${visible("a")} ${type ? sql`AND a.type = ${type}` : sql``}
-        ORDER BY r.released_at DESC`),
+      /**
+       * Each visible asset's latest AVAILABLE release within the caller's clearance (withdrawn releases are never
+       * recommended), ranked for `request` by Okapi BM25 (k1 1.2, b 0.75) over the release's indexed title, summary
+       * and body (migration 0040: search_vector, search_length, the title counted twice), document frequencies and
+       * the average length taken over these releases. OR semantics: a release sharing any term with the request is
+       * ranked, the others left out; a request without terms (empty, or stop words only) lists every release,
+       * newest first. Terms are lexemes of the request (lore_search_query, as knowledge search), quoted into the
+       * tsquery that picks the releases to score, so no request text is ever parsed as tsquery syntax.
+       */
+      recommended: rows("delivery.recommended", Recommended, (organizationId: string, visible: AccessPredicate, type: string | undefined, clearanceRank: number, request: string) => sql`
+        WITH candidates AS (
+          SELECT a.id AS asset_id, a.type, a.namespace, a.slug, a.knowledge_space_id, a.portfolio_state, a.sharing_state,
+            r.id AS release_id, r.version_label, r.digest AS release_digest, r.title, r.summary, r.released_at, r.search_vector, r.search_length
+          FROM assets a
+          JOIN LATERAL (
+            SELECT x.id, x.version_label, x.digest, x.title, x.summary, x.released_at, x.search_vector, x.search_length, x.classification_rank
+            FROM asset_releases x WHERE x.asset_id = a.id AND x.availability = 'AVAILABLE' ORDER BY x.sequence DESC LIMIT 1
+          ) r ON true
+          WHERE a.organization_id = ${organizationId} AND ${visible("a")} AND r.classification_rank <= ${clearanceRank}
+            ${type ? sql`AND a.type = ${type}` : sql``}
+        ),
+        wanted AS (SELECT DISTINCT v.lexeme FROM unnest(to_tsvector('lore_search_query', ${request})) v),
+        query AS (
+          SELECT string_agg(chr(39) || replace(replace(lexeme, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39), ' | ')::tsquery AS terms
+          FROM wanted
+        ),
+        corpus AS (SELECT count(*)::float8 AS releases, GREATEST(avg(search_length), 1)::float8 AS average_length FROM candidates),
+        hits AS (
+          SELECT c.release_id, t.lexeme, c.search_length::float8 AS length,
+            (cardinality(t.positions) + cardinality(array_positions(t.weights, 'A')))::float8 AS frequency
+          FROM candidates c CROSS JOIN query CROSS JOIN LATERAL unnest(c.search_vector) t
+          WHERE c.search_vector @@ query.terms AND t.lexeme IN (SELECT lexeme FROM wanted)
+        ),
+        holding AS (SELECT lexeme, count(*)::float8 AS releases FROM hits GROUP BY lexeme),
+        scores AS (
+          SELECT h.release_id,
+            sum(ln(1 + (corpus.releases - holding.releases + 0.5) / (holding.releases + 0.5))
+              * h.frequency * 2.2 / (h.frequency + 1.2 * (0.25 + 0.75 * h.length / corpus.average_length))) AS score
+          FROM hits h JOIN holding USING (lexeme) CROSS JOIN corpus
+          GROUP BY h.release_id
+        )
+        SELECT c.asset_id, c.type, c.namespace, c.slug, c.knowledge_space_id, c.portfolio_state, c.sharing_state,
+          c.release_id, c.version_label, c.release_digest, c.title, c.summary, c.released_at, COALESCE(s.score, 0)::float8 AS score
+        FROM candidates c LEFT JOIN scores s USING (release_id)
+        WHERE s.score IS NOT NULL OR NOT EXISTS (SELECT 1 FROM wanted)
+        ORDER BY score DESC, c.released_at DESC, c.release_id`),
 
       recordRun: exec((run: { releaseId: string; userId: string; traceId: string; inputShapeDigest: string; gatewayId: string; modelId: string; durationMillis: number }) => sql`
         INSERT INTO asset_prompt_runs (id, release_id, user_id, trace_id, input_shape_digest, gateway_id, model_id, duration_millis)

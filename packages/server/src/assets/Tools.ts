@@ -11,7 +11,6 @@ import { Delivery } from "./Delivery"
 import { DeliveryRepo } from "./DeliveryRepo"
 import { InvalidVariables, PromptRunFailed, ReleaseNotFound, WrongAssetType } from "./Errors"
 import { renderPrompt } from "./Render"
-import { bm25Scores, terms } from "./Recommendations"
 import { AssetFeedbackRepo, type FeedbackSentiment } from "./FeedbackRepo"
 
 /**
@@ -139,25 +138,16 @@ export class AssetTools extends Effect.Service<AssetTools>()("lore/AssetTools", 
           return { traceId, asset }
         }))
 
-    /** Released assets the caller may use, best match first: BM25 over title, summary and body (Recommendations.ts). */
+    /** Released assets the caller may use, best match first: BM25 over title, summary and body, ranked in SQL (DeliveryRepo.recommended). */
     const recommendations = (caller: Principal, query: { q?: string | undefined; type?: string | undefined }) =>
       traced("asset-recommendations", {}, (traceId) =>
         Effect.gen(function* () {
           const visible = yield* reader.predicate(caller)
-          const rows = yield* repo.recommendable(caller.organizationId, visible, query.type)
           const ceiling = classificationRank[clearanceCeiling[caller.clearance]]
-          const usable = rows.filter((row) => row.classificationRank <= ceiling)
-          const q = query.q ?? ""
-          // A request of stop words only asks for nothing in particular: every usable release, newest first.
-          const asked = terms(q).length > 0
-          const scores = bm25Scores(q, usable)
-          const scored = usable
-            .map((row, index) => ({ row, score: scores[index]! }))
-            .filter(({ score }) => !asked || score > 0)
-            .sort((a, b) => b.score - a.score || b.row.releasedAt.getTime() - a.row.releasedAt.getTime())
+          const ranked = yield* repo.recommended(caller.organizationId, visible, query.type, ceiling, query.q ?? "")
           return {
             traceId,
-            recommendations: scored.map(({ row }) => ({
+            recommendations: ranked.map((row) => ({
               assetId: row.assetId,
               type: row.type,
               namespace: row.namespace,

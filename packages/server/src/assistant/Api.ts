@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { Body, Query, Timestamp } from "../domain/Schemas"
 import { authenticated, requires } from "../domain/Security"
 import { ConversationNotFound, InvalidChatRequest, MessageNotFound, ModelOptionNotFound, WrongMessageRole } from "./Errors"
-import { AssistantFileNotFound, AssistantFileNotReady } from "./FilesErrors"
+import { AssistantFileNotFound, AssistantFileNotReady } from "./files/Errors"
 import { RateLimitExceeded } from "./RateLimitErrors"
 
 /** The longest question the chat takes, in characters (UTF-16 code units); longer is 400 INVALID_CHAT_REQUEST. */

@@ -1,5 +1,5 @@
 import type { CitationKind, CitationRow } from "./ConversationsRepo"
-import type { FilePassage } from "./Files"
+import type { FilePassage } from "./files/Files"
 import type { Evidence } from "./Retrieval"
 
 /** A passage an answer is given: a knowledge passage the caller may read, or a chunk of their own file. */

@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import { quoteInput } from "../domain/Echo"
 import type { FieldError } from "../domain/Errors"
 import { SecretBox } from "../platform/SecretBox"
-import { InvalidCursor } from "../domain/Errors"
+import { cursorCodec, decodeCursorWith } from "../db/Cursor"
 import type { Classification } from "../domain/Model"
 import { credentialVerifier } from "./Connections"
 import { ConnectorDocuments } from "./Documents"
@@ -10,6 +10,10 @@ import { IndexingUnauthorized, InvalidPushedDocument } from "./Errors"
 import type { NativeAcl, SourceDocument } from "./Kind"
 import { ConnectorsRepo } from "./Repo"
 import { SourceIdentity } from "./Identity"
+
+
+/** The document listing's cursor: the last external id (a pusher's own ids are unique per connection). */
+const externalIdCursor = cursorCodec<string>((externalId) => externalId, (text) => (text.length > 0 ? text : undefined))
 
 export interface PushedDocumentInput {
   readonly title: string
@@ -150,13 +154,10 @@ export class Indexing extends Effect.Service<Indexing>()("lore/Indexing", {
     const listDocuments = (authorization: string | undefined, sourceSystem: string, connectionKey: string, query: { readonly cursor?: string | undefined; readonly limit: number }) =>
       Effect.gen(function* () {
         const connection = yield* authenticate(authorization, sourceSystem, connectionKey)
-        const after = query.cursor === undefined ? null : Buffer.from(query.cursor, "base64url").toString("utf8")
-        if (after !== null && (after.length === 0 || Buffer.from(after, "utf8").toString("base64url") !== query.cursor)) {
-          return yield* new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" })
-        }
+        const after = (yield* decodeCursorWith(externalIdCursor, query.cursor)) ?? null
         const found = yield* repo.documentPage(connection.id, after, query.limit + 1)
         const items = found.slice(0, query.limit)
-        return { items, nextCursor: found.length > query.limit ? Buffer.from(items[items.length - 1]!.externalId, "utf8").toString("base64url") : null }
+        return { items, nextCursor: found.length > query.limit ? externalIdCursor.encode(items[items.length - 1]!.externalId) : null }
       })
 
     return { putDocument, deleteDocument, putGroup, bulk, listDocuments, authenticate, toDocument }

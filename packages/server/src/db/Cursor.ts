@@ -18,21 +18,46 @@ export const MICROSECOND_TEXT = `YYYY-MM-DD"T"HH24:MI:SS.US"Z"`
 
 const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
 
-export const encodeCursor = (position: CursorPosition) => Buffer.from(`${position.at}|${position.id}`).toString("base64url")
-
-const parse = (cursor: string): CursorPosition | undefined => {
-  const [at, id, ...rest] = Buffer.from(cursor, "base64url").toString("utf8").split("|")
-  const valid = rest.length === 0 && at !== undefined && AT.test(at) && !Number.isNaN(new Date(at).getTime()) &&
-    id !== undefined && UUID_PATTERN.test(id)
-  return valid ? { at, id } : undefined
+/**
+ * The one cursor codec of Lore's paged lists (the HTTP lists here, the connectors' document listing, MCP's
+ * resources/list): a position written as text, base64url-encoded. A cursor is refused unless it is exactly
+ * the encoding Lore writes (no padding, no other alphabet) of a text the position parses.
+ */
+export interface CursorCodec<A> {
+  readonly encode: (position: A) => string
+  /** The position, or undefined when the cursor is not one this codec wrote. */
+  readonly decode: (cursor: string) => A | undefined
 }
+
+export const cursorCodec = <A>(write: (position: A) => string, read: (text: string) => A | undefined): CursorCodec<A> => ({
+  encode: (position) => Buffer.from(write(position), "utf8").toString("base64url"),
+  decode: (cursor) => {
+    const text = Buffer.from(cursor, "base64url").toString("utf8")
+    return Buffer.from(text, "utf8").toString("base64url") === cursor ? read(text) : undefined
+  }
+})
+
+/** The keyset position of the lists ordered by (timestamp, id). */
+export const keysetCursor = cursorCodec<CursorPosition>(
+  (position) => `${position.at}|${position.id}`,
+  (text) => {
+    const [at, id, ...rest] = text.split("|")
+    const valid = rest.length === 0 && at !== undefined && AT.test(at) && !Number.isNaN(new Date(at).getTime()) &&
+      id !== undefined && UUID_PATTERN.test(id)
+    return valid ? { at, id } : undefined
+  }
+)
+
+export const encodeCursor = keysetCursor.encode
 
 /** The position after which the next page starts; undefined for the first page; 400 INVALID_CURSOR if forged. */
-export const decodeCursor = (cursor: string | undefined): Effect.Effect<CursorPosition | undefined, InvalidCursor> => {
+export const decodeCursorWith = <A>(codec: CursorCodec<A>, cursor: string | undefined): Effect.Effect<A | undefined, InvalidCursor> => {
   if (cursor === undefined) return Effect.succeed(undefined)
-  const position = parse(cursor)
-  return position ? Effect.succeed(position) : Effect.fail(new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" }))
+  const position = codec.decode(cursor)
+  return position !== undefined ? Effect.succeed(position) : Effect.fail(new InvalidCursor({ detail: "The cursor is not one this list issued; start again without it" }))
 }
+
+export const decodeCursor = (cursor: string | undefined) => decodeCursorWith(keysetCursor, cursor)
 
 /** One page of `pageSize` from rows fetched with LIMIT pageSize + 1, and the cursor of the next page. */
 export const page = <Row>(rows: ReadonlyArray<Row>, pageSize: number, position: (row: Row) => CursorPosition) => {

@@ -12,7 +12,7 @@ import { Users } from "./Users"
 import { Directory } from "./Directory"
 import { Sessions } from "./Sessions"
 import { Tokens } from "./Tokens"
-import { Sso } from "./Sso"
+import { Sso } from "./sso/Sso"
 
 /**
  * The audit trail labels people and departments as the administration lists show them, to whoever may read

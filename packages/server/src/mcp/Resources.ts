@@ -1,9 +1,10 @@
 import { Effect } from "effect"
+import { cursorCodec } from "../db/Cursor"
 import { quoteInput } from "../domain/Echo"
 import { unzipSync } from "fflate"
 import type { Principal } from "../domain/Principal"
 import { Assets } from "../assets/Assets"
-import { Skills } from "../assets/Skills"
+import { Skills } from "../assets/skills/Skills"
 import { AssetTools } from "../assets/Tools"
 import { KnowledgeSearch } from "../knowledge/Search"
 import { Sources } from "../knowledge/Sources"
@@ -16,6 +17,18 @@ import { Sources } from "../knowledge/Sources"
  *   rest), read from the canonical package whose digest the manifest names (audited as asset.skill.download).
  *   The latest available release of each skill the caller may use is listed.
  */
+
+
+const offsetOf = (text: string) => {
+  const offset = Number.parseInt(text, 10)
+  return Number.isSafeInteger(offset) && offset >= 0 && String(offset) === text ? offset : undefined
+}
+
+/** resources/list's cursor: the offset of the next page in the listing. */
+export const resourcesCursor = cursorCodec<number>(String, offsetOf)
+
+/** The offset a cursor names; cursors given out before the shared codec (the bare decimal offset) still read. */
+export const resourcesOffset = (cursor: string): number | undefined => resourcesCursor.decode(cursor) ?? offsetOf(cursor)
 
 export const RESOURCE_NOT_FOUND = -32002
 export const DOCUMENT_TEMPLATE = "lore://documents/{sourceId}"
@@ -53,10 +66,8 @@ export const makeResources = Effect.gen(function* () {
 
   const list = (caller: Principal, cursor: string | undefined) =>
     Effect.gen(function* () {
-      const start = cursor === undefined ? 0 : Number.parseInt(cursor, 10)
-      if (!Number.isSafeInteger(start) || start < 0 || String(start) !== (cursor ?? "0")) {
-        return yield* Effect.fail({ code: "INVALID_CURSOR", detail: "The cursor is not one this server gave out" })
-      }
+      const start = cursor === undefined ? 0 : resourcesOffset(cursor)
+      if (start === undefined) return yield* Effect.fail({ code: "INVALID_CURSOR", detail: "The cursor is not one this server gave out" })
       const documents = (yield* knowledge.catalog(caller, {})).map((entry) => ({
         uri: `lore://documents/${entry.knowledgeVersionId}`,
         name: entry.title,
@@ -79,7 +90,7 @@ export const makeResources = Effect.gen(function* () {
         ), { concurrency: 1 })
       const all = [...documents, ...files.flat()]
       const end = start + RESOURCES_PAGE
-      return { resources: all.slice(start, end), ...(end < all.length ? { nextCursor: String(end) } : {}) }
+      return { resources: all.slice(start, end), ...(end < all.length ? { nextCursor: resourcesCursor.encode(end) } : {}) }
     })
 
   const templates = () => ({

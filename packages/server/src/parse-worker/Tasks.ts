@@ -1,10 +1,10 @@
-import { runSkillTask, type SkillTask } from "../assets/SkillTask"
+import { runSkillTask, type SkillTask } from "../assets/skills/Task"
 import { runDocumentTask, type DocumentTask } from "../knowledge/parsing/task"
 
 /**
  * What a parse worker does, as plain data both ways (structured clone: no classes, no functions). The pool
  * (parsing-pool/ParsePool.ts) knows no task: the areas hand it theirs (knowledge/DocumentParsing.ts,
- * assets/SkillParsing.ts), and this table, which only the worker thread loads, runs them.
+ * assets/skills/Parsing.ts), and this table, which only the worker thread loads, runs them.
  */
 export type ParseTask = { readonly kind: "ping" } | SkillTask | DocumentTask
 

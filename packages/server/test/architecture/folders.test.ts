@@ -36,10 +36,10 @@ const edges: ReadonlyArray<Edge> = files(src).flatMap((file) =>
 ).filter((edge) => edge.from !== edge.to)
 
 /**
- * The one sanctioned import into http/: an area's handler file (<area>/Http.ts, or <area>/<Part>Http.ts for an area served in parts) reads the assembled API
+ * The one sanctioned import into http/: an area's handler file (<area>/Http.ts, <area>/<Part>Http.ts, or a sub-feature's <area>/<feature>/Http.ts) reads the assembled API
  * (http/Api.ts) to implement its group. It points "up" by design, so it is left out of the cycle check.
  */
-const isHandlerReadingApi = (edge: Edge) => edge.to === "http" && /^[^/]+\/[A-Za-z]*Http\.ts$/.test(edge.file) && edge.target === "http/Api"
+const isHandlerReadingApi = (edge: Edge) => edge.to === "http" && /^[^/]+\/([a-z-]+\/)?[A-Za-z]*Http\.ts$/.test(edge.file) && edge.target === "http/Api"
 
 const cycles = (graph: ReadonlyArray<Edge>): Array<Array<string>> => {
   const next = new Map<string, Set<string>>()

@@ -1,77 +1,77 @@
-import { describe, expect, it } from "vitest"
-import { bm25Scores, payloadText, terms } from "../../src/assets/Recommendations"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { catalog, judged, measure, rankOf } from "./recommendation-judgements"
+import { createAsset, draftOf, ok, type Person, startWorld, type World } from "./support"
 
 /**
- * Issue 33.13: recommendations ranked by BM25 over title, summary and body, measured on a small judged set
- * (made-up assets, questions as people ask them, each with the one asset that answers it) against the substring
- * matcher it replaces. Prints MRR and hits@1 for both; asserts BM25 is not worse and finds every answer.
+ * Issue 33.13: recommendations ranked by the database (migration 0040, DeliveryRepo.recommended): BM25 over
+ * title, summary and body of the latest released version of each asset the caller may use. Measured on the small
+ * judged set (recommendation-judgements.ts; bench/recommendations.ts compares it with the in-process ranking it
+ * replaces): every answer found, at least 8 of 10 first. Hostile requests (tsquery syntax, quotes, backslashes,
+ * a long request) answer 200; classification above the caller's clearance is never recommended.
  */
 
-const wi = (purpose: string, steps: Array<string>) => JSON.stringify({ purpose, audience: "staff", completionOutcome: "done", responsibleRole: "lead", steps: steps.map((instruction, i) => ({ key: `s${i}`, title: `Step ${i + 1}`, instruction })) })
-const pt = (objective: string, userTemplate: string) => JSON.stringify({ objective, audience: "staff", systemInstruction: "Be precise.", userTemplate, variables: [] })
+describe("asset recommendations ranked in SQL", { timeout: 240_000 }, () => {
+  let world: World
+  let owner: Person
+  let reviewer: Person
+  let viewer: Person
+  let internalOnly: Person
+  const ids = new Map<string, string>()
 
-const catalog = [
-  { id: "pager", title: "Pager rotation", summary: "Who carries the on-call pager", payload: wi("Keep one engineer reachable at night", ["Call the next engineer before handing over the pager", "Confirm they answered a test page"]) },
-  { id: "incident", title: "Incident summary", summary: "Summarizes an incident for executives", payload: pt("Brief executives after an outage", "Summarize incident {{id}} in plain words") },
-  { id: "expenses", title: "Expense report", summary: "Filing travel expenses", payload: wi("Get travel costs reimbursed", ["Photograph every receipt", "Submit the report within 30 days of the trip"]) },
-  { id: "onboarding", title: "New hire onboarding", summary: "First week of a new employee", payload: wi("Make a new colleague productive", ["Order a laptop before day one", "Book an intro with the team"]) },
-  { id: "release", title: "Release checklist", summary: "Shipping a new version", payload: wi("Ship without surprises", ["Freeze the branch", "Run the migration on staging", "Announce the version"]) },
-  { id: "vendor", title: "Vendor contract review", summary: "Checking a supplier agreement", payload: pt("Spot risky clauses in supplier contracts", "Review this contract for liability and renewal terms") },
-  { id: "password", title: "Password reset", summary: "Helping a locked-out user", payload: wi("Restore access safely", ["Verify the caller's identity", "Send a reset link, never a password"]) },
-  { id: "postmortem", title: "Postmortem writer", summary: "Blameless review after an outage", payload: pt("Write a blameless postmortem", "Describe the timeline, the root cause and the follow-ups of the outage") },
-  { id: "travel", title: "Travel booking", summary: "Booking trains and flights", payload: wi("Book trips within policy", ["Prefer trains under 500 km", "Flights need a manager's approval"]) },
-  { id: "security", title: "Security questionnaire", summary: "Answering customer security reviews", payload: pt("Answer a customer's security questionnaire", "Answer each question about encryption and access control") }
-]
+  const release = async (body: Record<string, unknown>) => {
+    const asset = await createAsset(owner, body)
+    const submitted = await ok(owner.call("POST", `/api/assets/${asset.id}/submissions`, { changeNote: "ship", lockVersion: asset.draft.lockVersion }), 201)
+    await ok(reviewer.call("POST", `/api/assets/${asset.id}/reviews/${submitted.reviews[0].id}/decisions`, { decision: "APPROVE", comment: "ok" }))
+    await ok(owner.call("POST", `/api/assets/${asset.id}/releases`, { revisionId: submitted.revisions[0].id, versionLabel: "1.0.0" }), 201)
+    return asset.id as string
+  }
 
-const judged: Array<[question: string, answer: string]> = [
-  ["how do I hand over the on-call pager at night", "pager"],
-  ["my receipts for a trip, how do I get reimbursed", "expenses"],
-  ["what should a new colleague do in their first week", "onboarding"],
-  ["steps before we ship a new version", "release"],
-  ["someone is locked out and needs access again", "password"],
-  ["write up the root cause of yesterday's outage", "postmortem"],
-  ["can I take a flight or must I book a train", "travel"],
-  ["check liability clauses in a supplier contract", "vendor"],
-  ["a customer sent questions about encryption", "security"],
-  ["brief the executives on the incident", "incident"]
-]
+  beforeAll(async () => {
+    world = await startWorld()
+    owner = await world.person("rec-owner@example.com")
+    reviewer = await world.person("rec-reviewer@example.com", { relation: "viewer", roles: ["ASSET_REVIEWER"] })
+    viewer = await world.person("rec-viewer@example.com", { relation: "viewer" })
+    internalOnly = await world.person("rec-internal@example.com", { relation: "viewer", clearance: "STANDARD" })
+    for (const asset of catalog) {
+      const draft = draftOf(asset.payload, { title: asset.title, summary: asset.summary })
+      ids.set(await release({ type: asset.type, namespace: "rec", slug: asset.id, knowledgeSpaceId: world.spaceId, draft }), asset.id)
+    }
+    ids.set(await release({ type: "WORK_INSTRUCTION", namespace: "rec", slug: "secret-pager", knowledgeSpaceId: world.spaceId, draft: draftOf(catalog[0]!.payload, { title: "Pager rotation for the board", summary: "Confidential pager", classification: "CONFIDENTIAL" }) }), "secret-pager")
+  })
+  afterAll(async () => world.server.dispose())
 
-/** The matcher it replaces: query words as substrings of title (weight 2) and summary, namespace, slug. */
-const substringScores = (query: string) => {
-  const words = query.toLowerCase().split(/\W+/).filter((t) => t.length > 1)
-  return catalog.map((a) => words.reduce((sum, t) => sum + (a.title.toLowerCase().includes(t) ? 2 : 0) + (`${a.summary} ${a.id}`.toLowerCase().includes(t) ? 1 : 0), 0))
-}
+  const ranked = async (who: Person, q: string) => {
+    const found = await ok(who.call("GET", `/api/assistant/tools/asset-recommendations?q=${encodeURIComponent(q)}`))
+    return (found.recommendations as Array<{ assetId: string }>).map((r) => ids.get(r.assetId)!)
+  }
 
-/** 1-based rank of the answer (ties broken against it), or Infinity when it scored 0. */
-const rankOf = (scores: Array<number>, answer: string) => {
-  const index = catalog.findIndex((a) => a.id === answer)
-  if (scores[index]! <= 0) return Infinity
-  return 1 + scores.filter((score, i) => i !== index && score >= scores[index]!).length
-}
-
-const measure = (score: (query: string) => Array<number>) => {
-  const ranks = judged.map(([question, answer]) => rankOf(score(question), answer))
-  return { mrr: ranks.reduce((sum, rank) => sum + (Number.isFinite(rank) ? 1 / rank : 0), 0) / ranks.length, hitsAt1: ranks.filter((rank) => rank === 1).length, found: ranks.filter(Number.isFinite).length }
-}
-
-describe("asset recommendations ranking", () => {
-  it("ranks by BM25 over title, summary and body better than substring matching, on a judged set", () => {
-    const bm25 = measure((q) => bm25Scores(q, catalog))
-    const substring = measure(substringScores)
-    console.log(`recommendations on ${judged.length} judged questions: BM25 MRR ${bm25.mrr.toFixed(2)} hits@1 ${bm25.hitsAt1} found ${bm25.found}; substring MRR ${substring.mrr.toFixed(2)} hits@1 ${substring.hitsAt1} found ${substring.found}`)
-    expect(bm25.found).toBe(judged.length)
-    expect(bm25.mrr).toBeGreaterThan(substring.mrr)
-    expect(bm25.hitsAt1).toBeGreaterThanOrEqual(8)
+  it("finds every judged answer, most of them first", async () => {
+    const ranks = []
+    for (const [question, answer] of judged) ranks.push(rankOf(await ranked(viewer, question), answer))
+    const figures = measure(ranks)
+    console.log(`recommendations (SQL BM25) on ${judged.length} judged questions: MRR ${figures.mrr.toFixed(2)}, first ${figures.at1}, top 3 ${figures.at3}, found ${figures.found}`)
+    expect(figures.found).toBe(judged.length)
+    expect(figures.at1).toBeGreaterThanOrEqual(8)
   })
 
-  it("scores nothing for a request of stop words, and survives hostile payloads", () => {
-    expect(terms("how do I the")).toEqual([])
-    expect(bm25Scores("the of and", catalog).every((score) => score === 0)).toBe(true)
-    expect(payloadText("not json {")).toBe("not json {")
-    const deep = `${"[".repeat(5000)}"pager"${"]".repeat(5000)}`
-    expect(() => payloadText(deep)).not.toThrow()
-    const huge = JSON.stringify({ text: "pager ".repeat(100_000) })
-    expect(payloadText(huge).length).toBeLessThanOrEqual(200_000)
-    expect(bm25Scores("pager", [{ title: "x", summary: "", payload: huge }, catalog[0]!])[0]).toBeGreaterThan(0)
+  it("lists every usable release newest first for a request without terms, and only releases sharing a term otherwise", async () => {
+    const all = await ranked(viewer, "how do I the")
+    expect(all).toHaveLength(catalog.length + 1)
+    expect(all[0]).toBe("secret-pager")
+    expect(await ranked(viewer, "laptop")).toEqual(["onboarding"])
+    expect(await ranked(viewer, "zebra")).toEqual([])
+  })
+
+  it("ranks the title above the body, and keeps classification above the caller's clearance out", async () => {
+    expect((await ranked(viewer, "pager")).slice(0, 2).sort()).toEqual(["pager", "secret-pager"])
+    expect(await ranked(internalOnly, "pager")).toEqual(["pager"])
+  })
+
+  it("reads hostile requests as words, never as tsquery syntax", async () => {
+    for (const q of ["pager & | ! :* ( <-> )", "o'neil\\ 'pager'", "\\\\'", "pager ".repeat(80), "!!!"]) {
+      const reply = await viewer.call("GET", `/api/assistant/tools/asset-recommendations?q=${encodeURIComponent(q)}`)
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+    }
+    expect(await ranked(viewer, "'pager' & !onboarding")).toContain("pager")
   })
 })

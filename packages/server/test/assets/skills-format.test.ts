@@ -2,8 +2,9 @@ import { zipSync, type Zippable } from "fflate"
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { defaultSkillLimits } from "../../src/Config"
-import { readZip } from "../../src/assets/SkillArchive"
-import { inspectZip } from "../../src/assets/SkillFormat"
+import { readZip } from "../../src/assets/skills/Archive"
+import { inspectZip } from "../../src/assets/skills/Format"
+import { patchCentral } from "../support/zips"
 
 /**
  * The Agent Skills format and the hostile-archive checks, on packages the tests build: each rule has a fixture
@@ -109,18 +110,6 @@ describe("SKILL.md frontmatter", () => {
     expect(codes(text("not a zip at all"))).toEqual(["ARCHIVE_INVALID"])
   })
 })
-
-/** Rewrites fields of a zip built by fflate: the central directory entry of `name` (the test's own hostile archives). */
-const patchCentral = (bytes: Uint8Array, name: string, patch: (view: DataView, at: number) => void) => {
-  const copy = bytes.slice()
-  const view = new DataView(copy.buffer)
-  for (let at = 0; at < copy.length - 4; at++) {
-    if (view.getUint32(at, true) !== 0x02014b50) continue
-    const nameLength = view.getUint16(at + 28, true)
-    if (new TextDecoder().decode(copy.subarray(at + 46, at + 46 + nameLength)) === name) patch(view, at)
-  }
-  return copy
-}
 
 describe("hostile archives", () => {
   const base = { "SKILL.md": skillMd(valid) }

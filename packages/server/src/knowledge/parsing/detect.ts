@@ -1,6 +1,6 @@
+import { isZip, readZipDirectory } from "../../archive/Zip"
 import { decodeText, looksLikeLegacyText, looksLikeText } from "./text"
 import { DOCX_MEDIA_TYPE, type MediaTypeDetection, type SupportedMediaType } from "./types"
-import { isZip, listZipEntries } from "./zip"
 
 /**
  * Decides what an upload is, by content first: the declared Content-Type and the file name only
@@ -61,14 +61,13 @@ const startsWithPdf = (bytes: Uint8Array): boolean => {
 }
 
 const detectZip = (bytes: Uint8Array): MediaTypeDetection => {
-  let names: ReadonlyArray<string>
-  try {
-    names = listZipEntries(bytes, 100_000).map((entry) => entry.name)
-  } catch {
+  const directory = readZipDirectory(bytes, 100_000)
+  if (!directory.ok) {
     // A damaged directory: fall back to the local headers' names, so a truncated .docx is reported
     // as an unreadable Word document rather than as an unsupported type.
     return containsAscii(bytes, "word/document.xml") ? supported(DOCX_MEDIA_TYPE) : unsupported("application/zip", "ZIP archives")
   }
+  const names = directory.entries.map((entry) => entry.path)
   if (names.includes("word/document.xml")) return supported(DOCX_MEDIA_TYPE)
   if (names.includes("xl/workbook.xml")) return unsupported("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "Excel workbooks")
   if (names.includes("ppt/presentation.xml")) return unsupported("application/vnd.openxmlformats-officedocument.presentationml.presentation", "PowerPoint presentations")

@@ -2,9 +2,28 @@ import { Parser } from "htmlparser2"
 import mammoth from "mammoth"
 import { DOCUMENT_TITLE_CLASS, htmlToBlocks, type HtmlContent } from "./html"
 import { squash } from "./text"
-import { checkZip, type ZipLimits } from "./zip"
+import { readZip, type ZipProblem } from "../../archive/Zip"
 
 const CORE_PROPERTIES = "docProps/core.xml"
+/** Word's part names are short; a longer one is not a Word document. */
+const MAX_PART_NAME = 1024
+
+export interface DocxLimits {
+  readonly maxUncompressedBytes: number
+  readonly maxEntries: number
+}
+
+/** The archive broke a rule of the guarded reader (archive/Zip.ts); parse.ts words it for the uploader. */
+export class ArchiveRefused extends Error {
+  constructor(readonly problem: ZipProblem) {
+    super(problem.path === "" ? `the archive ${problem.message}` : `its part ${problem.path} ${problem.message}`)
+  }
+
+  /** Refused for its size (a bomb, or more than Lore unpacks), rather than for damage or an unknown feature. */
+  get tooLarge(): boolean {
+    return ["ZIP64", "TOO_MANY_ENTRIES", "TOO_MANY_FILES", "TOO_LARGE", "ENTRY_TOO_LARGE", "ZIP_BOMB"].includes(this.problem.code)
+  }
+}
 
 /**
  * DOCX through mammoth (Word styles -> semantic HTML, so "Heading 1".."Heading 6" become h1..h6),
@@ -12,8 +31,13 @@ const CORE_PROPERTIES = "docProps/core.xml"
  * inflated under a meter, so a decompression bomb is refused instead of exhausting memory; images
  * are never read.
  */
-export const parseDocx = async (bytes: Uint8Array, limits: ZipLimits): Promise<HtmlContent> => {
-  const { kept } = checkZip(bytes, limits, (name) => /\.(xml|rels)$/i.test(name), new Set([CORE_PROPERTIES]))
+export const parseDocx = async (bytes: Uint8Array, limits: DocxLimits): Promise<HtmlContent> => {
+  const read = readZip(
+    bytes,
+    { ...limits, maxEntryBytes: limits.maxUncompressedBytes, maxFiles: limits.maxEntries, maxPathLength: MAX_PART_NAME },
+    { inflate: (name) => /\.(xml|rels)$/i.test(name), keep: (name) => name === CORE_PROPERTIES }
+  )
+  if (!read.ok) throw new ArchiveRefused(read.problems[0]!)
   const result = await mammoth.convertToHtml(
     { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
     {
@@ -22,7 +46,7 @@ export const parseDocx = async (bytes: Uint8Array, limits: ZipLimits): Promise<H
     }
   )
   const content = htmlToBlocks(result.value)
-  const core = kept.get(CORE_PROPERTIES)
+  const core = read.files.find((file) => file.path === CORE_PROPERTIES)?.bytes
   const title = (core && coreTitle(core)) || content.title
   return title === undefined ? { blocks: content.blocks } : { title, blocks: content.blocks }
 }

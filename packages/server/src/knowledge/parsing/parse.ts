@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { parseDocx } from "./docx"
+import { ArchiveRefused, parseDocx } from "./docx"
 import { parseHtml } from "./html"
 import { ParseLimitExceeded } from "./limits"
 import { parseMarkdown } from "./markdown"
@@ -15,7 +15,6 @@ import {
   type ParseOutcome,
   type SupportedMediaType
 } from "./types"
-import { ZipError } from "./zip"
 
 const DEFAULT_TIMEOUT_MS = 120_000
 const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024
@@ -136,7 +135,7 @@ const describe = (mediaType: SupportedMediaType, cause: unknown, options: ParseO
       return error("CORRUPT_FILE", `The PDF could not be read: ${reasonOf(cause)}. Open it in a PDF viewer, save or export it again, and upload the new copy.`)
     }
     case DOCX_MEDIA_TYPE: {
-      if (cause instanceof ZipError && cause.reason === "TOO_LARGE") {
+      if (cause instanceof ArchiveRefused && cause.tooLarge) {
         return error(
           "ARCHIVE_TOO_LARGE",
           `The Word document was refused because ${cause.message}; this limit protects the server from decompression bombs. If the file is genuine, remove large embedded objects or split it, and upload it again.`
