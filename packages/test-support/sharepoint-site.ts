@@ -69,7 +69,7 @@ export interface TenantModel {
   seq: number
 }
 
-const PAGE = 2
+const DEFAULT_PAGE = 2
 
 /** A self-signed RSA certificate and its key, made by openssl for this run (the app's credential). */
 export const makeCertificate = () => {
@@ -91,7 +91,9 @@ const pdfWith = async (text: string) => {
 
 const b64url = (buffer: Buffer) => buffer.toString("base64url")
 
-export const startTenant = async (model: TenantModel, certificatePem: string) => {
+/** `pageSize`: items a Graph page at most (default 2, so tests page; benches serve Graph's own sizes). */
+export const startTenant = async (model: TenantModel, certificatePem: string, options: { readonly pageSize?: number } = {}) => {
+  const PAGE = options.pageSize ?? DEFAULT_PAGE
   const certificate = new X509Certificate(certificatePem)
   const state = {
     revoked: false,
