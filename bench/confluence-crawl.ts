@@ -25,7 +25,7 @@ const SPACE = "ENG"
 /** Parents 1..10 hold the pages; parent 1 is restricted to a group. */
 const PARENTS = 10
 
-const user = (n: number) => ({ type: "known", accountId: `acc-${n}`, accountType: "atlassian", email: `user${n}@example.com`, publicName: `User ${n}`, displayName: `User ${n}` }) satisfies Models.User
+const user = (n: number) => ({ type: "known", accountId: `acc-${n}`, accountType: "atlassian", email: `user${n}@example.com`, publicName: `User ${n}`, displayName: `User ${n}`, profilePicture: { path: "/a.png", width: 48, height: 48, isDefault: true }, _expandable: {}, _links: { self: `/rest/api/user?accountId=acc-${n}` } }) satisfies Models.User
 
 const space = {
   id: 1,
@@ -76,7 +76,7 @@ const startConfluence = async () => {
         start,
         limit: LIMIT,
         size: results.length,
-        _links: { base, context: "/wiki", ...(start + LIMIT < PAGES ? { next: `${next.pathname}${next.search}` } : {}) }
+        _links: { self: `${base}${url.pathname}`, base, context: "/wiki", ...(start + LIMIT < PAGES ? { next: `${next.pathname}${next.search}` } : {}) }
       } satisfies Models.ContentArray)
     }
     if (path === `/wiki/rest/api/space/${SPACE}`) return json(res, space)
@@ -93,7 +93,7 @@ const startConfluence = async () => {
         _expandable: {}
       } as unknown as Models.ContentRestriction)
     }
-    if (/^\/wiki\/rest\/api\/content\/\d+\/child\/attachment$/.test(path)) return json(res, { results: [], start: 0, limit: 50, size: 0, _links: {} } satisfies Models.ContentArray)
+    if (/^\/wiki\/rest\/api\/content\/\d+\/child\/attachment$/.test(path)) return json(res, { results: [], start: 0, limit: 50, size: 0, _links: { self: path } } satisfies Models.ContentArray)
     res.writeHead(404).end()
   }
   const server = createServer(handle)
@@ -128,7 +128,7 @@ export default async () => {
       const page: CrawlPage = await Effect.runPromise(crawlConfluence(context, checkpoint))
       steps++
       pages += page.documents.length
-      restricted += page.documents.filter((d) => (d.acl.requireAlso ?? []).length > 0).length
+      restricted += page.documents.filter((d) => (d.acl?.requireAlso ?? []).length > 0).length
       if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
       checkpoint = page.checkpoint
       if (pages >= nextReport) {
