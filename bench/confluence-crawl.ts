@@ -12,10 +12,9 @@ import type { Models } from "confluence.js"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
-import { Effect } from "effect"
 import { Settings } from "../packages/server/src/Config"
 import { crawlConfluence } from "../packages/server/src/connectors/confluence/Crawl"
-import type { CrawlPage } from "../packages/server/src/connectors/Kind"
+import { crawlSteps } from "./lib/crawl-steps"
 
 export const description = "Confluence crawl: pages/s and heap over 100,000 pages from a loopback Confluence (CQL pages streamed by _links.next)"
 
@@ -110,37 +109,17 @@ export default async () => {
     credential: JSON.stringify({ token: "bench-personal-access-token" }),
     settings
   }
-  const gc = (globalThis as { gc?: () => void }).gc
-  const heapMb = () => {
-    gc?.()
-    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024)
-  }
-  let checkpoint: unknown = null
-  let pages = 0
-  let steps = 0
   let restricted = 0
-  let nextReport = PAGES / 10
-  const started = performance.now()
-  const startHeap = heapMb()
-  const heaps: Array<number> = []
   try {
-    for (;;) {
-      const page: CrawlPage = await Effect.runPromise(crawlConfluence(context, checkpoint))
-      steps++
-      pages += page.documents.length
-      restricted += page.documents.filter((d) => (d.acl?.requireAlso ?? []).length > 0).length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
-      checkpoint = page.checkpoint
-      if (pages >= nextReport) {
-        heaps.push(heapMb())
-        nextReport += PAGES / 10
+    await crawlSteps(crawlConfluence, context, {
+      unit: "pages",
+      expected: PAGES,
+      note: "body, restrictions, attachments listing each",
+      onPage: (page) => {
+        restricted += page.documents.filter((d) => (d.acl?.requireAlso ?? []).length > 0).length
       }
-      if (page.done) break
-    }
-    const seconds = (performance.now() - started) / 1000
-    console.log(`pages crawled: ${pages} (${restricted} under a restricted parent) in ${steps} steps, ${seconds.toFixed(1)} s: ${(pages / seconds).toFixed(0)} pages/s (body, restrictions, attachments listing each; one connection at a time)`)
-    console.log(`heap MB at start ${startHeap}, after each 10%: ${heaps.join(", ")}${gc ? "" : " (run with --expose-gc for exact figures)"}`)
-    console.log(`checkpoint size at the end: ${JSON.stringify(checkpoint).length} bytes`)
+    })
+    console.log(`pages under a restricted parent (an ACL intersection): ${restricted}`)
   } finally {
     await confluence.close()
   }

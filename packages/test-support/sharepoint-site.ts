@@ -25,8 +25,10 @@ export interface SiteGroupMember {
 /**
  * A loopback Microsoft tenant for the SHAREPOINT kind: Entra's token endpoint (client credentials with a certificate
  * client assertion, verified against the app's certificate: PS256 signature, x5t#S256, audience, issuer), Microsoft
- * Graph v1.0 (users, groups' transitive members, sites, drives, delta queries, driveItem permissions and content)
- * and SharePoint REST site groups, all from a model the test edits. Every Graph answer is typed against
+ * Graph v1.0 (users, groups' transitive members, sites, their lists (a Site Pages library among them), drives, delta
+ * queries, driveItem permissions and content, modern pages with their canvas) and SharePoint REST site groups, on the
+ * SharePoint host and on a second listener playing the personal-sites (-my) host, each taking only tokens issued for
+ * itself, all from a model the test edits. Every Graph answer is typed against
  * @microsoft/microsoft-graph-types (`satisfies`), so a wrong guess about Graph's shapes fails `tsc -b`. It pages by
  * `@odata.nextLink` (2 items a page), keeps delta tokens (expiring them on demand: 410 resyncRequired), can answer
  * one 401 or one 429 (Retry-After) before recovering, refuses the app once its certificate is revoked, and counts

@@ -101,11 +101,17 @@ export const resolveDrives = async (client: SharePointClient, config: SharePoint
       for await (const page of pagesOf<Drive>(client, `/v1.0/sites/${encodeURIComponent(found.site.id!)}/drives`)) {
         for (const drive of page) if (drive.id) ofSite.push(driveRef(drive, found.site, found.key))
       }
-      const pages = await sitePagesDrive(client, found.site)
-      if (pages?.id && !ofSite.some((drive) => drive.id === pages.id)) ofSite.push(driveRef(pages, found.site, found.key, { pages: true }))
       drives.push(...ofSite)
     } catch (error) {
       failures.push({ key: found.key, error })
+      continue
+    }
+    try {
+      const pages = await sitePagesDrive(client, found.site)
+      if (pages?.id && !drives.some((drive) => drive.id === pages.id)) drives.push(driveRef(pages, found.site, found.key, { pages: true }))
+    } catch (error) {
+      // The site's libraries are still crawled; the failure keeps its pages (nothing of the site is retired meanwhile).
+      if (!(error instanceof SharePointError && error.status === 404)) failures.push({ key: found.key, error })
     }
   }
   for (const user of config.users) {
