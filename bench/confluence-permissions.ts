@@ -4,8 +4,9 @@
  * timed and how p50/p95 are composed at the default 300 s schedule). The loopback site is the tests' own
  * (packages/test-support/confluence-site.ts, pages of 25 and groups of 200): one space readable by a group holding
  * both users; each target page restricted to a group of its own holding the affected user; a sample removes the
- * affected user from one target's group (read in the sync's group phase, after every page's restrictions, so the
- * figure is the whole sync's cost). Prints the measured sync times and the composed figures; asserts nothing.
+ * affected user from one target's group. Confluence's sync reads the groups first (then every page's restrictions),
+ * so a membership change is enforced within a second of the sync's start while the whole sync takes longer: both are
+ * printed, and the composition uses the time to enforcement. Asserts nothing.
  */
 import { type SiteModel, startConfluenceSite } from "../packages/test-support/confluence-site"
 import { type PermissionLatencyDriver, runPermissionLatency } from "./lib/permission-latency"

@@ -19,9 +19,9 @@
  *   }
  *
  * Targets must be readable by the affected user only through what `revoke(i)` takes away, each its own (a group
- * membership per target, a restriction per page), so a sample needs no restoring. Choose the change the kind reads
- * last in its permission sync (group memberships after every ACL, for SharePoint and Confluence) and the figure is
- * the sync's full cost.
+ * membership per target, a restriction per page), so a sample needs no restoring. A change the kind reads last in
+ * its permission sync (SharePoint's group memberships, after every ACL) makes the figure the sync's full cost; one it
+ * reads first (Confluence's groups) shows how soon after the sync's start it takes effect.
  *
  * What it does, per size (PERM_BENCH_SIZES, default 1000,10000 documents): starts the fake and a Lore server in this
  * process (PostgreSQL: a throwaway database on DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), sets up

@@ -159,8 +159,8 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     expect(tenant.state.served.mySiteGroups).toBeGreaterThanOrEqual(1)
     expect(tenant.state.served.pages).toBeGreaterThanOrEqual(1)
 
-    await eventually(() => words(ann, ALL), (found) => found.includes("zqnotes") && found.includes("zqdeck"), "ann's documents ingested", 120_000)
-    await eventually(() => words(ben, ALL), (found) => found.includes("zqroadmap"), "ben's documents ingested", 120_000)
+    await eventually(() => words(ann, ALL), (found) => ["zqnotes", "zqdeck", "zqwelcome"].every((w) => found.includes(w)), "ann's documents ingested", 120_000)
+    await eventually(() => words(ben, ALL), (found) => ["zqroadmap", "zqshared"].every((w) => found.includes(w)), "ben's documents ingested", 120_000)
     // Visitors (a site group holding the READERS Entra group) read the handbook and the deck (converted to PDF);
     // LEADS (ben) the roadmap; ann her salary and OneDrive; the organization link admits both; the anyone link and
     // HR's unreadable permissions admit nobody.
