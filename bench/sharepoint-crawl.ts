@@ -12,10 +12,9 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
 import { Settings } from "../packages/server/src/Config"
-import type { CrawlPage } from "../packages/server/src/connectors/Kind"
 import { crawlSharePoint } from "../packages/server/src/connectors/sharepoint/Crawl"
+import { crawlSteps } from "./lib/crawl-steps"
 
 export const description = "SharePoint crawl: files/s and heap over 100,000 files from a loopback Graph (delta pages streamed)"
 
@@ -84,35 +83,8 @@ export default async () => {
     credential: JSON.stringify(certificate()),
     settings
   }
-  const gc = (globalThis as { gc?: () => void }).gc
-  const heapMb = () => {
-    gc?.()
-    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024)
-  }
-  let checkpoint: unknown = null
-  let files = 0
-  let steps = 0
-  let nextReport = FILES / 10
-  const started = performance.now()
-  const startHeap = heapMb()
-  const heaps: Array<number> = []
   try {
-    for (;;) {
-      const page: CrawlPage = await Effect.runPromise(crawlSharePoint(context, checkpoint))
-      steps++
-      files += page.documents.length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
-      checkpoint = page.checkpoint
-      if (files >= nextReport) {
-        heaps.push(heapMb())
-        nextReport += FILES / 10
-      }
-      if (page.done) break
-    }
-    const seconds = (performance.now() - started) / 1000
-    console.log(`files crawled: ${files} in ${steps} steps, ${seconds.toFixed(1)} s: ${(files / seconds).toFixed(0)} files/s (permissions + bytes each, one connection at a time)`)
-    console.log(`heap MB at start ${startHeap}, after each 10%: ${heaps.join(", ")}${gc ? "" : " (run with --expose-gc for exact figures)"}`)
-    console.log(`checkpoint size at the end: ${JSON.stringify(checkpoint).length} bytes`)
+    await crawlSteps(crawlSharePoint, context, { unit: "files", expected: FILES, note: "permissions + bytes each" })
   } finally {
     await graph.close()
   }

@@ -52,7 +52,9 @@ const userOf = (user: SiteUser) => ({
 
 const groupOf = (name: string) => ({ type: "group", name, id: `gid-${name}`, _links: links(`/rest/api/group/${name}`) }) satisfies Models.Group
 
-export const startConfluenceSite = async (model: SiteModel, auth: { readonly email: string; readonly apiToken: string }) => {
+/** `pageLimit`: items a page at most (default 2, so tests page; benches serve Confluence's own sizes). */
+export const startConfluenceSite = async (model: SiteModel, auth: { readonly email: string; readonly apiToken: string }, options: { readonly pageLimit?: number } = {}) => {
+  const pageLimit = options.pageLimit ?? PAGE_LIMIT
   const expected = `Basic ${Buffer.from(`${auth.email}:${auth.apiToken}`).toString("base64")}`
   const state = { revoked: false, unauthorizedOnce: false, throttleOnce: false, served: { content: 0, search: 0, attachments: 0, downloads: 0, restrictions: 0, groups: 0, spaces: 0 }, answered401: 0, answered429: 0 }
 
@@ -95,7 +97,7 @@ export const startConfluenceSite = async (model: SiteModel, auth: { readonly ema
 
   const page = <T>(all: ReadonlyArray<T>, url: URL) => {
     const start = Number(url.searchParams.get("start") ?? 0)
-    const limit = Math.min(PAGE_LIMIT, Number(url.searchParams.get("limit") ?? PAGE_LIMIT))
+    const limit = Math.min(pageLimit, Number(url.searchParams.get("limit") ?? pageLimit))
     const results = all.slice(start, start + limit)
     let next: string | undefined
     if (start + limit < all.length) {

@@ -1,4 +1,4 @@
-import type { Drive, DriveItem, Permission, Site, User } from "@microsoft/microsoft-graph-types"
+import type { Drive, DriveItem, List, Permission, Site, SitePage, StandardWebPart, TextWebPart, User } from "@microsoft/microsoft-graph-types"
 import { constants, createHash, verify, X509Certificate } from "node:crypto"
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -25,8 +25,10 @@ export interface SiteGroupMember {
 /**
  * A loopback Microsoft tenant for the SHAREPOINT kind: Entra's token endpoint (client credentials with a certificate
  * client assertion, verified against the app's certificate: PS256 signature, x5t#S256, audience, issuer), Microsoft
- * Graph v1.0 (users, groups' transitive members, sites, drives, delta queries, driveItem permissions and content)
- * and SharePoint REST site groups, all from a model the test edits. Every Graph answer is typed against
+ * Graph v1.0 (users, groups' transitive members, sites, their lists (a Site Pages library among them), drives, delta
+ * queries, driveItem permissions and content, modern pages with their canvas) and SharePoint REST site groups, on the
+ * SharePoint host and on a second listener playing the personal-sites (-my) host, each taking only tokens issued for
+ * itself, all from a model the test edits. Every Graph answer is typed against
  * @microsoft/microsoft-graph-types (`satisfies`), so a wrong guess about Graph's shapes fails `tsc -b`. It pages by
  * `@odata.nextLink` (2 items a page), keeps delta tokens (expiring them on demand: 410 resyncRequired), can answer
  * one 401 or one 429 (Retry-After) before recovering, refuses the app once its certificate is revoked, and counts
@@ -48,6 +50,8 @@ export interface TenantItem {
   changed: number
   deleted: boolean
   permissions: Array<SitePermission>
+  /** In a Site Pages library: the modern page this .aspx is (its id is the list item's unique id), text and a banner web part. */
+  page?: { readonly id: string; title: string; html: string; banner: string }
 }
 export type SiteGroupEntry = { readonly type: "user"; readonly email: string } | { readonly type: "entraGroup"; readonly groupId: string } | { readonly type: "everyone" }
 export interface TenantSite {
@@ -56,6 +60,10 @@ export interface TenantSite {
   readonly path: string
   readonly drives: ReadonlyArray<string>
   readonly siteGroups: Map<number, { readonly title: string; readonly members: Array<SiteGroupEntry> }>
+  /** Its Site Pages library (a webPageLibrary list, not among `drives`: Graph's /drives lists document libraries). */
+  readonly pagesDrive?: string
+  /** A OneDrive's personal site: on the personal-sites (-my) host, left out of site search. */
+  readonly personal?: boolean
 }
 export interface TenantDrive { readonly id: string; readonly name: string; readonly siteId: string | null; readonly ownerEmail: string | null; permissionsReadable: boolean }
 export interface TenantModel {
@@ -69,7 +77,7 @@ export interface TenantModel {
   seq: number
 }
 
-const PAGE = 2
+const DEFAULT_PAGE = 2
 
 /** A self-signed RSA certificate and its key, made by openssl for this run (the app's credential). */
 export const makeCertificate = () => {
@@ -91,7 +99,9 @@ const pdfWith = async (text: string) => {
 
 const b64url = (buffer: Buffer) => buffer.toString("base64url")
 
-export const startTenant = async (model: TenantModel, certificatePem: string) => {
+/** `pageSize`: items a Graph page at most (default 2, so tests page; benches serve Graph's own sizes). */
+export const startTenant = async (model: TenantModel, certificatePem: string, options: { readonly pageSize?: number } = {}) => {
+  const PAGE = options.pageSize ?? DEFAULT_PAGE
   const certificate = new X509Certificate(certificatePem)
   const state = {
     revoked: false,
@@ -103,10 +113,13 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
     answered401: 0,
     answered429: 0,
     answered410: 0,
-    served: { content: 0, delta: 0, permissions: 0, groupMembers: 0, siteGroups: 0, users: 0 }
+    served: { content: 0, delta: 0, permissions: 0, groupMembers: 0, siteGroups: 0, users: 0, pages: 0, mySiteGroups: 0 }
   }
   const tokens = new Map<string, { readonly resource: string }>()
   let base = ""
+  /** The personal-sites host (acme-my.sharepoint.com): a second listener of the same tenant. */
+  let myBase = ""
+  let myPort = 0
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { "content-type": "application/json", ...headers })
@@ -151,7 +164,7 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
     id: site.id,
     name: site.path.split("/").at(-1)!,
     displayName: site.name,
-    webUrl: `${base}${site.path}`
+    webUrl: `${site.personal ? myBase : base}${site.path}`
   }) satisfies Site
   const driveJson = (drive: TenantDrive) => ({
     id: drive.id,
@@ -172,7 +185,7 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
       case "group":
         return { id: permission.id, roles: ["read"], grantedToV2: { group: { id: permission.groupId, displayName: permission.groupId } }, ...inheritedFrom } satisfies Permission
       case "siteGroup": {
-        const site = [...model.sites.values()].find((s) => s.drives.includes(item.driveId))!
+        const site = [...model.sites.values()].find((s) => s.drives.includes(item.driveId) || s.pagesDrive === item.driveId)!
         const title = site.siteGroups.get(permission.siteGroupId)?.title ?? "Group"
         return { id: permission.id, roles: ["read"], grantedToV2: { siteGroup: { id: String(permission.siteGroupId), displayName: title, loginName: title } }, ...inheritedFrom } satisfies Permission
       }
@@ -196,7 +209,8 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
         webUrl: `https://contoso.sharepoint.com/Shared%20Documents/${encodeURIComponent(item.name)}`,
         lastModifiedDateTime: new Date().toISOString(),
         file: { mimeType: /\.txt$/.test(item.name) ? "text/plain" : /\.md$/.test(item.name) ? "text/markdown" : /\.pptx$/.test(item.name) ? "application/vnd.openxmlformats-officedocument.presentationml.presentation" : "video/mp4" },
-        parentReference: { driveId: item.driveId, path: "/drive/root:" }
+        parentReference: { driveId: item.driveId, path: "/drive/root:" },
+        ...(item.page ? { sharepointIds: { listItemUniqueId: item.page.id } } : {})
       }) satisfies DriveItem
 
   const page = <A>(res: ServerResponse, all: ReadonlyArray<A>, url: URL, extra: (last: boolean) => Record<string, string> = () => ({})) => {
@@ -224,13 +238,45 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
       if (!members) return graphError(res, 404, "Request_ResourceNotFound")
       return page(res, [...members].map((m) => ({ "@odata.type": "#microsoft.graph.user", ...userJson(model.users.get(m)!) })), url)
     }
-    if (collection === "sites" && id === undefined) return page(res, [...model.sites.values()].map(siteJson), url)
+    if (collection === "sites" && id === undefined) return page(res, [...model.sites.values()].filter((s) => !s.personal).map(siteJson), url)
     if (collection === "sites") {
       // By URL: /sites/{hostname}:/{server-relative path}
       const byPath = /^\/v1\.0\/sites\/[^/:]+:(\/[^:]+?)\/?$/.exec(url.pathname)
       const site = byPath ? [...model.sites.values()].find((s) => s.path === byPath[1]) : model.sites.get(id!)
       if (!site) return graphError(res, 404, "itemNotFound")
       if (sub === "drives") return page(res, site.drives.map((d) => driveJson(model.drives.get(d)!)), url)
+      if (sub === "lists" && subId === undefined) {
+        const lists = [
+          ...site.drives.map((d) => ({ id: `list-${d}`, name: model.drives.get(d)!.name, displayName: model.drives.get(d)!.name, list: { template: "documentLibrary", hidden: false } }) satisfies List),
+          ...(site.pagesDrive ? [{ id: `list-${site.pagesDrive}`, name: "SitePages", displayName: "Site Pages", list: { template: "webPageLibrary", hidden: false } } satisfies List] : []),
+          { id: "list-events", name: "Events", displayName: "Events", list: { template: "events", hidden: false } } satisfies List
+        ]
+        return page(res, lists, url)
+      }
+      if (sub === "lists" && leaf === "drive") {
+        const drive = model.drives.get(subId!.replace(/^list-/, ""))
+        return drive && (site.drives.includes(drive.id) || site.pagesDrive === drive.id) ? send(res, 200, driveJson(drive)) : graphError(res, 404, "itemNotFound")
+      }
+      if (sub === "pages" && leaf === "microsoft.graph.sitePage") {
+        state.served.pages++
+        const item = [...model.items.values()].find((i) => i.page?.id === subId && i.driveId === site.pagesDrive && !i.deleted)
+        if (!item?.page) return graphError(res, 404, "itemNotFound")
+        const text = { id: "wp-text", innerHtml: item.page.html } satisfies TextWebPart
+        const banner = {
+          id: "wp-banner",
+          webPartType: "cbe7b0a9-3504-44dd-a3a3-0e5cacd07788",
+          data: { title: "Banner", description: null, serverProcessedContent: { searchablePlainTexts: [{ key: "title", value: item.page.banner }] } }
+        } satisfies StandardWebPart
+        const withCanvas = url.searchParams.get("$expand") === "canvasLayout"
+        return send(res, 200, {
+          id: item.page.id,
+          name: item.name,
+          title: item.page.title,
+          webUrl: `https://contoso.sharepoint.com${site.path}/SitePages/${encodeURIComponent(item.name)}`,
+          pageLayout: "article",
+          ...(withCanvas ? { canvasLayout: { horizontalSections: [{ id: "1", layout: "twoColumns", columns: [{ id: "1", width: 8, webparts: [text] }, { id: "2", width: 4, webparts: [banner] }] }] } } : {})
+        } satisfies SitePage)
+      }
       return send(res, 200, siteJson(site))
     }
     if (collection === "drives") {
@@ -295,7 +341,9 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1]
     const issued = bearer ? tokens.get(bearer) : undefined
     const isGraph = segments[1] === "v1.0"
-    if (!issued || state.revoked || issued.resource !== (isGraph ? "https://graph.microsoft.com" : base)) {
+    const onPersonalHost = req.socket.localPort === myPort
+    // Each SharePoint host takes only a token issued for itself (its own resource), Graph only Graph's.
+    if (!issued || state.revoked || issued.resource !== (isGraph ? "https://graph.microsoft.com" : onPersonalHost ? myBase : base)) {
       state.answered401++
       return graphError(res, 401, "InvalidAuthenticationToken")
     }
@@ -312,11 +360,12 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
       return send(res, 429, { error: { code: "TooManyRequests", message: "throttled" } }, { "retry-after": "1" })
     }
     if (isGraph) return graph(req, res, url, segments)
-    // SharePoint REST: /sites/{name}/_api/web/sitegroups/getbyid(n)/users
-    const rest = /^(\/sites\/[^/]+)\/_api\/web\/sitegroups\/getbyid\((\d+)\)\/users$/.exec(url.pathname)
+    // SharePoint REST: /sites/{name}/_api/web/sitegroups/getbyid(n)/users (personal sites: /personal/{name}/..., on the -my host)
+    const rest = /^(\/(?:sites|personal)\/[^/]+)\/_api\/web\/sitegroups\/getbyid\((\d+)\)\/users$/.exec(url.pathname)
     if (rest && req.headers.accept?.includes("odata=nometadata")) {
-      state.served.siteGroups++
-      const site = [...model.sites.values()].find((s) => s.path === rest[1])
+      if (onPersonalHost) state.served.mySiteGroups++
+      else state.served.siteGroups++
+      const site = [...model.sites.values()].find((s) => s.path === rest[1] && Boolean(s.personal) === onPersonalHost)
       const group = site?.siteGroups.get(Number(rest[2]))
       if (!group) return send(res, 404, { "odata.error": { code: "-2146232832, Microsoft.SharePoint.SPException", message: { lang: "en-US", value: "Group cannot be found." } } })
       const value: Array<SiteGroupMember> = group.members.map((member, i) =>
@@ -330,16 +379,24 @@ export const startTenant = async (model: TenantModel, certificatePem: string) =>
     return graphError(res, 404, "NotFound")
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error) => send(res, 500, { error: { code: "generalException", message: String(error) } }))
-  })
+  }
+  const server = createServer(listener)
+  const myServer = createServer(listener)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  await new Promise<void>((resolve) => myServer.listen(0, "127.0.0.1", resolve))
   const port = (server.address() as AddressInfo).port
+  myPort = (myServer.address() as AddressInfo).port
   base = `http://127.0.0.1:${port}`
+  myBase = `http://127.0.0.1:${myPort}`
   return {
     state,
     host: `127.0.0.1:${port}`,
     baseUrl: base,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+    /** The personal-sites host, as LORE_CONNECTOR_BASE_URLS `sharepoint-my` names it (allow it as a private host too). */
+    personalHost: `127.0.0.1:${myPort}`,
+    personalBaseUrl: myBase,
+    close: () => Promise.all([server, myServer].map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => undefined)
   }
 }

@@ -237,7 +237,7 @@ const publicUrlFromEnv = Config.string("LORE_PUBLIC_URL").pipe(
 
 /** LORE_TRUSTED_PROXIES, refused at start unless every entry is an IP address or CIDR range. */
 /** The names LORE_CONNECTOR_BASE_URLS may replace (issues 30 and 31); each value an http(s) URL without query. */
-export const CONNECTOR_BASE_URL_NAMES = ["graph", "login", "google-drive", "google-admin", "google-token", "slack", "github", "github-graphql"] as const
+export const CONNECTOR_BASE_URL_NAMES = ["graph", "login", "sharepoint-my", "google-drive", "google-admin", "google-token", "slack", "github", "github-graphql"] as const
 
 export const parseConnectorBaseUrls = (value: string): { readonly urls: Record<string, string> } | { readonly error: string } => {
   const urls: Record<string, string> = Object.create(null)

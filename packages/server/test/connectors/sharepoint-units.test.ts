@@ -4,7 +4,9 @@ import { parseConnectorBaseUrls, Settings } from "../../src/Config"
 import { aclOfPermissions, emailOfLoginName, organizationId, parseSiteGroupId, siteGroupId } from "../../src/connectors/sharepoint/Acl"
 import { sharePointClient } from "../../src/connectors/sharepoint/Client"
 import { readSharePointConfig, readSharePointCredential } from "../../src/connectors/sharepoint/Config"
-import { parseItemExternalId, readingOf } from "../../src/connectors/sharepoint/Crawl"
+import { drivesToRetire, parseItemExternalId, readingOf } from "../../src/connectors/sharepoint/Crawl"
+import { personalHostOf } from "../../src/connectors/sharepoint/Config"
+import { canvasHtml, isSitePage } from "../../src/connectors/sharepoint/Pages"
 import { makeCertificate } from "./sharepoint-site"
 
 /** The SHAREPOINT kind's parsers and mappings, each with its hostile input (issue 30, point 7). */
@@ -131,5 +133,58 @@ describe("a stored delta token on another Graph host", () => {
     expect(page.done).toBe(false)
     expect(page.checkpoint).toMatchObject({ next: "/v1.0/drives/b!d/root/delta", deltaLinks: {} })
     expect((page.checkpoint as { resyncSince: string | null }).resyncSince).not.toBeNull()
+  })
+})
+
+describe("the personal-sites (-my) host", () => {
+  it("is the SharePoint Online host's -my sibling, or what LORE_CONNECTOR_BASE_URLS sharepoint-my names; none for other hosts", () => {
+    expect(personalHostOf("https://acme.sharepoint.com", settings)).toBe("https://acme-my.sharepoint.com")
+    expect(personalHostOf("https://contoso.sharepoint.us", settings)).toBe("https://contoso-my.sharepoint.us")
+    expect(personalHostOf("https://acme-my.sharepoint.com", settings)).toBeNull()
+    expect(personalHostOf("https://intranet.example.com", settings)).toBeNull()
+    expect(personalHostOf("https://evil.sharepoint.com.example.net", settings)).toBeNull()
+    expect(personalHostOf("http://127.0.0.1:4000", Settings.make({ dataDir: "/tmp/unused", connectorBaseUrls: { "sharepoint-my": "http://127.0.0.1:4001/" } }))).toBe("http://127.0.0.1:4001")
+  })
+  it("is the only other host the client sends a SharePoint token to", async () => {
+    const read = readSharePointConfig(config, settings)
+    if (!read.ok) throw new Error("config")
+    const client = sharePointClient(read.config, makeCertificate(), settings)
+    expect(client.isSharePointOrigin("https://acme-my.sharepoint.com")).toBe(true)
+    expect(client.isSharePointOrigin("https://acme.sharepoint.com")).toBe(true)
+    expect(client.isSharePointOrigin("https://other-my.sharepoint.com")).toBe(false)
+    await expect(client.sharepoint("/personal/x/_api/web", "https://evil.example.com")).rejects.toMatchObject({ code: "ADDRESS_NOT_ALLOWED" })
+  })
+})
+
+describe("site pages", () => {
+  it("are the .aspx files of a Site Pages library, read as their web parts in reading order", () => {
+    expect(isSitePage({ pages: true }, { name: "Home.ASPX" })).toBe(true)
+    expect(isSitePage({ pages: true }, { name: "logo.png" })).toBe(false)
+    expect(isSitePage({}, { name: "Home.aspx" })).toBe(false)
+    const html = canvasHtml({
+      canvasLayout: {
+        horizontalSections: [{ columns: [{ webparts: [{ innerHtml: "<p>First</p>" } as never, { data: { title: "Quick links", description: "<b>not html</b>", serverProcessedContent: { searchablePlainTexts: [{ key: "k", value: "Indexed text" }] } } } as never] }] }],
+        verticalSection: { webparts: [{ innerHtml: "<p>Aside</p>" } as never] }
+      }
+    })
+    expect(html).toBe("<p>First</p>\n<p>Quick links</p>\n<p>&lt;b&gt;not html&lt;/b&gt;</p>\n<p>Indexed text</p>\n<p>Aside</p>")
+  })
+  it("bound a hostile canvas: too many web parts, huge text", () => {
+    const many = Array.from({ length: 50_000 }, () => ({ innerHtml: "<p>x</p>" }) as never)
+    expect(canvasHtml({ canvasLayout: { horizontalSections: [{ columns: [{ webparts: many }] }] } }).split("\n")).toHaveLength(2000)
+    const huge = canvasHtml({ canvasLayout: { verticalSection: { webparts: [{ innerHtml: "y".repeat(5_000_000) } as never] } } })
+    expect(huge.length).toBe(2_000_000)
+    expect(canvasHtml({ canvasLayout: null, webParts: null })).toBe("")
+  })
+})
+
+describe("drives the connection no longer covers", () => {
+  const drive = (id: string, owner: string) => ({ id, name: id, siteId: null, webUrl: null, owner })
+  it("are retired when their site was taken out or no longer has them, kept while their site cannot be read", () => {
+    const cursor = { deltaLinks: { a: "l", b: "l", c: "l", legacy: "l" }, driveOwners: { a: "site-1", b: "site-2", c: "site-3" } }
+    // site-2 was taken out of sourceConfig; site-3 failed to resolve this time; the legacy drive has no known owner.
+    expect(drivesToRetire(cursor, [drive("a", "site-1")], new Set(["site-3"])).sort()).toEqual(["b"])
+    expect(drivesToRetire(cursor, [drive("a", "site-1")], new Set()).sort()).toEqual(["b", "c", "legacy"])
+    expect(drivesToRetire({ deltaLinks: {} }, [], new Set())).toEqual([])
   })
 })

@@ -9,10 +9,11 @@ import { makeCertificate, type SitePermission, startTenant, type TenantItem, typ
  * loopback sharepointHost: the initial crawl (a certificate client assertion through msal-node, paging by
  * @odata.nextLink, one 401 answered with a new token, one 429 waited out by Retry-After, a pptx converted to PDF by
  * Graph, a video skipped and counted, site groups holding Entra groups, "people in the organization" and "anyone"
- * links), a document edited (only the delta read), a user removed from a group (gone for them after a permission
- * sync that fetches no content), a sharing link removed, a document deleted (delta tombstone), an expired delta
- * token (410: a full walk that retires what it did not see again), and the certificate revoked (reported; nothing
- * becomes more visible).
+ * links, a site page read as its canvas, a OneDrive's site group read on the -my host), a document edited (only the
+ * delta read), a user removed from a group (gone for them after a permission sync that fetches no content), a sharing
+ * link removed, a document deleted (delta tombstone), an expired delta token (410: a full walk that retires what it
+ * did not see again), a page edited, a personal site's group emptied, a site taken out of sourceConfig (its documents
+ * retired), and the certificate revoked (reported; nothing becomes more visible).
  */
 
 const TENANT = "0b1c2d3e-0000-4000-8000-00000000aaaa"
@@ -21,6 +22,7 @@ const LEADS = "aaaaaaaa-0000-4000-8000-000000000001"
 const READERS = "aaaaaaaa-0000-4000-8000-000000000002"
 const ENG_SITE = "127.0.0.1,11111111-1111-4111-8111-111111111111,22222222-2222-4222-8222-222222222222"
 const HR_SITE = "127.0.0.1,33333333-3333-4333-8333-333333333333,44444444-4444-4444-8444-444444444444"
+const ANN_SITE = "127.0.0.1,55555555-5555-4555-8555-555555555555,66666666-6666-4666-8666-666666666666"
 
 describe("the SharePoint connector", { timeout: 300_000 }, () => {
   let server: TestServer
@@ -39,13 +41,16 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     ]),
     groups: new Map([[LEADS, new Set(["u-ben"])], [READERS, new Set(["u-ann", "u-ben"])]]),
     sites: new Map([
-      [ENG_SITE, { id: ENG_SITE, name: "Engineering", path: "/sites/eng", drives: ["b!eng-docs"], siteGroups: new Map([[5, { title: "Engineering Visitors", members: [{ type: "entraGroup" as const, groupId: READERS }] }]]) }],
-      [HR_SITE, { id: HR_SITE, name: "HR", path: "/sites/hr", drives: ["b!hr-docs"], siteGroups: new Map() }]
+      [ENG_SITE, { id: ENG_SITE, name: "Engineering", path: "/sites/eng", drives: ["b!eng-docs"], pagesDrive: "b!eng-pages", siteGroups: new Map([[5, { title: "Engineering Visitors", members: [{ type: "entraGroup" as const, groupId: READERS }] }]]) }],
+      [HR_SITE, { id: HR_SITE, name: "HR", path: "/sites/hr", drives: ["b!hr-docs"], siteGroups: new Map() }],
+      // Ann's OneDrive's personal site, on the -my host: its members group (ben) is read there.
+      [ANN_SITE, { id: ANN_SITE, name: "Ann", path: "/personal/ann_example_com", drives: ["b!ann-onedrive"], personal: true, siteGroups: new Map([[3, { title: "Ann's OneDrive Members", members: [{ type: "user" as const, email: "ben@example.com" }] }]]) }]
     ]),
     drives: new Map([
       ["b!eng-docs", { id: "b!eng-docs", name: "Documents", siteId: ENG_SITE, ownerEmail: null, permissionsReadable: true }],
+      ["b!eng-pages", { id: "b!eng-pages", name: "Site Pages", siteId: ENG_SITE, ownerEmail: null, permissionsReadable: true }],
       ["b!hr-docs", { id: "b!hr-docs", name: "Policies", siteId: HR_SITE, ownerEmail: null, permissionsReadable: false }],
-      ["b!ann-onedrive", { id: "b!ann-onedrive", name: "OneDrive", siteId: null, ownerEmail: "ann@example.com", permissionsReadable: true }]
+      ["b!ann-onedrive", { id: "b!ann-onedrive", name: "OneDrive", siteId: ANN_SITE, ownerEmail: "ann@example.com", permissionsReadable: true }]
     ]),
     items: new Map(),
     seq: 0
@@ -62,7 +67,11 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
   put("i-movie", "b!eng-docs", "Movie.mp4", "not a document", [visitors])
   put("i-policy", "b!hr-docs", "Policy.txt", "The zqpolicy for leave.", [])
   put("i-notes", "b!ann-onedrive", "Notes.txt", "The zqnotes Ann keeps.", [{ id: "p-owner", kind: "user", userId: "u-ann" }])
-  const ALL = ["zqhandbook", "zqroadmap", "zqsalary", "zqnews", "zqsecret", "zqdeck", "zqpolicy", "zqnotes"]
+  // A modern page of the Engineering site (its Site Pages library), inheriting the site's Visitors: read as its canvas.
+  put("i-welcome", "b!eng-pages", "Welcome.aspx", "", [visitors])
+  model.items.get("i-welcome")!.page = { id: "7f3c0000-0000-4000-8000-00000000a001", title: "Welcome to Engineering", html: "<h2>Start here</h2><p>The zqwelcome page for new engineers.</p>", banner: "The zqbanner of the week" }
+  put("i-shared", "b!ann-onedrive", "Shared.txt", "The zqshared plan Ann gives her OneDrive's members.", [{ id: "p-members", kind: "siteGroup", siteGroupId: 3 }])
+  const ALL = ["zqhandbook", "zqroadmap", "zqsalary", "zqnews", "zqsecret", "zqdeck", "zqpolicy", "zqnotes", "zqwelcome", "zqbanner", "zqshared"]
 
   const path = "/api/admin/connectors/SHAREPOINT/tenant"
   const activity = async () => (await admin.call("GET", `${path}/activity`)).body
@@ -88,7 +97,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
 
   beforeAll(async () => {
     tenant = await startTenant(model, credential.certificatePem)
-    server = await startTestServer({ allowedPrivateHosts: [tenant.host], connectorBaseUrls: { graph: tenant.baseUrl, login: tenant.baseUrl } })
+    server = await startTestServer({ allowedPrivateHosts: [tenant.host, tenant.personalHost], connectorBaseUrls: { graph: tenant.baseUrl, login: tenant.baseUrl, "sharepoint-my": tenant.personalBaseUrl } })
     admin = client(server.url, server.adminToken)
     const departmentId = (await admin.call("POST", "/api/admin/departments", { name: "Docs" })).body.id
     spaceId = (await admin.call("POST", "/api/admin/knowledge-spaces", { key: "docs", name: "Docs" })).body.id
@@ -125,7 +134,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     const tested = await admin.call("POST", `${path}/test`)
     expect(tested.body).toMatchObject({ authenticated: true, accountName: TENANT, canReadContent: true, errorCode: null })
     const scopes = (await admin.call("GET", `${path}/scopes`)).body as Array<any>
-    expect(scopes.map((s) => s.key).sort()).toEqual(["b!ann-onedrive", "b!eng-docs", "b!hr-docs"])
+    expect(scopes.map((s) => s.key).sort()).toEqual(["b!ann-onedrive", "b!eng-docs", "b!eng-pages", "b!hr-docs"])
     expect(scopes.find((s) => s.key === "b!eng-docs")).toMatchObject({ reachable: true, admissible: true, instruction: null, displayName: "Engineering: Documents" })
     const hr = scopes.find((s) => s.key === "b!hr-docs")
     expect(hr).toMatchObject({ reachable: true, admissible: false })
@@ -139,21 +148,28 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsFailed: 0 })
     // Movie.mp4 is neither parseable nor convertible: skipped and counted, the crawl is not PARTIAL.
     expect(content.objectsSkipped).toBe(1)
-    expect(content.objectsMaterialized).toBe(8)
+    expect(content.objectsMaterialized).toBe(10)
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED", component: "permissions" })
     expect(tenant.state.answered429).toBe(1)
     expect(tenant.state.answered401).toBeGreaterThanOrEqual(1)
     // After the 401 the client asked Entra again (a certificate assertion each time) instead of reusing the token.
     expect(tenant.state.tokensIssued).toBeGreaterThanOrEqual(3)
     expect(tenant.state.served.siteGroups).toBeGreaterThanOrEqual(1)
+    // The OneDrive's site group was read on the -my host with a token for it (the fake refuses any other): not PARTIAL.
+    expect(tenant.state.served.mySiteGroups).toBeGreaterThanOrEqual(1)
+    expect(tenant.state.served.pages).toBeGreaterThanOrEqual(1)
 
-    await eventually(() => words(ann, ALL), (found) => found.includes("zqnotes") && found.includes("zqdeck"), "ann's documents ingested", 120_000)
-    await eventually(() => words(ben, ALL), (found) => found.includes("zqroadmap"), "ben's documents ingested", 120_000)
+    await eventually(() => words(ann, ALL), (found) => ["zqnotes", "zqdeck", "zqwelcome"].every((w) => found.includes(w)), "ann's documents ingested", 120_000)
+    await eventually(() => words(ben, ALL), (found) => ["zqroadmap", "zqshared"].every((w) => found.includes(w)), "ben's documents ingested", 120_000)
     // Visitors (a site group holding the READERS Entra group) read the handbook and the deck (converted to PDF);
     // LEADS (ben) the roadmap; ann her salary and OneDrive; the organization link admits both; the anyone link and
     // HR's unreadable permissions admit nobody.
-    expect(await words(ann, ALL)).toEqual(["zqhandbook", "zqsalary", "zqnews", "zqdeck", "zqnotes"])
-    expect(await words(ben, ALL)).toEqual(["zqhandbook", "zqroadmap", "zqnews", "zqdeck"])
+    // The Welcome page reads as its canvas (a text web part and a banner's searchable text), under the site's Visitors.
+    // Ben reads what Ann shared with her OneDrive's members group.
+    expect(await words(ann, ALL)).toEqual(["zqhandbook", "zqsalary", "zqnews", "zqdeck", "zqnotes", "zqwelcome", "zqbanner"])
+    expect(await words(ben, ALL)).toEqual(["zqhandbook", "zqroadmap", "zqnews", "zqdeck", "zqwelcome", "zqbanner", "zqshared"])
+    const welcome = (await search(ann, "zqwelcome"))[0] as any
+    expect(JSON.stringify(welcome)).toContain("Welcome to Engineering")
     const listed = (await admin.call("GET", `${path}/documents`)).body.items as Array<any>
     const policy = listed.find((d) => d.externalId === "b!hr-docs/i-policy")
     const explained = await admin.call("POST", "/api/admin/access/explain", { userId: ann.id, resourceType: "KNOWLEDGE_ASSET", resourceId: policy.knowledgeAssetId })
@@ -207,6 +223,34 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     expect(tenant.state.answered410).toBeGreaterThanOrEqual(1)
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
     expect(await words(ann, ["zqdeck", "zqhandbook"])).toEqual(["zqhandbook"])
+  })
+
+  it("a page edited is read again; Ann's members group emptied on the -my host hides her shared file after a permission sync", async () => {
+    const welcome = model.items.get("i-welcome")!
+    welcome.page!.html = "<p>The zqwelcome page, now with the zqonboarding checklist.</p>"
+    welcome.changed = ++model.seq
+    const { content } = await run("content")
+    expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRotated: 1 })
+    await eventually(() => words(ann, ["zqonboarding"]), (found) => found.length === 1, "the page edit searchable", 60_000)
+    model.sites.get(ANN_SITE)!.siteGroups.get(3)!.members.length = 0
+    const served = tenant.state.served.mySiteGroups
+    const { permissions } = await run("permissions")
+    expect(permissions).toMatchObject({ outcome: "SUCCEEDED" })
+    expect(tenant.state.served.mySiteGroups).toBeGreaterThan(served)
+    expect(await words(ben, ["zqshared"])).toEqual([])
+  })
+
+  it("a site taken out of sourceConfig has its documents retired at the next crawl, and its delta tokens dropped", async () => {
+    const checkpoint = async () => JSON.parse(((await activity()).componentCheckpoints as Array<any>).find((c) => c.component === "content").observedCursor)
+    expect((await checkpoint()).drivesWithDeltaToken).toBe(4)
+    const saved = await admin.call("PUT", path, { knowledgeSpaceId: spaceId, sourceConfig: { ...sourceConfig(), sites: [HR_SITE] }, identityTrust: "TRUSTED", crawlEnabled: true, permissionSyncIntervalSeconds: 3600 })
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200)
+    const { content } = await run("content")
+    // Engineering's library (handbook, roadmap, news, secret) and its Welcome page; HR and Ann's OneDrive stay.
+    expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 5 })
+    expect((await checkpoint()).drivesWithDeltaToken).toBe(2)
+    expect(await words(ann, ["zqhandbook", "zqwelcome", "zqnotes"])).toEqual(["zqnotes"])
+    expect(await words(ben, ["zqroadmap", "zqnews"])).toEqual([])
   })
 
   it("a revoked certificate is reported, and nothing becomes more visible", async () => {

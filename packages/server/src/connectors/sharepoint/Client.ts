@@ -1,7 +1,7 @@
 import type { LoreSettings } from "../../Config"
 import { guardedFetch, outboundPolicy } from "../../outbound/Guard"
 import { graphResource, tokenSource, TokenError, vendorOrigins } from "./Auth"
-import type { SharePointConfig, SharePointCredential } from "./Config"
+import { personalHostOf, type SharePointConfig, type SharePointCredential } from "./Config"
 import { fetchFailureCode, readBoundedBody, readVendorJson, VendorError, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
 
 /** Why a Graph or SharePoint REST request gave nothing usable: the status when one answered, else 0. */
@@ -12,7 +12,8 @@ const codeOf = (status: number) => (status === 410 ? "RESYNC_REQUIRED" : vendorS
 
 /**
  * Microsoft Graph (v1.0) and SharePoint REST over the shared outbound guard, with app-only certificate tokens:
- * requests only to Graph's origin (an `@odata.nextLink` elsewhere is refused) and to the configured sharepointHost;
+ * requests only to Graph's origin (an `@odata.nextLink` elsewhere is refused), to the configured sharepointHost and to
+ * its personal-sites host (`-my`, where OneDrives live), each SharePoint host with a token for itself as resource;
  * 429 and 503 waited out by Retry-After (capped); a 401 answered with a new token once before it counts as revoked.
  */
 export const sharePointClient = (config: SharePointConfig, credential: SharePointCredential, settings: LoreSettings) => {
@@ -20,7 +21,8 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
   const graphBase = vendorOrigins(settings).graph
   const graphOrigin = new URL(graphBase).origin
   const token = tokenSource(config, credential, settings, fetch)
-  const resources = { graph: graphResource(settings), sharepoint: config.sharepointHost }
+  const personalHost = personalHostOf(config.sharepointHost, settings)
+  const graphResourceName = graphResource(settings)
   const counters = { tokensRefreshed: 0 }
 
   const graphUrl = (pathOrLink: string) => {
@@ -29,12 +31,13 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
     return url
   }
 
-  const request = async (url: URL, resource: "graph" | "sharepoint", accept: string): Promise<Response> => {
+  /** `resource`: "graph", or the SharePoint origin the request goes to (the token's audience is that host). */
+  const request = async (url: URL, resource: "graph" | string, accept: string): Promise<Response> => {
     let unauthorized = 0
     for (let attempt = 0; ; attempt++) {
       let bearer: string
       try {
-        bearer = await token(resources[resource], unauthorized > 0)
+        bearer = await token(resource === "graph" ? graphResourceName : resource, unauthorized > 0)
       } catch (error) {
         const tokenError = error instanceof TokenError ? error : new TokenError("AUTHENTICATION_FAILED", "No token")
         throw new SharePointError(tokenError.code === "AUTHENTICATION_FAILED" ? 401 : 0, tokenError.code, tokenError.message)
@@ -65,11 +68,18 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
   /** A Graph path (`/v1.0/...`) or a link Graph gave (`@odata.nextLink`, `@odata.deltaLink`). */
   const graph = async <A>(pathOrLink: string): Promise<A> => readJson<A>(await request(graphUrl(pathOrLink), "graph", "application/json"))
 
-  /** A SharePoint REST path on sharepointHost (`/sites/eng/_api/web/...`), answered without OData metadata. */
-  const sharepoint = async <A>(path: string): Promise<A> => {
-    const url = new URL(config.sharepointHost + path)
-    if (url.origin !== config.sharepointHost) throw new SharePointError(0, "ADDRESS_NOT_ALLOWED", "Not a SharePoint path")
-    return readJson<A>(await request(url, "sharepoint", "application/json;odata=nometadata"))
+  /** Whether SharePoint REST may be asked at this origin: sharepointHost, or its personal-sites (`-my`) host. */
+  const isSharePointOrigin = (origin: string) => origin === config.sharepointHost || (personalHost !== null && origin === personalHost)
+
+  /**
+   * A SharePoint REST path (`/sites/eng/_api/web/...`) on sharepointHost, or on `origin` when it is the
+   * personal-sites host (a OneDrive's site groups), answered without OData metadata.
+   */
+  const sharepoint = async <A>(path: string, origin = config.sharepointHost): Promise<A> => {
+    if (!isSharePointOrigin(origin)) throw new SharePointError(0, "ADDRESS_NOT_ALLOWED", "Not a SharePoint host")
+    const url = new URL(origin + path)
+    if (url.origin !== origin) throw new SharePointError(0, "ADDRESS_NOT_ALLOWED", "Not a SharePoint path")
+    return readJson<A>(await request(url, origin, "application/json;odata=nometadata"))
   }
 
   /** A file's bytes from Graph (`/content`, which redirects to a pre-authenticated download); null past maxBytes. */
@@ -78,7 +88,7 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
     return readBoundedBody(response, maxBytes)
   }
 
-  return { graph, sharepoint, bytes, counters }
+  return { graph, sharepoint, isSharePointOrigin, bytes, counters }
 }
 
 export type SharePointClient = ReturnType<typeof sharePointClient>

@@ -83,6 +83,20 @@ export const readSharePointConfig = (
   }
 }
 
+/**
+ * The host of the tenant's personal sites (OneDrives), where their site groups are read: `https://acme-my.sharepoint.com`
+ * beside `https://acme.sharepoint.com` (SharePoint Online names it so, in the sovereign clouds too: sharepoint.us,
+ * sharepoint-mil.us, sharepoint.de, sharepoint.cn). LORE_CONNECTOR_BASE_URLS
+ * `sharepoint-my` replaces it (tests against a loopback tenant); null when sharepointHost is not a SharePoint Online name.
+ */
+export const personalHostOf = (sharepointHost: string, settings: LoreSettings): string | null => {
+  const replaced = settings.connectorBaseUrls["sharepoint-my"]
+  if (replaced) return new URL(replaced).origin
+  const url = new URL(sharepointHost)
+  const match = /^([a-z0-9][a-z0-9-]{0,62})\.(sharepoint\.(?:com|us|de|cn)|sharepoint-mil\.us)$/i.exec(url.hostname)
+  return match && !match[1]!.endsWith("-my") ? `${url.protocol}//${match[1]}-my.${match[2]}${url.port ? `:${url.port}` : ""}` : null
+}
+
 /** A site URL's server-relative path when it is on the configured SharePoint host (`/sites/eng`), else null. */
 export const siteUrlPath = (site: string, sharepointHost: string): string | null => {
   if (!sharepointHost) return null

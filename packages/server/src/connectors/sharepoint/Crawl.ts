@@ -7,6 +7,7 @@ import { parseSharePointCredential, readSharePointConfig } from "./Config"
 import { type DriveRef, type Page, pagesOf, resolveDrives } from "./Drives"
 import { membershipsOf, organizationMembership } from "./Groups"
 import { inParallel } from "../VendorHttp"
+import { isSitePage, pageDocumentOf } from "./Pages"
 
 /**
  * Where a crawl is. Between crawls only `deltaLinks` (Graph's delta token per drive, the incremental checkpoint)
@@ -26,6 +27,11 @@ export interface CrawlCursor {
   readonly deltaLinks: Readonly<Record<string, string>>
   /** Groups (and the organization) whose members this crawl already yielded: each is read once per crawl. */
   readonly groupsResolved?: ReadonlyArray<string> | undefined
+  /** Between crawls too: each drive's owner in sourceConfig (a site or a user), to tell a drive removed from one that failed. */
+  readonly driveOwners?: Readonly<Record<string, string>> | undefined
+  /** Drives no longer in the connection (their site or user taken out of sourceConfig, or gone): their documents are retired first. */
+  readonly retiring?: ReadonlyArray<string> | undefined
+  readonly retireAfter?: string | null | undefined
 }
 
 /** Groups whose members a crawl yields at most (the permission sync reads the rest). */
@@ -66,6 +72,7 @@ export const aclOfItem = async (client: SharePointClient, driveId: string, itemI
 }
 
 const documentOf = async (client: SharePointClient, drive: DriveRef, item: DriveItem, acl: NativeAcl, maxBytes: number): Promise<SourceDocument | "SKIP"> => {
+  if (isSitePage(drive, item)) return pageDocumentOf(client, drive, item, acl, itemExternalId(drive.id, item.id!))
   const reading = readingOf(item)
   if (reading === "SKIP" || (item.size ?? 0) > maxBytes) return "SKIP"
   const path = `/v1.0/drives/${encodeURIComponent(drive.id)}/items/${encodeURIComponent(item.id!)}/content${reading === "PDF" ? "?format=pdf" : ""}`
@@ -94,13 +101,30 @@ const initial = (previous: CrawlCursor | null): CrawlCursor => ({
   reconcileAfter: null,
   phase: "ITEMS",
   deltaLinks: previous?.deltaLinks ?? {},
-  groupsResolved: []
+  groupsResolved: [],
+  driveOwners: previous?.driveOwners ?? {},
+  retiring: [],
+  retireAfter: null
 })
 
 /**
- * One crawl step. The first resolves the drives (chosen sites' document libraries, or every site's; chosen users'
- * OneDrives); each next one reads one page of a drive's delta (`/drives/{id}/root/delta`, from its stored deltaLink
- * when there is one: only what changed), with each file's permissions and bytes, deletions retired. A 410
+ * The drives a crawl held before and no longer finds, whose documents are to be retired: those whose owner (the site
+ * or user that brought them in) resolved without error this time, or is gone from sourceConfig. A drive whose site
+ * could not be read this time keeps its documents (and its delta token) until it can be.
+ */
+export const drivesToRetire = (cursor: Pick<CrawlCursor, "deltaLinks" | "driveOwners">, drives: ReadonlyArray<DriveRef>, failedKeys: ReadonlySet<string>) => {
+  const current = new Set(drives.map((drive) => drive.id))
+  const owners = cursor.driveOwners ?? {}
+  const known = new Set([...Object.keys(cursor.deltaLinks), ...Object.keys(owners)])
+  return [...known].filter((id) => !current.has(id) && (owners[id] !== undefined ? !failedKeys.has(owners[id]!) : failedKeys.size === 0))
+}
+
+/**
+ * One crawl step. The first resolves the drives (chosen sites' document libraries and Site Pages, or every site's;
+ * chosen users' OneDrives); the next ones retire the documents of drives the connection no longer covers (a site
+ * taken out of sourceConfig), then each reads one page of a drive's delta (`/drives/{id}/root/delta`, from its stored
+ * deltaLink when there is one: only what changed), with each file's permissions and bytes (a page's canvas text in
+ * Site Pages), deletions retired. A 410
  * (resyncRequired) walks that drive in full again and then retires what the walk did not see. A revoked credential
  * or an unreachable Graph stops the crawl (FAILED) where it is; nothing is retired.
  */
@@ -115,7 +139,7 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     const config = read.config
     const client = sharePointClient(config, credential, context.settings)
     const cursor = previous?.active ? previous : initial(previous)
-    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, drives: [], driveIndex: -1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS", groupsResolved: [] })
+    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, drives: [], driveIndex: -1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS", groupsResolved: [], retiring: [], retireAfter: null })
     const nextDrive = (state: CrawlCursor, deltaLinks = state.deltaLinks): CrawlCursor =>
       ({ ...state, driveIndex: state.driveIndex + 1, next: null, resyncSince: null, reconcileAfter: null, phase: "ITEMS", deltaLinks })
 
@@ -124,9 +148,13 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
         const { drives, failures } = await resolveDrives(client, config)
         const fatal = failures.map((f) => failureOf(f.error)).find((f) => f.fatal)
         if (fatal) return { ...empty, checkpoint: previous, done: true, failures: [fatal] }
+        const retiring = drivesToRetire(cursor, drives, new Set(failures.map((f) => f.key)))
+        const gone = new Set(retiring)
+        const without = <A>(record: Readonly<Record<string, A>>) => Object.fromEntries(Object.entries(record).filter(([id]) => !gone.has(id)))
         return {
           ...empty,
-          checkpoint: { ...cursor, drives, driveIndex: 0 },
+          // A retired drive's delta token goes with it: were its site added again, it would be walked in full.
+          checkpoint: { ...cursor, drives, driveIndex: 0, retiring, retireAfter: null, deltaLinks: without(cursor.deltaLinks), driveOwners: { ...without(cursor.driveOwners ?? {}), ...Object.fromEntries(drives.map((drive) => [drive.id, drive.owner ?? ""])) } },
           done: false,
           failures: failures.map((f) => ({ ...failureOf(f.error), message: `${f.key.slice(0, 200)}: ${failureOf(f.error).message}` }))
         }
@@ -134,6 +162,16 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
         const failure = failureOf(error)
         return { ...empty, checkpoint: previous, done: true, failures: [{ ...failure, fatal: true }] }
       }
+    }
+    const [retiringDrive, ...stillRetiring] = cursor.retiring ?? []
+    if (retiringDrive !== undefined) {
+      // A drive the connection no longer covers: its documents, a page at a time (external ids sort by drive).
+      const prefix = `${retiringDrive}/`
+      if (!context.documents) return { ...empty, checkpoint: { ...cursor, retiring: stillRetiring, retireAfter: null }, done: false }
+      const ids = await Effect.runPromise(context.documents.page(cursor.retireAfter ?? prefix, RECONCILE_PAGE))
+      const ours = ids.filter((id) => id.startsWith(prefix))
+      const more = ids.length === RECONCILE_PAGE && ours.length === ids.length
+      return { ...empty, deleted: ours, checkpoint: more ? { ...cursor, retireAfter: ours.at(-1)! } : { ...cursor, retiring: stillRetiring, retireAfter: null }, done: false }
     }
     const drive = cursor.drives[cursor.driveIndex]
     if (!drive) return { ...empty, checkpoint: finished(cursor), done: true }

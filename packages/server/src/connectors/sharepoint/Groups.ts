@@ -1,7 +1,7 @@
 import type { DirectoryObject, Site, User } from "@microsoft/microsoft-graph-types"
 import type { NativePrincipals, NativeUser, SourceGroupMembership } from "../Kind"
 import { organizationId, parseSiteGroupId, userOfLoginName } from "./Acl"
-import { failureOf, type SharePointClient } from "./Client"
+import { failureOf, type SharePointClient, SharePointError } from "./Client"
 import { pagesOf } from "./Drives"
 
 export const USER_SELECT = "$select=id,mail,userPrincipalName,displayName,userType"
@@ -35,14 +35,18 @@ export const entraGroupMembers = async (client: SharePointClient, groupId: strin
 }
 
 /**
- * A site group's members from SharePoint REST on sharepointHost (Graph does not list them): users by login name,
+ * A site group's members from SharePoint REST on the site's host (Graph does not list them): users by login name,
  * Entra security groups by object id (their own members are read as groups too), "Everyone except external users"
  * as the organization. Other claims (everyone including guests, other tenants) admit nobody: fail closed.
  */
 export const siteGroupMembers = async (client: SharePointClient, siteId: string, groupId: string, tenantId: string, discovered: (group: string) => void): Promise<NativePrincipals> => {
   const site = await client.graph<Site>(`/v1.0/sites/${encodeURIComponent(siteId)}?$select=id,webUrl`)
-  const path = site.webUrl ? new URL(site.webUrl).pathname.replace(/\/+$/, "") : ""
-  const found = await client.sharepoint<{ value: ReadonlyArray<SiteGroupMember> }>(`${path}/_api/web/sitegroups/getbyid(${Number(groupId)})/users`)
+  const webUrl = site.webUrl ? new URL(site.webUrl) : null
+  const path = webUrl ? webUrl.pathname.replace(/\/+$/, "") : ""
+  // A OneDrive's site lives on the personal-sites host (acme-my.sharepoint.com): its groups are read there, with a
+  // token for that host. A site Graph places on any other host is not asked (its group admits nobody).
+  if (webUrl && !client.isSharePointOrigin(webUrl.origin)) throw new SharePointError(0, "SITE_GROUPS_UNREADABLE", `site ${siteId.slice(0, 120)} is on ${webUrl.host.slice(0, 120)}, not a SharePoint host of this tenant`)
+  const found = await client.sharepoint<{ value: ReadonlyArray<SiteGroupMember> }>(`${path}/_api/web/sitegroups/getbyid(${Number(groupId)})/users`, webUrl?.origin)
   const users: Array<NativeUser> = []
   const groups: Array<{ id: string }> = []
   let organization = false
