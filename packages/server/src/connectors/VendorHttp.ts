@@ -75,3 +75,23 @@ export const readBoundedBody = async (response: Response, maxBytes: number): Pro
   }
   return Buffer.concat(parts)
 }
+
+/** A failure as an attempt records it; `fatal` when the whole step cannot go on (credential, address, outage). */
+export const vendorFailureOf = (error: unknown, fallback = "CRAWL_FAILED") =>
+  error instanceof VendorError
+    ? { code: error.code, message: error.message, fatal: error.code === "AUTHENTICATION_FAILED" || error.code === "ADDRESS_NOT_ALLOWED" || error.code === "SOURCE_UNREACHABLE" }
+    : { code: fallback, message: String((error as Error)?.message ?? error).slice(0, 300), fatal: false }
+
+/** `work` over `items`, at most `limit` at once, results in the items' order. */
+export const inParallel = async <A, B>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<B>): Promise<Array<B>> => {
+  const results: Array<B> = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}

@@ -1,7 +1,7 @@
 import { LogLevel, type Logger, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient } from "@slack/web-api"
 import type { LoreSettings } from "../../Config"
 import { guardedFetch, outboundPolicy } from "../../outbound/Guard"
-import { fetchFailureCode, MAX_VENDOR_JSON_BYTES, readBoundedBody, VendorError, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
+import { fetchFailureCode, MAX_VENDOR_JSON_BYTES, readBoundedBody, VendorError, vendorFailureOf, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
 import type { SlackCredential } from "./Config"
 
 /** Slack's Web API root: fixed, replaced only by the server setting LORE_CONNECTOR_BASE_URLS (`slack`). */
@@ -153,8 +153,5 @@ export const slackClient = (credential: SlackCredential, settings: LoreSettings)
 
 export type SlackClient = ReturnType<typeof slackClient>
 
-/** A failure as an attempt records it; `fatal` when the whole step cannot go on (credential, address, outage). */
-export const failureOf = (error: unknown, fallback = "CRAWL_FAILED") =>
-  error instanceof SlackError
-    ? { code: error.code, message: error.message, fatal: error.code === "AUTHENTICATION_FAILED" || error.code === "ADDRESS_NOT_ALLOWED" || error.code === "SOURCE_UNREACHABLE" }
-    : { code: fallback, message: String((error as Error)?.message ?? error).slice(0, 300), fatal: false }
+/** A failure as an attempt records it (VendorHttp.ts). */
+export const failureOf = vendorFailureOf

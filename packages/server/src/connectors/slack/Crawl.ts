@@ -1,6 +1,7 @@
 import type { ConversationsHistoryResponse, ConversationsRepliesResponse } from "@slack/web-api"
 import { Effect } from "effect"
 import type { CrawlPage, KindContext, SourceDocument, SourceGroupMembership } from "../Kind"
+import { inParallel } from "../VendorHttp"
 import { failureOf, SlackError, type SlackClient, slackClient } from "./Client"
 import { parseSlackCredential, readSlackConfig } from "./Config"
 import { aclOfChannel, type ChannelRef, channelGroup, channelInfo, channelMembers, type Directory } from "./Directory"
@@ -39,6 +40,8 @@ const HISTORY_PAGE = 200
 const REPLIES_PAGE = 200
 const MAX_REPLY_PAGES = 25
 const KNOWN_PAGE = 500
+/** Threads whose replies are read at once (conversations.replies is Tier 3: bursts are fine until Slack says 429). */
+const REPLIES_CONCURRENCY = 4
 
 const fresh = (newest: Readonly<Record<string, string>>): CrawlCursor => ({
   active: true, startedAt: new Date().toISOString(), phase: "START", workspace: null, channels: [], index: 0, channel: null,
@@ -68,23 +71,21 @@ const channelGone = (error: unknown) => error instanceof SlackError && (error.st
 
 /** The threads of one page of a channel's history, each read with its replies; a thread gone meanwhile is left out. */
 const threadsOfPage = async (client: SlackClient, cursor: CrawlCursor, channel: ChannelRef, messages: ReadonlyArray<MessageElement>, directory: Directory) => {
-  const documents: Array<SourceDocument> = []
   const acl = aclOfChannel(channel, cursor.workspace!.teamId)
-  for (const message of messages) {
-    if (!startsThread(message)) continue
+  const documents = await inParallel(messages.filter(startsThread), REPLIES_CONCURRENCY, async (message): Promise<SourceDocument | null> => {
     let thread: ReadonlyArray<MessageElement> = [message]
     if ((message.reply_count ?? 0) > 0) {
       try {
         thread = await threadMessages(client, channel.id, message.ts!)
       } catch (error) {
-        if (error instanceof SlackError && error.slackError === "thread_not_found") continue
+        if (error instanceof SlackError && error.slackError === "thread_not_found") return null
         throw error
       }
       if (thread.length === 0 || thread[0]!.ts !== message.ts) thread = [message, ...thread.filter((m) => m.ts !== message.ts)]
     }
-    documents.push(threadDocument(cursor.workspace!, channel, thread, directory, acl))
-  }
-  return documents
+    return threadDocument(cursor.workspace!, channel, thread, directory, acl)
+  })
+  return documents.filter((document): document is SourceDocument => document !== null)
 }
 
 const nextChannel = (cursor: CrawlCursor, newest: Readonly<Record<string, string>>): CrawlCursor => {
