@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, eventually, search, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
+import { connectionRuns, wordsFound } from "./scenario"
 import { type SlackSiteMessage, type SlackSiteModel, startSlackSite } from "./slack-site"
 
 /**
@@ -61,24 +62,7 @@ describe("the Slack connector", { timeout: 300_000 }, () => {
   const ALL = ["zqrelease", "zqreplyone", "zqlunch", "zqancient", "zqrandom", "zqsalary", "zqroadmap"]
 
   const path = "/api/admin/connectors/SLACK/acme"
-  const activity = async () => (await admin.call("GET", `${path}/activity`)).body
-  const attemptsOf = async (component: "content" | "permissions") => ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
-  const nextAttempt = async (component: "content" | "permissions", before: number) =>
-    (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  const run = async (component?: "content" | "permissions") => {
-    const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
-    const reply = await admin.call("POST", `${path}/crawl${component ? `?component=${component}` : ""}`)
-    expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-    return {
-      content: component === "permissions" ? undefined : await nextAttempt("content", content),
-      permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
-    }
-  }
-  const words = async (who: Client, candidates: ReadonlyArray<string>) => {
-    const found: Array<string> = []
-    for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
-    return found
-  }
+  const { run } = connectionRuns(() => admin, path)
   let spaceId = ""
 
   beforeAll(async () => {
@@ -136,11 +120,11 @@ describe("the Slack connector", { timeout: 300_000 }, () => {
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsFailed: 0, objectsMaterialized: 6 })
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED" })
     expect(slack.state.answered429).toBe(1)
-    await eventually(() => words(ann, ALL), (found) => found.length === ALL.length, "ann's threads ingested", 120_000)
+    await eventually(() => wordsFound(ann, ALL), (found) => found.length === ALL.length, "ann's threads ingested", 120_000)
     // Ben: a full member reads both public channels (random without being in it) and the private one he is in.
-    expect(await words(ben, ALL)).toEqual(ALL)
+    expect(await wordsFound(ben, ALL)).toEqual(ALL)
     // Gus, a guest: only the public channel he is a member of.
-    expect(await words(gus, ALL)).toEqual(["zqrelease", "zqreplyone", "zqlunch", "zqancient"])
+    expect(await wordsFound(gus, ALL)).toEqual(["zqrelease", "zqreplyone", "zqlunch", "zqancient"])
     const listed = (await admin.call("GET", `${path}/documents`)).body.items as Array<any>
     expect(listed.find((d) => d.externalId === `C0GENERAL/${release}`).url).toBe(`https://acme.slack.com/archives/C0GENERAL/p${release.replace(".", "")}`)
     const hit = (await search(ann, "zqreplyone"))[0] as any
@@ -158,7 +142,7 @@ describe("the Slack connector", { timeout: 300_000 }, () => {
     const oldest = slack.state.historyOldest.slice(calls)
     expect(oldest.length).toBeGreaterThanOrEqual(3)
     for (const value of oldest) expect(Number(value)).toBeGreaterThan(now - 29 * day)
-    await eventually(() => words(ben, ["zqrevised", "zqlatereply"]), (found) => found.length === 2, "the edit searchable", 60_000)
+    await eventually(() => wordsFound(ben, ["zqrevised", "zqlatereply"]), (found) => found.length === 2, "the edit searchable", 60_000)
   })
 
   it("a member removed from a private channel loses its threads after a permission sync that reads no message", async () => {
@@ -168,27 +152,27 @@ describe("the Slack connector", { timeout: 300_000 }, () => {
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED" })
     expect(slack.served("conversations.history")).toBe(before.history)
     expect(slack.served("conversations.replies")).toBe(before.replies)
-    expect(await words(ben, ["zqsalary", "zqroadmap"])).toEqual([])
-    expect(await words(ann, ["zqsalary", "zqroadmap"])).toEqual(["zqsalary", "zqroadmap"])
+    expect(await wordsFound(ben, ["zqsalary", "zqroadmap"])).toEqual([])
+    expect(await wordsFound(ann, ["zqsalary", "zqroadmap"])).toEqual(["zqsalary", "zqroadmap"])
   })
 
   it("a deleted message is retired by the sweep of the window", async () => {
     general.splice(general.findIndex((m) => m.ts === lunch), 1)
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
-    expect(await words(ann, ["zqlunch", "zqancient"])).toEqual(["zqancient"])
+    expect(await wordsFound(ann, ["zqlunch", "zqancient"])).toEqual(["zqancient"])
   })
 
   it("a revoked token is reported, and nothing becomes more visible", async () => {
-    const before = { ann: await words(ann, ALL), ben: await words(ben, ALL), gus: await words(gus, ALL) }
+    const before = { ann: await wordsFound(ann, ALL), ben: await wordsFound(ben, ALL), gus: await wordsFound(gus, ALL) }
     slack.state.revoked = true
     model.channels.get("C0LEADS")!.members.add("U0GUS")
     const { content, permissions } = await run()
     expect(content).toMatchObject({ outcome: "FAILED", errorCode: "AUTHENTICATION_FAILED" })
     expect(permissions).toMatchObject({ outcome: "FAILED", errorCode: "AUTHENTICATION_FAILED" })
     expect((await admin.call("POST", `${path}/test`)).body).toMatchObject({ authenticated: false, errorCode: "AUTHENTICATION_FAILED" })
-    expect(await words(ann, ALL)).toEqual(before.ann)
-    expect(await words(ben, ALL)).toEqual(before.ben)
-    expect(await words(gus, ALL)).toEqual(before.gus)
+    expect(await wordsFound(ann, ALL)).toEqual(before.ann)
+    expect(await wordsFound(ben, ALL)).toEqual(before.ben)
+    expect(await wordsFound(gus, ALL)).toEqual(before.gus)
   })
 })
