@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs"
 import type { Command } from "commander"
 import type { Runtime } from "../context"
 import { usageError } from "../errors"
 import { ask } from "../output/present"
+import { guidedSecret } from "./connectors"
 
 /**
  * The guided setup of `lore connectors add --kind CONFLUENCE`: the deployment, the site's URL and the spaces from
@@ -44,23 +44,9 @@ export const confluenceConfig = async (runtime: Runtime, flags: ConfluenceFlags,
  * the next step is printed). Cloud: `{email, apiToken}`; Data Center: `{token}`; a JSON object on stdin is sent as is.
  */
 export const confluenceCredential = async (runtime: Runtime, flags: ConfluenceFlags, deployment: string): Promise<unknown> => {
-  let secret: string | undefined
-  if (flags.credentialStdin) {
-    if (process.stdin.isTTY) throw usageError("--credential-stdin reads the credential from stdin, but stdin is a terminal; pipe it in")
-    secret = readFileSync(0, "utf8").trim()
-    if (secret === "") throw usageError("--credential-stdin: stdin was empty")
-    if (secret.startsWith("{")) {
-      try {
-        return JSON.parse(secret) as unknown
-      } catch {
-        throw usageError("--credential-stdin: stdin starts with { but is not JSON")
-      }
-    }
-  } else if (runtime.env.LORE_CONNECTOR_CREDENTIAL?.trim()) {
-    secret = runtime.env.LORE_CONNECTOR_CREDENTIAL.trim()
-  } else if (runtime.canPrompt) {
-    secret = await ask(runtime, { label: deployment === "CLOUD" ? "API token (id.atlassian.com > Security > API tokens):" : "Personal access token:", flag: "--credential-stdin", secret: true })
-  } else return undefined
+  const given = await guidedSecret(runtime, flags, deployment === "CLOUD" ? "API token (id.atlassian.com > Security > API tokens):" : "Personal access token:")
+  if (given === undefined || "json" in given) return given?.json
+  const secret = given.text
   if (deployment === "DATA_CENTER") return { token: secret }
   const email = flags.email ?? await ask(runtime, { label: "The account's email:", flag: "--email" })
   return { email, apiToken: secret }

@@ -3,6 +3,7 @@ import type { ConnectorActivity, ConnectorConfig, LoreClient, SourcePrincipal } 
 import type { Command } from "commander"
 import type { Runtime } from "../context"
 import { CliError, ExitCode, usageError } from "../errors"
+import { ask } from "../output/present"
 import { formatTime, styled, type View } from "../output/view"
 
 // What `lore connectors ...`, `lore principals ...`, `lore connections ...` and `lore push` share.
@@ -29,6 +30,30 @@ export const readCredential = (runtime: Runtime, command: Command): string => {
   const fromEnv = runtime.env.LORE_CONNECTOR_CREDENTIAL?.trim()
   if (fromEnv) return fromEnv
   throw usageError("missing credential: pipe it with --credential-stdin or set LORE_CONNECTOR_CREDENTIAL")
+}
+
+/**
+ * A guided setup's secret: from `--credential-stdin`, else LORE_CONNECTOR_CREDENTIAL, else a hidden prompt on a
+ * terminal; undefined when none was offered and no terminal can ask (the connection is saved without it and the next
+ * step is printed). A JSON object is answered parsed (`json`), anything else as the text.
+ */
+export const guidedSecret = async (runtime: Runtime, flags: { readonly credentialStdin?: boolean }, label: string): Promise<{ readonly text: string } | { readonly json: unknown } | undefined> => {
+  let secret: string
+  if (flags.credentialStdin) {
+    if (process.stdin.isTTY) throw usageError("--credential-stdin reads the credential from stdin, but stdin is a terminal; pipe it in")
+    secret = readFileSync(0, "utf8").trim()
+    if (secret === "") throw usageError("--credential-stdin: stdin was empty")
+  } else if (runtime.env.LORE_CONNECTOR_CREDENTIAL?.trim()) {
+    secret = runtime.env.LORE_CONNECTOR_CREDENTIAL.trim()
+  } else if (runtime.canPrompt) {
+    secret = await ask(runtime, { label, flag: "--credential-stdin", secret: true })
+  } else return undefined
+  if (!secret.startsWith("{")) return { text: secret }
+  try {
+    return { json: JSON.parse(secret) as unknown }
+  } catch {
+    throw usageError("--credential-stdin: the credential starts with { but is not JSON")
+  }
 }
 
 /** `--config`, `--set` and `--every`: a kind's sourceConfig and the crawl schedule, for add and edit. */

@@ -18262,13 +18262,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["PayloadTooLarge"];
                 };
             };
-            /** @description INVALID_CONNECTOR_CREDENTIAL */
+            /** @description INVALID_CONNECTOR_CREDENTIAL, INVALID_CONNECTOR_CONFIG */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidConnectorCredential"];
+                    "application/problem+json": components["schemas"]["InvalidConnectorCredential"] | components["schemas"]["InvalidConnectorConfig"];
                 };
             };
             /** @description INTERNAL_ERROR */

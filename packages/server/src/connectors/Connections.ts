@@ -4,7 +4,7 @@ import { AuthorizationGeneration } from "../access/Generation"
 import { Settings } from "../Config"
 import { transactional } from "../db/Sql"
 import { KnowledgeSpaceNotFound } from "../access/Errors"
-import { InvalidCursor } from "../domain/Errors"
+import { type FieldError, InvalidCursor } from "../domain/Errors"
 import type { Principal } from "../domain/Principal"
 import { withNullPrototypes } from "../domain/SafeKeys"
 import { JobQueue } from "../jobs/JobQueue"
@@ -88,12 +88,24 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
       })
 
     /** A kind's field errors as a 422: at most 50 of them, the detail naming the first 10. */
-    const configErrors = (kind: ConnectorKindModule, sourceConfig: Readonly<Record<string, unknown>>) => {
-      const errors = kind.validateConfig(sourceConfig, settings).slice(0, MAX_CONFIG_ERRORS)
-      if (errors.length === 0) return Effect.void
+    const configFailure = (kind: ConnectorKindModule, all: ReadonlyArray<FieldError>) => {
+      const errors = all.slice(0, MAX_CONFIG_ERRORS)
       const named = errors.slice(0, 10).map((e) => `${e.path} ${e.message}`).join("; ")
       return Effect.fail(new InvalidConnectorConfig({ detail: `The ${kind.sourceSystem} configuration is invalid: ${named}${errors.length > 10 ? "; …" : ""}`, errors }))
     }
+    const configErrors = (kind: ConnectorKindModule, sourceConfig: Readonly<Record<string, unknown>>) => {
+      const errors = kind.validateConfig(sourceConfig, settings)
+      return errors.length === 0 ? Effect.void : configFailure(kind, errors)
+    }
+
+    /** The config as stored: what it names looked up at the source with the credential, for kinds that do (Slack channel names). */
+    const resolvedConfig = (kind: ConnectorKindModule, sourceConfig: Readonly<Record<string, unknown>>, credential: string | null) =>
+      Effect.gen(function* () {
+        if (!kind.resolveConfig || credential === null) return sourceConfig
+        const resolved = yield* kind.resolveConfig({ sourceConfig, credential, settings })
+        if ("errors" in resolved) return yield* configFailure(kind, resolved.errors)
+        return safeConfig(resolved.sourceConfig)
+      })
 
     const validate = (actor: Principal, kind: ConnectorKindModule, input: ConfigInput) =>
       Effect.gen(function* () {
@@ -139,6 +151,7 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
         input = { ...input, sourceConfig: safeConfig(input.sourceConfig) }
         yield* validate(actor, kind, input)
         const before = yield* repo.connection(actor.organizationId, sourceSystem, connectionKey)
+        if (kind.resolveConfig && before?.credentialSet) input = { ...input, sourceConfig: yield* resolvedConfig(kind, input.sourceConfig, yield* decrypted(before)) }
         const trust = input.identityTrust ?? before?.identityTrust ?? "UNTRUSTED"
         const row = yield* transaction(
           Effect.gen(function* () {
@@ -185,7 +198,14 @@ export class ConnectorConnections extends Effect.Service<ConnectorConnections>()
       Effect.gen(function* () {
         const { kind, row } = yield* requireConnection(actor, sourceSystem, connectionKey)
         const secret = yield* readCredential(kind, credential)
-        yield* repo.setCredential(row.id, box.encrypt(secret), credentialVerifier(box, secret), actor.userId)
+        // A config saved before its credential may name things only the source can look up: they are looked up now.
+        const sourceConfig = yield* resolvedConfig(kind, safeConfig(row.sourceConfig), secret)
+        yield* transaction(
+          Effect.gen(function* () {
+            if (JSON.stringify(sourceConfig) !== JSON.stringify(row.sourceConfig)) yield* repo.setSourceConfig(row.id, sourceConfig)
+            yield* repo.setCredential(row.id, box.encrypt(secret), credentialVerifier(box, secret), actor.userId)
+          })
+        )
         yield* audit.record(actor, { action: "connector.credential.set", resourceType: "connector", resourceId: row.id, details: { sourceSystem, connectionKey } })
       })
 

@@ -152,6 +152,14 @@ export interface ConnectorKindModule {
   readonly validateConfig: (sourceConfig: Readonly<Record<string, unknown>>, settings: LoreSettings) => ReadonlyArray<FieldError>
   /** The credential as stored (a string; objects are kept as JSON), or a message that never repeats the value. */
   readonly readCredential: (credential: unknown) => { readonly ok: true; readonly secret: string } | { readonly ok: false; readonly message: string }
+  /**
+   * The sourceConfig as it is stored once what it names is looked up at the source with the credential (Slack channel
+   * names become ids): run when a config is saved on a connection that has a credential, and when a credential is set.
+   * Field errors (422) name what the source does not know; a source that cannot be asked leaves the config as given.
+   */
+  readonly resolveConfig?: ((context: KindContext) => Effect.Effect<
+    { readonly sourceConfig: Readonly<Record<string, unknown>> } | { readonly errors: ReadonlyArray<FieldError> }
+  >) | undefined
   readonly testCredentials: (context: KindContext) => Effect.Effect<ConnectionTestResult>
   readonly listScopes: (context: KindContext) => Effect.Effect<ReadonlyArray<Scope>>
   /**

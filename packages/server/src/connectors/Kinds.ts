@@ -4,9 +4,10 @@ import { GoogleDriveKind } from "./GoogleDrive"
 import type { ConnectorKindModule } from "./Kind"
 import { PushKind } from "./Push"
 import { SharePointKind } from "./SharePoint"
+import { SlackKind } from "./Slack"
 import { WebKind } from "./Web"
 
 /** The connector kinds, by sourceSystem (upper case). A new kind is one module added here (docs/connectors.md). */
-export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, WebKind, GitKind, ConfluenceKind, SharePointKind, GoogleDriveKind]
+export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, WebKind, GitKind, ConfluenceKind, SharePointKind, GoogleDriveKind, SlackKind]
 
 export const kindOf = (sourceSystem: string) => connectorKinds.find((kind) => kind.sourceSystem === sourceSystem)

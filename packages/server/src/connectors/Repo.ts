@@ -211,6 +211,9 @@ export class ConnectorsRepo extends Effect.Service<ConnectorsRepo>()("lore/Conne
           actor_user_id = EXCLUDED.actor_user_id, configured_by = EXCLUDED.configured_by, configured_at = now()
         RETURNING id`),
       deleteConnection: exec((id: string) => sql`DELETE FROM connector_connections WHERE id = ${id}`),
+      /** The stored config rewritten by its kind (names the source looked up, as ids). */
+      setSourceConfig: exec((id: string, sourceConfig: Readonly<Record<string, unknown>>) => sql`
+        UPDATE connector_connections SET source_config = ${JSON.stringify(sourceConfig)}::jsonb WHERE id = ${id}`),
       setCredential: exec((id: string, sealed: string | null, verifier: string | null, actorId: string | null) => sql`
         UPDATE connector_connections SET credential_sealed = ${sealed}, credential_verifier = ${verifier},
           credential_set_by = ${sealed === null ? null : actorId}, credential_set_at = ${sealed === null ? null : sql`now()`}

@@ -86,7 +86,13 @@ export const readBoundedBody = async (response: Response, maxBytes: number): Pro
   return Buffer.concat(parts)
 }
 
-/** `work` over `items`, at most `limit` at once, results in the items' order (a page's files read a few at a time). */
+/** A failure as an attempt records it; `fatal` when the whole step cannot go on (credential, address, outage). */
+export const vendorFailureOf = (error: unknown, fallback = "CRAWL_FAILED") =>
+  error instanceof VendorError
+    ? { code: error.code, message: error.message, fatal: error.code === "AUTHENTICATION_FAILED" || error.code === "ADDRESS_NOT_ALLOWED" || error.code === "SOURCE_UNREACHABLE" }
+    : { code: fallback, message: String((error as Error)?.message ?? error).slice(0, 300), fatal: false }
+
+/** `work` over `items`, at most `limit` at once, results in the items' order. */
 export const inParallel = async <A, B>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<B>): Promise<Array<B>> => {
   const results: Array<B> = new Array(items.length)
   let next = 0

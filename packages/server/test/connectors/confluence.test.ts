@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, eventually, search, userClient } from "../knowledge/support"
+import { client, type Client, eventually, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
+import { connectionRuns, wordsFound } from "./scenario"
 import { type SiteContent, type SiteModel, startConfluenceSite } from "./confluence-site"
 
 /**
@@ -48,26 +49,7 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
   put(content("201", "blogpost", "Launch", "zqlaunch"))
   put(content("301", "page", "Runbook", "zqrunbook", [], null, "OPS"))
 
-  const activity = async () => (await admin.call("GET", "/api/admin/connectors/CONFLUENCE/wiki/activity")).body
-  const attemptsOf = async (component: "content" | "permissions") =>
-    ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
-  /** Waits for one more attempt of the component than `before`, and answers it. */
-  const nextAttempt = async (component: "content" | "permissions", before: number) =>
-    (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  const run = async (component?: "content" | "permissions") => {
-    const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
-    const reply = await admin.call("POST", `/api/admin/connectors/CONFLUENCE/wiki/crawl${component ? `?component=${component}` : ""}`)
-    expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-    return {
-      content: component === "permissions" ? undefined : await nextAttempt("content", content),
-      permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
-    }
-  }
-  const words = async (who: Client, candidates: ReadonlyArray<string>) => {
-    const found: Array<string> = []
-    for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
-    return found
-  }
+  const { run, activity } = connectionRuns(() => admin, "/api/admin/connectors/CONFLUENCE/wiki")
   const ALL = ["zqhandbook", "zqsalary", "zqbonus", "zqroadmap", "zqlaunch", "zqattachnote", "zqrunbook"]
 
   beforeAll(async () => {
@@ -145,11 +127,11 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
     const components = ((await activity()).componentCheckpoints as Array<any>).map((c) => c.component)
     expect(components).toEqual(["content", "permissions"])
 
-    await eventually(() => words(ann, ALL), (found) => found.includes("zqattachnote") && found.includes("zqsalary"), "ann's documents ingested", 120_000)
-    await eventually(() => words(ben, ALL), (found) => found.includes("zqroadmap"), "ben's documents ingested", 120_000)
+    await eventually(() => wordsFound(ann, ALL), (found) => found.includes("zqattachnote") && found.includes("zqsalary"), "ann's documents ingested", 120_000)
+    await eventually(() => wordsFound(ben, ALL), (found) => found.includes("zqroadmap"), "ben's documents ingested", 120_000)
     // Salaries is restricted to ann, Bonuses inherits it from its ancestor; Roadmap is restricted to the leads (ben).
-    expect(await words(ann, ALL)).toEqual(["zqhandbook", "zqsalary", "zqbonus", "zqlaunch", "zqattachnote"])
-    expect(await words(ben, ALL)).toEqual(["zqhandbook", "zqroadmap", "zqlaunch", "zqattachnote"])
+    expect(await wordsFound(ann, ALL)).toEqual(["zqhandbook", "zqsalary", "zqbonus", "zqlaunch", "zqattachnote"])
+    expect(await wordsFound(ben, ALL)).toEqual(["zqhandbook", "zqroadmap", "zqlaunch", "zqattachnote"])
     // OPS's permissions cannot be read: its page admits nobody, and explain says why.
     const listed = (await admin.call("GET", "/api/admin/connectors/CONFLUENCE/wiki/documents")).body.items as Array<any>
     expect(listed.map((d) => d.externalId).sort()).toEqual(["attachment:101:att9001", "blogpost:201", "page:101", "page:102", "page:103", "page:104", "page:301"])
@@ -172,7 +154,7 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRotated: 1 })
     // Only what changed since the last crawl is listed, not the whole space.
     expect(site.state.served.content - before).toBe(1)
-    await eventually(() => words(ben, ["zqrevision"]), (found) => found.length === 1, "the edit searchable", 60_000)
+    await eventually(() => wordsFound(ben, ["zqrevision"]), (found) => found.length === 1, "the edit searchable", 60_000)
   })
 
   it("a user removed from a group loses the page after the next permission sync, which fetches no content", async () => {
@@ -183,8 +165,8 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
     expect(site.state.served.search).toBe(served.search)
     expect(site.state.served.attachments).toBe(served.attachments)
     expect(site.state.served.downloads).toBe(served.downloads)
-    expect(await words(ben, ["zqroadmap"])).toEqual([])
-    expect(await words(ann, ["zqhandbook", "zqsalary"])).toEqual(["zqhandbook", "zqsalary"])
+    expect(await wordsFound(ben, ["zqroadmap"])).toEqual([])
+    expect(await wordsFound(ann, ["zqhandbook", "zqsalary"])).toEqual(["zqhandbook", "zqsalary"])
     // Nothing changed since: a second sync rewrites nothing.
     const again = await run("permissions")
     expect(again.permissions).toMatchObject({ outcome: "SUCCEEDED", objectsRematerialized: 0 })
@@ -195,8 +177,8 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
     const { permissions } = await run("permissions")
     // The page and its attachment take the new ACL without their bytes.
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED", objectsRematerialized: 2 })
-    expect(await words(ben, ["zqhandbook", "zqattachnote", "zqlaunch"])).toEqual(["zqlaunch"])
-    expect(await words(ann, ["zqhandbook", "zqattachnote"])).toEqual(["zqhandbook", "zqattachnote"])
+    expect(await wordsFound(ben, ["zqhandbook", "zqattachnote", "zqlaunch"])).toEqual(["zqlaunch"])
+    expect(await wordsFound(ann, ["zqhandbook", "zqattachnote"])).toEqual(["zqhandbook", "zqattachnote"])
   })
 
   it("a deleted page is retired by the full walk", async () => {
@@ -208,19 +190,19 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
     })).status).toBe(200)
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
-    expect(await words(ann, ["zqlaunch"])).toEqual([])
-    expect(await words(ben, ["zqlaunch"])).toEqual([])
+    expect(await wordsFound(ann, ["zqlaunch"])).toEqual([])
+    expect(await wordsFound(ben, ["zqlaunch"])).toEqual([])
   })
 
   it("a revoked credential is reported, and nothing becomes more visible", async () => {
-    const before = { ann: await words(ann, ALL), ben: await words(ben, ALL) }
+    const before = { ann: await wordsFound(ann, ALL), ben: await wordsFound(ben, ALL) }
     site.state.revoked = true
     model.contents.get("102")!.restriction = null
     const { content, permissions } = await run()
     expect(content).toMatchObject({ outcome: "FAILED", errorCode: "AUTHENTICATION_FAILED" })
     expect(permissions).toMatchObject({ outcome: "FAILED", errorCode: "AUTHENTICATION_FAILED" })
     expect((await admin.call("POST", "/api/admin/connectors/CONFLUENCE/wiki/test")).body).toMatchObject({ authenticated: false, errorCode: "AUTHENTICATION_FAILED" })
-    expect(await words(ann, ALL)).toEqual(before.ann)
-    expect(await words(ben, ALL)).toEqual(before.ben)
+    expect(await wordsFound(ann, ALL)).toEqual(before.ann)
+    expect(await wordsFound(ben, ALL)).toEqual(before.ben)
   })
 })

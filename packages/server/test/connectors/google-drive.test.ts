@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, eventually, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
-import { connectionScenario, wordsFound } from "./scenario"
+import { connectionRuns, wordsFound } from "./scenario"
 import { type DrivePermission, makeServiceAccountKey, startWorkspace, type WorkspaceFile, type WorkspaceModel } from "./google-drive-site"
 
 /**
@@ -60,7 +60,7 @@ describe("the Google Drive connector", { timeout: 300_000 }, () => {
   const ALL = ["zqhandbook", "zqroadmap", "zqsalary", "zqnews", "zqsecret", "zqbudget", "zqdeck", "zqpolicy", "zqnotes"]
 
   const path = "/api/admin/connectors/GOOGLE_DRIVE/workspace"
-  const { run } = connectionScenario(() => admin, path)
+  const { run } = connectionRuns(() => admin, path)
   const words = wordsFound
   let spaceId = ""
 

@@ -2,16 +2,16 @@ import { expect } from "vitest"
 import { type Client, eventually, search } from "../knowledge/support"
 
 /**
- * What a connector kind's scenario test does to its connection through the admin API: start a content crawl and/or a
- * permission sync and wait for their attempts (`admin` is read when called: tests make it in beforeAll), and ask which of some words a user finds. The Confluence and
- * SharePoint scenario tests carry the same helpers inline and can move to these.
+ * What the connector scenario tests share (`admin` read when called: tests set it in beforeAll): a connection's crawl and permission sync asked for and awaited (each
+ * answers its recorded attempt), and which of some words a user finds by search.
  */
-export const connectionScenario = (admin: () => Client, path: string) => {
+export const connectionRuns = (admin: () => Client, path: string) => {
   const activity = async () => (await admin().call("GET", `${path}/activity`)).body
-  const attemptsOf = async (component: "content" | "permissions") => ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
+  const attemptsOf = async (component: "content" | "permissions") =>
+    ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
+  /** Waits for one more attempt of the component than `before`, and answers it. */
   const nextAttempt = async (component: "content" | "permissions", before: number) =>
     (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  /** POST …/crawl (both components, or the one named) and the attempts it made. */
   const run = async (component?: "content" | "permissions") => {
     const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
     const reply = await admin().call("POST", `${path}/crawl${component ? `?component=${component}` : ""}`)
@@ -21,10 +21,10 @@ export const connectionScenario = (admin: () => Client, path: string) => {
       permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
     }
   }
-  return { activity, attemptsOf, run }
+  return { activity, attemptsOf, nextAttempt, run }
 }
 
-/** Which of `candidates` `who` finds through /api/knowledge/search, in order. */
+/** The candidates `who` finds by search, in their order. */
 export const wordsFound = async (who: Client, candidates: ReadonlyArray<string>) => {
   const found: Array<string> = []
   for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, eventually, search, userClient } from "../knowledge/support"
+import { client, type Client, eventually, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
+import { connectionRuns, wordsFound } from "./scenario"
 import { makeCertificate, type SitePermission, startTenant, type TenantItem, type TenantModel } from "./sharepoint-site"
 
 /**
@@ -74,24 +75,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
   const ALL = ["zqhandbook", "zqroadmap", "zqsalary", "zqnews", "zqsecret", "zqdeck", "zqpolicy", "zqnotes", "zqwelcome", "zqbanner", "zqshared"]
 
   const path = "/api/admin/connectors/SHAREPOINT/tenant"
-  const activity = async () => (await admin.call("GET", `${path}/activity`)).body
-  const attemptsOf = async (component: "content" | "permissions") => ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
-  const nextAttempt = async (component: "content" | "permissions", before: number) =>
-    (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  const run = async (component?: "content" | "permissions") => {
-    const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
-    const reply = await admin.call("POST", `${path}/crawl${component ? `?component=${component}` : ""}`)
-    expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-    return {
-      content: component === "permissions" ? undefined : await nextAttempt("content", content),
-      permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
-    }
-  }
-  const words = async (who: Client, candidates: ReadonlyArray<string>) => {
-    const found: Array<string> = []
-    for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
-    return found
-  }
+  const { activity, run } = connectionRuns(() => admin, path)
   const sourceConfig = () => ({ tenantId: TENANT, clientId: CLIENT, sharepointHost: tenant.baseUrl, sites: [`${tenant.baseUrl}/sites/eng`, HR_SITE], users: ["ann@example.com"] })
   let spaceId = ""
 
@@ -159,15 +143,15 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     expect(tenant.state.served.mySiteGroups).toBeGreaterThanOrEqual(1)
     expect(tenant.state.served.pages).toBeGreaterThanOrEqual(1)
 
-    await eventually(() => words(ann, ALL), (found) => ["zqnotes", "zqdeck", "zqwelcome"].every((w) => found.includes(w)), "ann's documents ingested", 120_000)
-    await eventually(() => words(ben, ALL), (found) => ["zqroadmap", "zqshared"].every((w) => found.includes(w)), "ben's documents ingested", 120_000)
+    await eventually(() => wordsFound(ann, ALL), (found) => ["zqnotes", "zqdeck", "zqwelcome"].every((w) => found.includes(w)), "ann's documents ingested", 120_000)
+    await eventually(() => wordsFound(ben, ALL), (found) => ["zqroadmap", "zqshared"].every((w) => found.includes(w)), "ben's documents ingested", 120_000)
     // Visitors (a site group holding the READERS Entra group) read the handbook and the deck (converted to PDF);
     // LEADS (ben) the roadmap; ann her salary and OneDrive; the organization link admits both; the anyone link and
     // HR's unreadable permissions admit nobody.
     // The Welcome page reads as its canvas (a text web part and a banner's searchable text), under the site's Visitors.
     // Ben reads what Ann shared with her OneDrive's members group.
-    expect(await words(ann, ALL)).toEqual(["zqhandbook", "zqsalary", "zqnews", "zqdeck", "zqnotes", "zqwelcome", "zqbanner"])
-    expect(await words(ben, ALL)).toEqual(["zqhandbook", "zqroadmap", "zqnews", "zqdeck", "zqwelcome", "zqbanner", "zqshared"])
+    expect(await wordsFound(ann, ALL)).toEqual(["zqhandbook", "zqsalary", "zqnews", "zqdeck", "zqnotes", "zqwelcome", "zqbanner"])
+    expect(await wordsFound(ben, ALL)).toEqual(["zqhandbook", "zqroadmap", "zqnews", "zqdeck", "zqwelcome", "zqbanner", "zqshared"])
     const welcome = (await search(ann, "zqwelcome"))[0] as any
     expect(JSON.stringify(welcome)).toContain("Welcome to Engineering")
     const listed = (await admin.call("GET", `${path}/documents`)).body.items as Array<any>
@@ -184,7 +168,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRotated: 1 })
     expect(tenant.state.served.content - before).toBe(1)
-    await eventually(() => words(ben, ["zqrevision"]), (found) => found.length === 1, "the edit searchable", 60_000)
+    await eventually(() => wordsFound(ben, ["zqrevision"]), (found) => found.length === 1, "the edit searchable", 60_000)
   })
 
   it("a user removed from a group loses the document after the next permission sync, which fetches no content", async () => {
@@ -194,16 +178,16 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED" })
     expect(tenant.state.served.content).toBe(served.content)
     expect(tenant.state.served.delta).toBe(served.delta)
-    expect(await words(ben, ["zqroadmap"])).toEqual([])
-    expect(await words(ann, ["zqhandbook", "zqsalary"])).toEqual(["zqhandbook", "zqsalary"])
+    expect(await wordsFound(ben, ["zqroadmap"])).toEqual([])
+    expect(await wordsFound(ann, ["zqhandbook", "zqsalary"])).toEqual(["zqhandbook", "zqsalary"])
   })
 
   it("a sharing link removed hides the document after the next permission sync", async () => {
     model.items.get("i-news")!.permissions = []
     const { permissions } = await run("permissions")
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED", objectsRematerialized: 1 })
-    expect(await words(ann, ["zqnews"])).toEqual([])
-    expect(await words(ben, ["zqnews"])).toEqual([])
+    expect(await wordsFound(ann, ["zqnews"])).toEqual([])
+    expect(await wordsFound(ben, ["zqnews"])).toEqual([])
   })
 
   it("a document deleted at the source is retired from the delta's tombstone", async () => {
@@ -212,7 +196,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     salary.changed = ++model.seq
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
-    expect(await words(ann, ["zqsalary"])).toEqual([])
+    expect(await wordsFound(ann, ["zqsalary"])).toEqual([])
   })
 
   it("an expired delta token (410) walks the drive in full and retires what it no longer has", async () => {
@@ -222,7 +206,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     const { content } = await run("content")
     expect(tenant.state.answered410).toBeGreaterThanOrEqual(1)
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
-    expect(await words(ann, ["zqdeck", "zqhandbook"])).toEqual(["zqhandbook"])
+    expect(await wordsFound(ann, ["zqdeck", "zqhandbook"])).toEqual(["zqhandbook"])
   })
 
   it("a page edited is read again; Ann's members group emptied on the -my host hides her shared file after a permission sync", async () => {
@@ -231,13 +215,13 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     welcome.changed = ++model.seq
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRotated: 1 })
-    await eventually(() => words(ann, ["zqonboarding"]), (found) => found.length === 1, "the page edit searchable", 60_000)
+    await eventually(() => wordsFound(ann, ["zqonboarding"]), (found) => found.length === 1, "the page edit searchable", 60_000)
     model.sites.get(ANN_SITE)!.siteGroups.get(3)!.members.length = 0
     const served = tenant.state.served.mySiteGroups
     const { permissions } = await run("permissions")
     expect(permissions).toMatchObject({ outcome: "SUCCEEDED" })
     expect(tenant.state.served.mySiteGroups).toBeGreaterThan(served)
-    expect(await words(ben, ["zqshared"])).toEqual([])
+    expect(await wordsFound(ben, ["zqshared"])).toEqual([])
   })
 
   it("a site taken out of sourceConfig has its documents retired at the next crawl, and its delta tokens dropped", async () => {
@@ -249,19 +233,19 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
     // Engineering's library (handbook, roadmap, news, secret) and its Welcome page; HR and Ann's OneDrive stay.
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 5 })
     expect((await checkpoint()).drivesWithDeltaToken).toBe(2)
-    expect(await words(ann, ["zqhandbook", "zqwelcome", "zqnotes"])).toEqual(["zqnotes"])
-    expect(await words(ben, ["zqroadmap", "zqnews"])).toEqual([])
+    expect(await wordsFound(ann, ["zqhandbook", "zqwelcome", "zqnotes"])).toEqual(["zqnotes"])
+    expect(await wordsFound(ben, ["zqroadmap", "zqnews"])).toEqual([])
   })
 
   it("a revoked certificate is reported, and nothing becomes more visible", async () => {
-    const before = { ann: await words(ann, ALL), ben: await words(ben, ALL) }
+    const before = { ann: await wordsFound(ann, ALL), ben: await wordsFound(ben, ALL) }
     tenant.state.revoked = true
     model.items.get("i-roadmap")!.permissions = [{ id: "p-org2", kind: "link", scope: "organization", userIds: [] }]
     const { content, permissions } = await run()
     expect(content).toMatchObject({ outcome: "FAILED", errorCode: "AUTHENTICATION_FAILED" })
     expect(permissions).toMatchObject({ outcome: "FAILED", errorCode: "AUTHENTICATION_FAILED" })
     expect((await admin.call("POST", `${path}/test`)).body).toMatchObject({ authenticated: false, errorCode: "AUTHENTICATION_FAILED" })
-    expect(await words(ann, ALL)).toEqual(before.ann)
-    expect(await words(ben, ALL)).toEqual(before.ben)
+    expect(await wordsFound(ann, ALL)).toEqual(before.ann)
+    expect(await wordsFound(ben, ALL)).toEqual(before.ben)
   })
 })

@@ -39,6 +39,10 @@ export class AdminConnectorsArea {
     return unwrapEmpty(this.client.DELETE("/api/admin/connectors/{sourceSystem}/{connectionKey}", { params: { path: { sourceSystem, connectionKey } } }))
   }
 
+  /**
+   * Sets the write-only credential. A kind that looks up what its config names with it (SLACK: channel names become
+   * ids) answers 422 INVALID_CONNECTOR_CONFIG naming what the source does not know, and stores nothing.
+   */
   setCredential(sourceSystem: string, connectionKey: string, credential: unknown): Promise<void> {
     return unwrapEmpty(this.client.PUT("/api/admin/connectors/{sourceSystem}/{connectionKey}/credential", {
       params: { path: { sourceSystem, connectionKey } }, body: { credential }

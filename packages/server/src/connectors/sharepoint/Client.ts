@@ -2,7 +2,7 @@ import type { LoreSettings } from "../../Config"
 import { guardedFetch, outboundPolicy } from "../../outbound/Guard"
 import { graphResource, tokenSource, TokenError, vendorOrigins } from "./Auth"
 import { personalHostOf, type SharePointConfig, type SharePointCredential } from "./Config"
-import { fetchFailureCode, readBoundedBody, readVendorJson, VendorError, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
+import { fetchFailureCode, readBoundedBody, vendorFailureOf, readVendorJson, VendorError, vendorStatusCode, waitedOutThrottling } from "../VendorHttp"
 
 /** Why a Graph or SharePoint REST request gave nothing usable: the status when one answered, else 0. */
 export class SharePointError extends VendorError {}
@@ -93,8 +93,5 @@ export const sharePointClient = (config: SharePointConfig, credential: SharePoin
 
 export type SharePointClient = ReturnType<typeof sharePointClient>
 
-/** A failure as an attempt records it; `fatal` when the whole step cannot go on (credential, address, outage). */
-export const failureOf = (error: unknown, fallback = "CRAWL_FAILED") =>
-  error instanceof SharePointError
-    ? { code: error.code, message: error.message, fatal: error.code === "AUTHENTICATION_FAILED" || error.code === "ADDRESS_NOT_ALLOWED" || error.code === "SOURCE_UNREACHABLE" }
-    : { code: fallback, message: String((error as Error)?.message ?? error).slice(0, 300), fatal: false }
+/** A failure as an attempt records it (VendorHttp.ts). */
+export const failureOf = vendorFailureOf

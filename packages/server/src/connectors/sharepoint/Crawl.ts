@@ -1,6 +1,7 @@
 import type { DriveItem, Permission } from "@microsoft/microsoft-graph-types"
 import { Effect } from "effect"
 import type { CrawlPage, KindContext, NativeAcl, SourceDocument, SourceGroupMembership } from "../Kind"
+import { inParallel } from "../VendorHttp"
 import { aclOfPermissions, organizationId } from "./Acl"
 import { failureOf, type SharePointClient, SharePointError, sharePointClient } from "./Client"
 import { parseSharePointCredential, readSharePointConfig } from "./Config"
