@@ -7,7 +7,6 @@ import { failureOf, type SharePointClient, SharePointError, sharePointClient } f
 import { parseSharePointCredential, readSharePointConfig } from "./Config"
 import { type DriveRef, type Page, pagesOf, resolveDrives } from "./Drives"
 import { membershipsOf, organizationMembership } from "./Groups"
-import { inParallel } from "../VendorHttp"
 import { isSitePage, pageDocumentOf } from "./Pages"
 
 /**
