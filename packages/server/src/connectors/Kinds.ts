@@ -1,11 +1,12 @@
 import { ConfluenceKind } from "./Confluence"
 import { GitKind } from "./Git"
+import { JiraKind } from "./Jira"
 import type { ConnectorKindModule } from "./Kind"
 import { PushKind } from "./Push"
 import { SharePointKind } from "./SharePoint"
 import { WebKind } from "./Web"
 
 /** The connector kinds, by sourceSystem (upper case). A new kind is one module added here (docs/connectors.md). */
-export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, WebKind, GitKind, ConfluenceKind, SharePointKind]
+export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, WebKind, GitKind, ConfluenceKind, SharePointKind, JiraKind]
 
 export const kindOf = (sourceSystem: string) => connectorKinds.find((kind) => kind.sourceSystem === sourceSystem)
