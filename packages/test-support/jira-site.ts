@@ -78,16 +78,11 @@ export const startJiraSite = async (model: JiraSiteModel, auth: JiraSiteAuth, op
 
   const userOf = (id: string) => {
     const user = model.users.get(id) ?? { id, email: `${id}@example.com`, displayName: id }
-    return {
-      self: `${base}${api}/user?accountId=${id}`,
-      accountId: cloud ? user.id : "unknown",
-      ...(cloud ? {} : { name: user.id, key: `key-${user.id}` }),
-      accountType: user.accountType ?? "atlassian",
-      emailAddress: user.email,
-      displayName: user.displayName,
-      active: true,
-      timeZone: "Asia/Kolkata"
-    } satisfies Version3Models.User
+    const shared = { emailAddress: user.email, displayName: user.displayName, active: true, timeZone: "Asia/Kolkata" }
+    // Cloud names people by accountId; Data Center by username (`name`) and key, with no accountId.
+    return cloud
+      ? { self: `${base}${api}/user?accountId=${id}`, accountId: user.id, accountType: user.accountType ?? "atlassian", ...shared } satisfies Version3Models.User
+      : { self: `${base}${api}/user?username=${id}`, name: user.id, key: `key-${user.id}`, ...shared } satisfies Version2Models.User
   }
 
   /** The description as the deployment writes it: ADF paragraphs (Cloud) or wiki markup with a heading (Data Center). */
@@ -238,7 +233,7 @@ export const startJiraSite = async (model: JiraSiteModel, auth: JiraSiteAuth, op
     if ((match = new RegExp(`^${api}/project/([^/]+)$`).exec(path))) {
       const project = model.projects.get(decodeURIComponent(match[1]!))
       if (!project) return errors(res, 404, "No project could be found")
-      return send(res, 200, { key: project.key, id: project.id, name: project.name, lead: userOf(project.lead), self: `${base}${api}/project/${project.id}` } satisfies Pick<Version3Models.Project, "key" | "id" | "name" | "lead" | "self">)
+      return send(res, 200, { key: project.key, id: project.id, name: project.name, lead: userOf(project.lead), self: `${base}${api}/project/${project.id}` } satisfies Pick<Version3Models.Project | Version2Models.Project, "key" | "id" | "name" | "lead" | "self">)
     }
     if (path === `${api}/issuesecurityschemes/level/member`) {
       state.served.levels++
@@ -257,7 +252,7 @@ export const startJiraSite = async (model: JiraSiteModel, auth: JiraSiteAuth, op
     if ((cloud && path === `${api}/users/search`) || (!cloud && path === `${api}/user/search`)) {
       state.served.users++
       const all = [...model.users.keys()].sort().map(userOf)
-      return send(res, 200, all.slice(start, start + limit) satisfies Array<Version3Models.User>)
+      return send(res, 200, all.slice(start, start + limit) satisfies Array<Version3Models.User | Version2Models.User>)
     }
     return errors(res, 404, `No route ${path}`)
   }

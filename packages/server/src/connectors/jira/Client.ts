@@ -40,5 +40,9 @@ export interface JiraIssueFields {
 
 export type JiraIssue = Omit<Version3Models.Issue, "fields"> & { readonly fields: JiraIssueFields }
 
-/** A Jira user's native id: Cloud's accountId, Data Center's username (what its permission holders and role actors name). */
-export const jiraUserId = (user: Pick<JiraUser, "accountId" | "name" | "key">) => user.accountId || user.name || user.key || ""
+/**
+ * A Jira user's native id: Cloud's accountId, Data Center's username (what its permission holders and role actors
+ * name). Cloud answers accountId "unknown" for a user its privacy settings hide: that names nobody.
+ */
+export const jiraUserId = (user: Pick<JiraUser, "accountId" | "name" | "key">) =>
+  (user.accountId && user.accountId !== "unknown" ? user.accountId : "") || user.name || user.key || ""
