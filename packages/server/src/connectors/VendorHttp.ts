@@ -75,3 +75,17 @@ export const readBoundedBody = async (response: Response, maxBytes: number): Pro
   }
   return Buffer.concat(parts)
 }
+
+/** `work` over `items`, at most `limit` at once (a vendor's requests for one page of items), results in the items' order. */
+export const inParallel = async <A, B>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<B>): Promise<Array<B>> => {
+  const results: Array<B> = new Array(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}

@@ -4,6 +4,7 @@ import type { CrawlPage, KindContext, SourceDocument } from "../Kind"
 import { aclReader, fieldsOf } from "./Acl"
 import { type JiraClient, JiraError, type JiraIssue, jiraClient } from "./Client"
 import { type JiraConfig, parseJiraCredential, readJiraConfig } from "./Config"
+import { membershipsNamed } from "./Groups"
 import { issueToText } from "./Render"
 
 /** Where a crawl is: a full walk (finds deletions) or the changes since the last crawl, page by page of one JQL search. */
@@ -20,6 +21,8 @@ export interface CrawlCursor {
   /** A full walk retires what it did not see only when every issue was listed without a failure. */
   readonly clean: boolean
   readonly lastFullAt: string | null
+  /** Groups (and the organization) whose members this crawl already yielded. */
+  readonly groupsSeen?: ReadonlyArray<string>
 }
 
 export const PAGE_SIZE = 50
@@ -117,7 +120,7 @@ export const crawlJira = (context: KindContext, checkpoint: unknown): Effect.Eff
     if (!credential) return { ...empty, checkpoint: previous, done: true, failures: [{ code: "CREDENTIAL_MISSING", message: "No Jira credential is set", fatal: true }] }
     const config = read.config
     const client = jiraClient(config, credential, context.settings)
-    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, next: null, reconcileAfter: null, lastFullAt: state.mode === "FULL" ? state.startedAt : state.lastFullAt })
+    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, next: null, reconcileAfter: null, groupsSeen: [], lastFullAt: state.mode === "FULL" ? state.startedAt : state.lastFullAt })
     try {
       let cursor: CrawlCursor
       if (previous?.active) cursor = previous
@@ -154,10 +157,14 @@ export const crawlJira = (context: KindContext, checkpoint: unknown): Effect.Eff
           failures.push({ ...failure, message: `${issue.key}: ${failure.message}` })
         }
       }
+      // A crawl and a permission sync start together, and the sync may find no documents yet: the crawl yields the
+      // members of the groups its documents name too, once per crawl, so they are readable at once.
+      const { groups, synced } = await membershipsNamed(client, documents.map((d) => d.acl), cursor.groupsSeen ?? [])
       const clean = cursor.clean && failures.length === 0
-      if (page.next) return { ...empty, documents, failures, checkpoint: { ...cursor, next: page.next, clean }, done: false }
+      const step = { ...cursor, clean, groupsSeen: synced }
+      if (page.next) return { ...empty, documents, groups, failures, checkpoint: { ...step, next: page.next }, done: false }
       const reconcile = cursor.mode === "FULL" && clean
-      return { ...empty, documents, failures, checkpoint: reconcile ? { ...cursor, next: null, clean, phase: "RECONCILE" } : finished({ ...cursor, clean }), done: !reconcile }
+      return { ...empty, documents, groups, failures, checkpoint: reconcile ? { ...step, next: null, phase: "RECONCILE" } : finished(step), done: !reconcile }
     } catch (error) {
       const failure = failureOf(error)
       return { ...empty, checkpoint: previous, done: true, failures: [{ ...failure, fatal: true }] }

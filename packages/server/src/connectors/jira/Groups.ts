@@ -48,11 +48,29 @@ export const organizationMembership = async (client: JiraClient, organization: N
   }
 }
 
-/** The group ids and organizations an ACL names (its intersections' too). */
-export const principalsNamed = (acl: NativeAcl | null) => {
-  const all = acl ? [acl, ...(acl.requireAlso ?? [])] : []
-  return {
-    groups: all.flatMap((principals) => principals.groups.map((group) => group.id)),
-    organizations: all.flatMap((principals) => principals.organizations ?? [])
+/** Past this many groups a crawl or sync stops remembering which it read (each step then reads its groups again). */
+const MAX_REMEMBERED = 5000
+
+/**
+ * The memberships of the groups and organizations the ACLs name (their intersections' too) that `synced` (what this
+ * crawl or sync already read) does not hold; `synced` is returned with them, emptied past MAX_REMEMBERED.
+ */
+export const membershipsNamed = async (client: JiraClient, acls: ReadonlyArray<NativeAcl | null>, synced: ReadonlyArray<string>) => {
+  const seen = new Set(synced)
+  const groups: Array<SourceGroupMembership> = []
+  for (const acl of acls) {
+    for (const principals of acl ? [acl, ...(acl.requireAlso ?? [])] : []) {
+      for (const organization of principals.organizations ?? []) {
+        if (seen.has(organization.id)) continue
+        seen.add(organization.id)
+        groups.push(await organizationMembership(client, organization))
+      }
+      for (const { id } of principals.groups) {
+        if (seen.has(id)) continue
+        seen.add(id)
+        groups.push(await groupMembership(client, id))
+      }
+    }
   }
+  return { groups, synced: seen.size > MAX_REMEMBERED ? [] : [...seen] }
 }

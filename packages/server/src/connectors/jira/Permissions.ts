@@ -1,10 +1,11 @@
 import { Effect } from "effect"
-import type { DocumentAcl, KindContext, PermissionPage, SourceGroupMembership } from "../Kind"
+import type { DocumentAcl, KindContext, PermissionPage } from "../Kind"
 import { aclReader, fieldsOf } from "./Acl"
+import { inParallel } from "../VendorHttp"
 import { JiraError, type JiraIssue, jiraClient } from "./Client"
 import { parseJiraCredential, readJiraConfig } from "./Config"
 import { issueIdOf } from "./Crawl"
-import { groupMembership, organizationMembership, principalsNamed } from "./Groups"
+import { membershipsNamed } from "./Groups"
 
 /** Where a permission sync is: the documents Lore holds, in external-id order, and the groups already read this sync. */
 export interface PermissionCursor {
@@ -13,8 +14,7 @@ export interface PermissionCursor {
 }
 
 const ACL_PAGE = 50
-/** Past this many groups a sync stops remembering which it read (each page then reads its groups again). */
-const MAX_REMEMBERED = 5000
+const ISSUE_CONCURRENCY = 8
 /** What an ACL needs of an issue: its project, reporter, assignee and security level (never its description or comments). */
 const ACL_FIELDS = ["project", "reporter", "assignee", "security"]
 
@@ -44,38 +44,25 @@ export const syncJiraPermissions = (context: KindContext, checkpoint: unknown): 
       const reader = aclReader(client, read.config.baseUrl)
       const fields = [...ACL_FIELDS, ...fieldsOf(await Promise.all(read.config.projects.map((key) => reader.projectGrant(key))))]
       const ids = await Effect.runPromise(context.documents.page(cursor.after, ACL_PAGE))
-      const acls: Array<DocumentAcl> = []
       const failures: Array<{ code: string; message: string; fatal?: boolean }> = []
-      for (const externalId of ids) {
+      // Issues are read a few at a time (one GET each: JQL `id in (...)` fails whole when one issue is gone).
+      const found = await inParallel(ids, ISSUE_CONCURRENCY, async (externalId): Promise<DocumentAcl | null> => {
         const issueId = issueIdOf(externalId)
-        if (issueId === null) continue
+        if (issueId === null) return null
         try {
           const issue = await client.json<JiraIssue>(`${client.api}/issue/${issueId}?fields=${encodeURIComponent(fields.join(","))}`)
-          acls.push({ externalId, acl: await reader.aclOf(issue) })
+          return { externalId, acl: await reader.aclOf(issue) }
         } catch (error) {
-          if (error instanceof JiraError && error.status === 404) continue
+          if (error instanceof JiraError && error.status === 404) return null
           if (fatal(error)) throw error
           failures.push({ ...failureOf(error), message: `${externalId}: ${failureOf(error).message}` })
+          return null
         }
-      }
-      const synced = new Set(cursor.synced)
-      const groups: Array<SourceGroupMembership> = []
-      for (const { acl } of acls) {
-        const named = principalsNamed(acl)
-        for (const organization of named.organizations) {
-          if (synced.has(organization.id)) continue
-          synced.add(organization.id)
-          groups.push(await organizationMembership(client, organization))
-        }
-        for (const name of named.groups) {
-          if (synced.has(name)) continue
-          synced.add(name)
-          groups.push(await groupMembership(client, name))
-        }
-      }
+      })
+      const acls = found.filter((acl): acl is DocumentAcl => acl !== null)
+      const { groups, synced } = await membershipsNamed(client, acls.map((a) => a.acl), cursor.synced)
       const done = ids.length < ACL_PAGE
-      const remembered = synced.size > MAX_REMEMBERED ? [] : [...synced]
-      return { acls, groups, failures, checkpoint: done ? null : { after: ids.at(-1)!, synced: remembered }, done }
+      return { acls, groups, failures, checkpoint: done ? null : { after: ids.at(-1)!, synced }, done }
     } catch (error) {
       return { ...empty, checkpoint: cursor, done: true, failures: [failureOf(error)] }
     }
