@@ -115,7 +115,7 @@ export default async () => {
       const page: CrawlPage = await Effect.runPromise(crawlJira(context, checkpoint))
       steps++
       issues += page.documents.length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
+      if ((page.failures ?? []).length > 0) throw new Error(`failures after ${issues} issues, ${steps} steps: ${JSON.stringify(page.failures)}`)
       checkpoint = page.checkpoint
       if (issues >= nextReport) {
         heaps.push(heapMb())

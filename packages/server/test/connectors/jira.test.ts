@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, type Client, eventually, search, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
+import { connectionScenario } from "./scenario"
 import { type JiraSiteIssue, type JiraSiteModel, startJiraSite } from "./jira-site"
 
 /**
@@ -58,25 +59,7 @@ describe("the Jira connector", { timeout: 300_000 }, () => {
   put(issue("20001", "OPS-1", "Runbook", "zqrunbook"))
   put(issue("30001", "HR-1", "Holidays", "zqholiday"))
 
-  const activity = async () => (await admin.call("GET", "/api/admin/connectors/JIRA/tickets/activity")).body
-  const attemptsOf = async (component: "content" | "permissions") =>
-    ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
-  const nextAttempt = async (component: "content" | "permissions", before: number) =>
-    (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  const run = async (component?: "content" | "permissions") => {
-    const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
-    const reply = await admin.call("POST", `/api/admin/connectors/JIRA/tickets/crawl${component ? `?component=${component}` : ""}`)
-    expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-    return {
-      content: component === "permissions" ? undefined : await nextAttempt("content", content),
-      permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
-    }
-  }
-  const words = async (who: Client, candidates: ReadonlyArray<string>) => {
-    const found: Array<string> = []
-    for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
-    return found
-  }
+  const { run, words } = connectionScenario(() => admin, "JIRA", "tickets")
   const ALL = ["zqlogin", "zqcommentthree", "zqsecret", "zqroadmap", "zqrunbook", "zqholiday"]
   const config = (extra: Record<string, unknown> = {}) => ({ deployment: "CLOUD", baseUrl: site.baseUrl, projects: ["ENG", "OPS", "HR"], ...extra })
 

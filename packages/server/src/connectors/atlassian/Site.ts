@@ -103,3 +103,28 @@ export const parseAtlassianCredential = (secret: string | null): AtlassianCreden
 /** The Authorization header: Basic for Cloud's email + API token, Bearer for a Data Center personal access token. */
 export const authorizationOf = (credential: AtlassianCredential) =>
   "token" in credential ? `Bearer ${credential.token}` : `Basic ${Buffer.from(`${credential.email}:${credential.apiToken}`).toString("base64")}`
+
+/** What differs between the Atlassian kinds' configs: the product's name, its URL example, and its list of keys. */
+export interface AtlassianConfigShape {
+  readonly product: string
+  readonly example: string
+  readonly listField: string
+  readonly pattern: RegExp
+  readonly max: number
+  readonly noun: string
+  readonly rule: string
+}
+
+/** `{deployment, baseUrl, <listField>, reconcileEveryHours?}`, the shape CONFLUENCE and JIRA share, or its field errors. */
+export const readAtlassianConfig = (
+  sourceConfig: Readonly<Record<string, unknown>>,
+  settings: LoreSettings,
+  shape: AtlassianConfigShape
+): { readonly ok: true; readonly site: { readonly deployment: Deployment; readonly baseUrl: string; readonly keys: ReadonlyArray<string>; readonly reconcileEveryHours: number } } | { readonly ok: false; readonly errors: ReadonlyArray<FieldError> } => {
+  const errors: Array<FieldError> = []
+  const { deployment, baseUrl } = readSiteFields(sourceConfig, settings, errors, shape.example)
+  const keys = readKeyList(sourceConfig, shape.listField, shape.pattern, shape.max, shape.noun, shape.rule, errors)
+  const reconcileEveryHours = readReconcileHours(sourceConfig, errors)
+  refuseUnknownFields(sourceConfig, ["deployment", "baseUrl", shape.listField, "reconcileEveryHours"], shape.product, errors)
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, site: { deployment, baseUrl, keys, reconcileEveryHours } }
+}

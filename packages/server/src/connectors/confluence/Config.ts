@@ -1,9 +1,6 @@
 import type { LoreSettings } from "../../Config"
 import type { FieldError } from "../../domain/Errors"
-import {
-  type AtlassianCredential, type Deployment, parseAtlassianCredential, readAtlassianCredential,
-  readKeyList, readReconcileHours, readSiteFields, refuseUnknownFields
-} from "../atlassian/Site"
+import { type AtlassianCredential, type Deployment, parseAtlassianCredential, readAtlassianConfig, readAtlassianCredential } from "../atlassian/Site"
 
 export type { Deployment }
 
@@ -25,13 +22,12 @@ export const readConfluenceConfig = (
   sourceConfig: Readonly<Record<string, unknown>>,
   settings: LoreSettings
 ): { readonly ok: true; readonly config: ConfluenceConfig } | { readonly ok: false; readonly errors: ReadonlyArray<FieldError> } => {
-  const errors: Array<FieldError> = []
-  const { deployment, baseUrl } = readSiteFields(sourceConfig, settings, errors, "https://acme.atlassian.net/wiki")
-  const spaces = readKeyList(sourceConfig, "spaces", SPACE_KEY, MAX_SPACES, "space key", "letters, digits, '_', '-', '~'", errors)
-  const reconcileEveryHours = readReconcileHours(sourceConfig, errors)
-  refuseUnknownFields(sourceConfig, ["deployment", "baseUrl", "spaces", "reconcileEveryHours"], "Confluence", errors)
-  if (errors.length > 0) return { ok: false, errors }
-  return { ok: true, config: { deployment, baseUrl, spaces, reconcileEveryHours } }
+  const read = readAtlassianConfig(sourceConfig, settings, {
+    product: "Confluence", example: "https://acme.atlassian.net/wiki", listField: "spaces", pattern: SPACE_KEY, max: MAX_SPACES, noun: "space key", rule: "letters, digits, '_', '-', '~'"
+  })
+  if (!read.ok) return read
+  const { keys, ...site } = read.site
+  return { ok: true, config: { ...site, spaces: keys } }
 }
 
 /** The credential as stored (JSON), or a message that never repeats the value. */

@@ -1,9 +1,6 @@
 import type { LoreSettings } from "../../Config"
 import type { FieldError } from "../../domain/Errors"
-import {
-  type AtlassianCredential, type Deployment, parseAtlassianCredential, readAtlassianCredential, readKeyList, readReconcileHours,
-  readSiteFields, refuseUnknownFields
-} from "../atlassian/Site"
+import { type AtlassianCredential, type Deployment, parseAtlassianCredential, readAtlassianConfig, readAtlassianCredential } from "../atlassian/Site"
 
 export interface JiraConfig {
   readonly deployment: Deployment
@@ -26,13 +23,12 @@ export const readJiraConfig = (
   sourceConfig: Readonly<Record<string, unknown>>,
   settings: LoreSettings
 ): { readonly ok: true; readonly config: JiraConfig } | { readonly ok: false; readonly errors: ReadonlyArray<FieldError> } => {
-  const errors: Array<FieldError> = []
-  const { deployment, baseUrl } = readSiteFields(sourceConfig, settings, errors, "https://acme.atlassian.net")
-  const projects = readKeyList(sourceConfig, "projects", PROJECT_KEY, MAX_PROJECTS, "project key", "a letter, then letters, digits or '_'", errors)
-  const reconcileEveryHours = readReconcileHours(sourceConfig, errors)
-  refuseUnknownFields(sourceConfig, ["deployment", "baseUrl", "projects", "reconcileEveryHours"], "Jira", errors)
-  if (errors.length > 0) return { ok: false, errors }
-  return { ok: true, config: { deployment, baseUrl, projects: projects.map((key) => key.toUpperCase()), reconcileEveryHours } }
+  const read = readAtlassianConfig(sourceConfig, settings, {
+    product: "Jira", example: "https://acme.atlassian.net", listField: "projects", pattern: PROJECT_KEY, max: MAX_PROJECTS, noun: "project key", rule: "a letter, then letters, digits or '_'"
+  })
+  if (!read.ok) return read
+  const { keys, ...site } = read.site
+  return { ok: true, config: { ...site, projects: [...new Set(keys.map((key) => key.toUpperCase()))] } }
 }
 
 export const readJiraCredential = readAtlassianCredential("Jira")
