@@ -11,7 +11,7 @@ const failedTest = (errorCode: string): ConnectionTestResult =>
   ({ authenticated: false, accountName: null, identityName: null, canReadContent: false, errorCode })
 
 const SCHEME_INSTRUCTION =
-  "Lore cannot read this project's permission scheme: connect with a Jira administrator's token (the Administer Jira global permission), or its issues admit nobody"
+  "Lore cannot read this project's permission scheme: connect with a Jira administrator's token (Administer Jira), or give the account Administer projects on this project; until then its issues admit nobody"
 
 /**
  * JIRA: Cloud (email + API token, REST v3) or Data Center (personal access token, REST v2), through the shared
