@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, eventually, search, userClient } from "../knowledge/support"
+import { client, type Client, eventually, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
+import { connectionScenario } from "./scenario"
 import { type SiteContent, type SiteModel, startConfluenceSite } from "./confluence-site"
 
 /**
@@ -48,26 +49,7 @@ describe("the Confluence connector", { timeout: 300_000 }, () => {
   put(content("201", "blogpost", "Launch", "zqlaunch"))
   put(content("301", "page", "Runbook", "zqrunbook", [], null, "OPS"))
 
-  const activity = async () => (await admin.call("GET", "/api/admin/connectors/CONFLUENCE/wiki/activity")).body
-  const attemptsOf = async (component: "content" | "permissions") =>
-    ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
-  /** Waits for one more attempt of the component than `before`, and answers it. */
-  const nextAttempt = async (component: "content" | "permissions", before: number) =>
-    (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  const run = async (component?: "content" | "permissions") => {
-    const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
-    const reply = await admin.call("POST", `/api/admin/connectors/CONFLUENCE/wiki/crawl${component ? `?component=${component}` : ""}`)
-    expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-    return {
-      content: component === "permissions" ? undefined : await nextAttempt("content", content),
-      permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
-    }
-  }
-  const words = async (who: Client, candidates: ReadonlyArray<string>) => {
-    const found: Array<string> = []
-    for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
-    return found
-  }
+  const { activity, run, words } = connectionScenario(() => admin, "CONFLUENCE", "wiki")
   const ALL = ["zqhandbook", "zqsalary", "zqbonus", "zqroadmap", "zqlaunch", "zqattachnote", "zqrunbook"]
 
   beforeAll(async () => {

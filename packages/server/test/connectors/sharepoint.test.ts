@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, eventually, search, userClient } from "../knowledge/support"
+import { client, type Client, eventually, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
+import { connectionScenario } from "./scenario"
 import { makeCertificate, type SitePermission, startTenant, type TenantItem, type TenantModel } from "./sharepoint-site"
 
 /**
@@ -65,24 +66,7 @@ describe("the SharePoint connector", { timeout: 300_000 }, () => {
   const ALL = ["zqhandbook", "zqroadmap", "zqsalary", "zqnews", "zqsecret", "zqdeck", "zqpolicy", "zqnotes"]
 
   const path = "/api/admin/connectors/SHAREPOINT/tenant"
-  const activity = async () => (await admin.call("GET", `${path}/activity`)).body
-  const attemptsOf = async (component: "content" | "permissions") => ((await activity()).recentAttempts as Array<any>).filter((a) => a.component === component)
-  const nextAttempt = async (component: "content" | "permissions", before: number) =>
-    (await eventually(() => attemptsOf(component), (list) => list.length > before, `a ${component} attempt`, 120_000))[0]
-  const run = async (component?: "content" | "permissions") => {
-    const [content, permissions] = [(await attemptsOf("content")).length, (await attemptsOf("permissions")).length]
-    const reply = await admin.call("POST", `${path}/crawl${component ? `?component=${component}` : ""}`)
-    expect(reply.status, JSON.stringify(reply.body)).toBe(202)
-    return {
-      content: component === "permissions" ? undefined : await nextAttempt("content", content),
-      permissions: component === "content" ? undefined : await nextAttempt("permissions", permissions)
-    }
-  }
-  const words = async (who: Client, candidates: ReadonlyArray<string>) => {
-    const found: Array<string> = []
-    for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
-    return found
-  }
+  const { run, words } = connectionScenario(() => admin, "SHAREPOINT", "tenant")
   const sourceConfig = () => ({ tenantId: TENANT, clientId: CLIENT, sharepointHost: tenant.baseUrl, sites: [`${tenant.baseUrl}/sites/eng`, HR_SITE], users: ["ann@example.com"] })
   let spaceId = ""
 
