@@ -1,6 +1,7 @@
 import { ConfluenceKind } from "./Confluence"
 import { GitKind } from "./Git"
 import { GoogleDriveKind } from "./GoogleDrive"
+import { JiraKind } from "./Jira"
 import type { ConnectorKindModule } from "./Kind"
 import { PushKind } from "./Push"
 import { SharePointKind } from "./SharePoint"
@@ -8,6 +9,6 @@ import { SlackKind } from "./Slack"
 import { WebKind } from "./Web"
 
 /** The connector kinds, by sourceSystem (upper case). A new kind is one module added here (docs/connectors.md). */
-export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, WebKind, GitKind, ConfluenceKind, SharePointKind, GoogleDriveKind, SlackKind]
+export const connectorKinds: ReadonlyArray<ConnectorKindModule> = [PushKind, WebKind, GitKind, ConfluenceKind, SharePointKind, GoogleDriveKind, SlackKind, JiraKind]
 
 export const kindOf = (sourceSystem: string) => connectorKinds.find((kind) => kind.sourceSystem === sourceSystem)

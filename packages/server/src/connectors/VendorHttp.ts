@@ -1,5 +1,5 @@
 /**
- * What every connector's vendor client shares (connectors/confluence/Client.ts, sharepoint/Client.ts): why a
+ * What every connector's vendor client shares (connectors/atlassian/Client.ts for CONFLUENCE and JIRA, sharepoint/Client.ts): why a
  * request gave nothing usable, the codes for vendor statuses, waiting out throttling by Retry-After, and bodies
  * read within bounds. A new kind's client builds on these rather than writing them again.
  */
