@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Effect, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ChatMessage, ChatRequest as ChatRequest_ } from "../ai/ChatTypes"
@@ -9,11 +8,10 @@ import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
 import { shareReadScopes } from "../access/Evaluator"
 import { heldUsage, Usage, type UsageRecord } from "../ai/Usage"
-import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
 import { citationNumbering, titleFrom } from "./CitationNumbering"
-import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
+import { type CitationRow, ConversationsRepo, type HistoryMessage } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./Evidence"
 import { failureCode, localChoice } from "./ModelFallback"
@@ -106,7 +104,6 @@ const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered p
  */
 export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
   effect: Effect.gen(function* () {
-    const transaction = transactional(yield* SqlClient.SqlClient)
     const repo = yield* ConversationsRepo
     const retrieval = yield* Retrieval
     const models = yield* Models
@@ -119,7 +116,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const usage = yield* Usage
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
-    const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
+    const plan = (caller: Principal, question: string, history: ReadonlyArray<HistoryMessage>) => {
       const previous = [...history].reverse().find((message) => message.role === "USER")?.content
       const planned = previous ? `${previous}\n${question}` : question
       return models.planKeywords(caller, planned).pipe(
@@ -145,24 +142,20 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           ? (yield* files.passagesFor(caller, { fileIds: body.fileIds, query: question, limit: FILE_PASSAGE_LIMIT })).map(filePassage)
           : []
         const requested = body.modelActivationId ? yield* modelOptions.require(caller, body.modelActivationId) : undefined
-        const continued = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) && (yield* repo.owned(caller.userId, body.id)) ? body.id : undefined)
-        const { conversation, history } = yield* transaction(Effect.gen(function* () {
-          if (continued) {
-            const conversation = yield* ownConversation(yield* repo.owned(caller.userId, continued, true))
-            const history = yield* repo.recentMessages(conversation.id, HISTORY_MESSAGES)
-            if (body.modelActivationId) yield* repo.setModel(caller.userId, conversation.id, body.modelActivationId)
-            yield* repo.appendUserMessage(conversation.id, question)
-            return { conversation: { ...conversation, modelActivationId: body.modelActivationId ?? conversation.modelActivationId }, history }
-          }
+        // A follow-up is one statement (ownership, the question, the history, the bound evidence); `id` (the `ai`
+        // transport's chat id) continues the caller's conversation of that id, or starts a new one.
+        const candidate = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) ? body.id : undefined)
+        const followUp = candidate ? yield* repo.continueWithQuestion(caller.userId, candidate, body.modelActivationId ?? null, question, HISTORY_MESSAGES) : undefined
+        if (body.conversationId && !followUp) yield* ownConversation(undefined)
+        const { conversation, history, evidenceSourceIds } = followUp
+          ? { conversation: followUp, history: followUp.history, evidenceSourceIds: followUp.evidenceSourceIds }
           // A new conversation and its question: one statement.
-          const conversation = yield* repo.createWithQuestion(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question)
-          return { conversation, history: [] as ReadonlyArray<MessageRow> }
-        }))
+          : { conversation: yield* repo.createWithQuestion(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question), history: [] as ReadonlyArray<HistoryMessage>, evidenceSourceIds: [] as ReadonlyArray<string> }
         // The default option or no stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself.
         const { choice, toolCalling } = requested
           ? { choice: requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId }, toolCalling: requested.toolCalling }
           : yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
-        return { question, conversationId: conversation.id, history, choice, toolCalling, attached, messageId: randomUUID() }
+        return { question, conversationId: conversation.id, history, evidenceSourceIds, choice, toolCalling, attached, messageId: randomUUID() }
       })
 
     type Turn = Effect.Effect.Success<ReturnType<typeof prepare>>
@@ -172,7 +165,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       Effect.gen(function* () {
         // The caller's attached files first, then documents bound to this conversation as evidence (a new
         // conversation has none yet), then the knowledge base.
-        const bound = turn.history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, turn.conversationId, query, Math.ceil(PASSAGE_LIMIT / 2), true)
+        const bound = yield* conversationEvidence.boundPassages(caller, turn.evidenceSourceIds, query, Math.ceil(PASSAGE_LIMIT / 2))
         const files = [...turn.attached, ...bound.map(knowledgePassage)]
         const boundIds = new Set(bound.map((passage) => passage.citationId))
         const room = Math.max(0, PASSAGE_LIMIT - files.length)
@@ -222,22 +215,19 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             state.saved = status
             const cited = citations()
             const savedParts = parts.parts()
-            return transaction(Effect.gen(function* () {
-              // A conversation deleted while its answer streamed keeps nothing.
-              if (!(yield* repo.owned(caller.userId, conversationId, true))) return
-              yield* repo.appendAssistantMessage({
-                id: messageId, conversationId, content: state.text, status, citations: cited,
-                provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null,
-                parts: savedParts.length > 0 ? savedParts : null
-              })
-            })).pipe(Effect.as(cited))
+            // One statement; a conversation deleted while its answer streamed keeps nothing.
+            return repo.appendAssistantMessage(caller.userId, {
+              id: messageId, conversationId, content: state.text, status, citations: cited,
+              provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null,
+              parts: savedParts.length > 0 ? savedParts : null
+            }).pipe(Effect.as(cited))
           }))
         // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
         // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
         yield* Effect.addFinalizer((exit) => {
           if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
           if (exit._tag === "Success" || state.delivered) return Effect.void
-          return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
+          return Effect.ignoreLogged(state.saved === "COMPLETE" ? repo.markInterrupted(messageId) : save("INTERRUPTED"))
         })
 
         // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
