@@ -148,24 +148,17 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
         return known ? Effect.succeed(known) : Effect.tap(computeReadScope(principal), (scope) => Effect.sync(() => void shared.value.set(key, scope)))
       })
 
+    /** One statement (AccessRepo.readScope): the memberships, spaces and connector keys a search filters by. */
     const computeReadScope = (principal: Principal) =>
-      Effect.gen(function* () {
-        const keys = yield* keysFor(principal)
-        // The spaces and the connector keys do not depend on each other: on PostgreSQL they go out together.
-        const [spaces, connector] = yield* Effect.all(
-          [repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer")), connectorKeys(principal.userId, sourcePrincipalKeys(principal.userId, keys))],
-          { concurrency: 2 }
-        )
-        return {
-          userId: principal.userId,
-          organizationId: principal.organizationId,
-          spaceIds: spaces.map((space) => space.id),
-          maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-          // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
-          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector.filter((key) => !isSetKey(key))],
-          sourceSetKeys: connector.filter(isSetKey)
-        } satisfies ReadScope
-      })
+      Effect.map(repo.readScope(principal.userId, principal.organizationId, accessKeys(principal, []), relationsAtLeast("viewer")), (found) => ({
+        userId: principal.userId,
+        organizationId: principal.organizationId,
+        spaceIds: found.spaceIds,
+        maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
+        // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
+        sourcePrincipalKeys: [...found.loreKeys, ...found.connectorKeys.filter((key) => !isSetKey(key))],
+        sourceSetKeys: found.connectorKeys.filter(isSetKey)
+      }) satisfies ReadScope)
 
     /** The facts of the access model for one subject and one resolved resource, branch by branch. */
     const factsFor = (subject: Subject, resource: ResourceFacts) =>
@@ -274,7 +267,8 @@ const isSetKey = (key: string) => /^SRC:[^:]+:S:/.test(key)
 
 /**
  * The source-principal keys a Lore user matches in a source ACL (connector mappings add theirs: connectorKeys): the user,
- * and the provisioned groups they belong to (a connector may name a SCIM group as an allowed principal).
+ * and the provisioned groups they belong to (a connector may name a SCIM group as an allowed principal). AccessRepo.readScope
+ * makes the same keys in SQL (lore_keys).
  */
 const sourcePrincipalKeys = (userId: string, accessKeys: ReadonlyArray<string>) => [
   `LORE_USER:${userId}`,
