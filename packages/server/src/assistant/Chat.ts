@@ -1,4 +1,4 @@
-import { Cause, Clock, Effect, Option, Stream } from "effect"
+import { Cause, Clock, Effect, Either, Fiber, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ChatMessage, ChatRequest as ChatRequest_ } from "../ai/ChatTypes"
 import { NOTHING_RELEVANT, type Passage, salientTerms } from "../ai/LocalModel"
@@ -6,7 +6,7 @@ import { localModels } from "../ai/Presets"
 import { LOCAL_GATEWAY_ID } from "../ai/Model"
 import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
-import { shareReadScopes } from "../access/Evaluator"
+import { type SharedReadScopes, shareReadScopes, withReadScopes } from "../access/Evaluator"
 import { heldUsage, Usage, type UsageRecord } from "../ai/Usage"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
@@ -26,6 +26,11 @@ import { passageLedger } from "./tools/Ledger"
 import { type LoopContext, modelSteps, type PlannedCall, plannedStep, type StepChunk, type ToolCallingModel, type TurnState } from "./tools/Loop"
 import { AssistantTools, filesOutput, searchOutput } from "./tools/ToolSet"
 import { UUID_PATTERN } from "../domain/Schemas"
+
+// TIMING (temporary)
+const T: Array<[string, number]> = []
+const mark = (label: string) => Effect.sync(() => { if (process.env.LORE_CHAT_TIMING) T.push([label, performance.now()]) })
+const dump = () => { if (!process.env.LORE_CHAT_TIMING || T.length === 0) return; const t0 = T[0]![1]; console.error("TIMING " + T.map(([l, t]) => `${l}=${(t - t0).toFixed(1)}`).join(" ")); T.length = 0 }
 
 /** Passages an answer is given. */
 const PASSAGE_LIMIT = 6
@@ -135,33 +140,65 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         if (question.length > MAX_MESSAGE_CHARS) {
           return yield* new InvalidChatRequest({ detail: `The question is longer than ${MAX_MESSAGE_CHARS} characters`, errors: [{ path: "message", message: `at most ${MAX_MESSAGE_CHARS} characters` }] })
         }
-        yield* rateLimits.consume(caller, "chat")
+        yield* mark("start")
         // Attached files are checked (the caller's own, READY) before anything is recorded; their passages
         // are ranked against the question itself.
         const attached = body.fileIds && body.fileIds.length > 0
           ? (yield* files.passagesFor(caller, { fileIds: body.fileIds, query: question, limit: FILE_PASSAGE_LIMIT })).map(filePassage)
           : []
         const requested = body.modelActivationId ? yield* modelOptions.require(caller, body.modelActivationId) : undefined
-        // A follow-up is one statement (ownership, the question, the history, the bound evidence); `id` (the `ai`
-        // transport's chat id) continues the caller's conversation of that id, or starts a new one.
+        // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
+        // of its model calls held until the answer is saved: neither costs the first token a statement.
+        const scopes: SharedReadScopes = new Map()
+        const usageRows: Array<UsageRecord> = []
         const candidate = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) ? body.id : undefined)
-        const followUp = candidate ? yield* repo.continueWithQuestion(caller.userId, candidate, body.modelActivationId ?? null, question, HISTORY_MESSAGES) : undefined
-        if (body.conversationId && !followUp) yield* ownConversation(undefined)
-        const { conversation, history, evidenceSourceIds } = followUp
-          ? { conversation: followUp, history: followUp.history, evidenceSourceIds: followUp.evidenceSourceIds }
-          // A new conversation and its question: one statement.
-          : { conversation: yield* repo.createWithQuestion(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question), history: [] as ReadonlyArray<HistoryMessage>, evidenceSourceIds: [] as ReadonlyArray<string> }
+        // A new conversation's first search needs nothing its statement answers: it starts now, beside the statement
+        // (interrupted when the chat is refused, joined by the answer's first step).
+        const early = candidate === undefined
+          ? yield* Effect.forkDaemon(firstSearch(caller, body, question, []).pipe(withReadScopes(scopes), Effect.locally(heldUsage, Option.some(usageRows))))
+          : undefined
+        const recorded = yield* record(caller, body, question, candidate).pipe(Effect.onError(() => (early ? Fiber.interrupt(early) : Effect.void)))
+        yield* mark("conversation")
         // The default option or no stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself.
         const { choice, toolCalling } = requested
           ? { choice: requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId }, toolCalling: requested.toolCalling }
-          : yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
-        return { question, conversationId: conversation.id, history, evidenceSourceIds, choice, toolCalling, attached, messageId: randomUUID() }
+          : yield* modelOptions.choiceFor(caller, recorded.modelActivationId)
+        yield* mark("prepared")
+        return { question, ...recorded, choice, toolCalling, attached, messageId: randomUUID(), scopes, usageRows, early }
       })
 
+    /**
+     * The question recorded in one statement with the caller's rate-limit token: a follow-up (ownership, the
+     * question, the history, the bound evidence), or a new conversation. `id` (the `ai` transport's chat id)
+     * continues the caller's conversation of that id, or starts a new one.
+     */
+    const record = (caller: Principal, body: ChatRequest, question: string, candidate: string | undefined) =>
+      Effect.gen(function* () {
+        let token = rateLimits.tokenStatement(caller, "chat")
+        if (candidate) {
+          const followUp = yield* repo.continueWithQuestion(token, caller.userId, candidate, body.modelActivationId ?? null, question, HISTORY_MESSAGES)
+          if (!followUp.taken) return yield* rateLimits.refuse(caller, "chat")
+          if (followUp.id !== null) {
+            return { conversationId: followUp.id, modelActivationId: followUp.modelActivationId, history: followUp.history, evidenceSourceIds: followUp.evidenceSourceIds }
+          }
+          if (body.conversationId) return yield* ownConversation<never>(undefined)
+          token = rateLimits.taken
+        }
+        const created = yield* repo.createWithQuestion(token, randomUUID(), caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question)
+        if (!created) return yield* rateLimits.refuse(caller, "chat")
+        return { conversationId: created.id, modelActivationId: created.modelActivationId, history: [] as ReadonlyArray<HistoryMessage>, evidenceSourceIds: [] as ReadonlyArray<string> }
+      })
+
+    /** The first search: planned (a follow-up with its conversation's last question), then knowledge search and graph retrieval. */
+    const firstSearch = (caller: Principal, body: ChatRequest, question: string, history: ReadonlyArray<HistoryMessage>) =>
+      Effect.flatMap(plan(caller, question, history), (query) =>
+        Effect.map(Effect.either(retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)), (found) => ({ query, found })))
+
     type Turn = Effect.Effect.Success<ReturnType<typeof prepare>>
+    type Found = ReturnType<Retrieval["passages"]>
 
     /** The planner's first step: the conversation's files and evidence (when there are any), then knowledge search. */
-    const firstCalls = (caller: Principal, body: ChatRequest, turn: Turn, query: string) =>
+    const firstCalls = (caller: Principal, body: ChatRequest, turn: Turn, query: string, found?: Found) =>
       Effect.gen(function* () {
         // The caller's attached files first, then documents bound to this conversation as evidence (a new
         // conversation has none yet), then the knowledge base.
@@ -171,14 +208,15 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const room = Math.max(0, PASSAGE_LIMIT - files.length)
         const calls: Array<PlannedCall> = []
         if (files.length > 0) calls.push({ toolName: "conversation_files_search", input: { query }, run: Effect.succeed(filesOutput(files)) })
-        if (room > 0) calls.push(searchCall(caller, body, query, room, boundIds))
+        if (room > 0) calls.push(searchCall(caller, body, query, room, boundIds, found))
         return calls
       })
 
-    const searchCall = (caller: Principal, body: ChatRequest, query: string, limit: number, skip: ReadonlySet<string> = new Set()): PlannedCall => ({
+    /** A knowledge search step; `found`, its passages when the search already ran (a new conversation's, early). */
+    const searchCall = (caller: Principal, body: ChatRequest, query: string, limit: number, skip: ReadonlySet<string> = new Set(), found?: Found): PlannedCall => ({
       toolName: "knowledge_search",
       input: { query, limit, ...(body.knowledgeSpaceIds && body.knowledgeSpaceIds.length > 0 ? { knowledgeSpaceIds: body.knowledgeSpaceIds } : {}) },
-      run: retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT).pipe(
+      run: (found ?? retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).pipe(
         Effect.map((found) => searchOutput(found.evidence.filter((passage) => !skip.has(passage.citationId)).slice(0, limit))),
         Effect.mapError((error: any) => ({ code: typeof error?.code === "string" ? error.code : "SEARCH_FAILED", detail: typeof error?.detail === "string" ? error.detail : "The search failed" }))
       )
@@ -215,12 +253,17 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             state.saved = status
             const cited = citations()
             const savedParts = parts.parts()
-            // One statement; a conversation deleted while its answer streamed keeps nothing.
+            // One statement with the usage rows held so far; a conversation deleted while its answer streamed keeps
+            // nothing but the usage.
+            const held = turn.usageRows.splice(0)
             return repo.appendAssistantMessage(caller.userId, {
               id: messageId, conversationId, content: state.text, status, citations: cited,
               provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null,
               parts: savedParts.length > 0 ? savedParts : null
-            }).pipe(Effect.as(cited))
+            }, held.length > 0 ? usage.insertAll(held) : undefined).pipe(
+              Effect.tapErrorCause(() => Effect.sync(() => void turn.usageRows.push(...held))),
+              Effect.as(cited)
+            )
           }))
         // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
         // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
@@ -230,12 +273,12 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           return Effect.ignoreLogged(state.saved === "COMPLETE" ? repo.markInterrupted(messageId) : save("INTERRUPTED"))
         })
 
-        // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
-        // of its model calls held until the stream has ended: neither costs the first token a statement.
-        yield* shareReadScopes
-        const usageRows: Array<UsageRecord> = []
-        yield* Effect.locallyScoped(heldUsage, Option.some(usageRows))
-        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(usageRows.splice(0)))))
+        // The chat's read scopes and held usage rows (see prepare) for everything the stream runs; rows not written
+        // with the answer (a failed save) are written when the stream has ended.
+        yield* shareReadScopes(turn.scopes)
+        yield* Effect.locallyScoped(heldUsage, Option.some(turn.usageRows))
+        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(turn.usageRows.splice(0)))))
+        yield* Effect.addFinalizer(() => (turn.early ? Fiber.interrupt(turn.early) : Effect.void))
 
         const callModel = (request: ChatRequest_, passages: ReadonlyArray<Passage>, answerer: ModelChoice | undefined): Stream.Stream<StepChunk, unknown> =>
           Stream.unwrap(Effect.map(models.stream(caller, "ASSISTANT_CHAT", request, passages, answerer), ({ provider, chunks }) =>
@@ -264,7 +307,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const startedAt = yield* Clock.currentTimeMillis
 
         const answer = Stream.unwrap(Effect.gen(function* () {
-          const query = yield* plan(caller, question, history)
+          yield* mark("respond")
+          const early = turn.early ? yield* Fiber.join(turn.early) : undefined
+          const query = early ? early.query : yield* plan(caller, question, history)
+          yield* mark("planned")
           const tools = turn.toolCalling
             ? assistantTools.forChat({ conversationId, fileIds: body.fileIds ?? [], knowledgeSpaceIds: body.knowledgeSpaceIds, graph: yield* assistantTools.graphOffered(caller) })
             : []
@@ -273,7 +319,9 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             caller, messageId, model, tools, limits: settings.assistantLoop, state, startedAt, callIds: new Set(),
             messages: [{ role: "system", content: TOOL_SYSTEM_PROMPT }, ...conversation, { role: "user", content: question }]
           }
-          const first = plannedStep(context, yield* firstCalls(caller, body, turn, query))
+          const found = early ? Either.match(early.found, { onLeft: (error) => Effect.fail(error), onRight: (passages) => Effect.succeed(passages) }) : undefined
+          const first = plannedStep(context, yield* firstCalls(caller, body, turn, query, found))
+          yield* mark("calls")
           // Offline, the planner searches again when the first search found too little (see secondQuery).
           const second = Stream.suspend(() => {
             // It is a step too: only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.
@@ -289,9 +337,9 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             return modelSteps({ ...context, messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${numbered}` }, ...conversation, { role: "user", content: question }] })
           })
           return Stream.concat(first, Stream.concat(second, answering))
-        })).pipe(Stream.tap((chunk) => Effect.sync(() => parts.push(chunk))))
+        })).pipe(Stream.tap((chunk) => Effect.sync(() => { if (chunk.type === "text-delta" || chunk.type === "tool-output-available" || chunk.type === "finish-step") T.push([chunk.type, performance.now()]); parts.push(chunk) })))
 
-        const ending = Stream.fromEffect(save("COMPLETE")).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
+        const ending = Stream.fromEffect(Effect.zipLeft(save("COMPLETE"), mark("saved"))).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
           ...cited.map((citation): UiMessageChunk => ({
             type: "source-document", sourceId: citation.sourceId, title: citation.title,
             mediaType: ledger.all().find((passage) => passage.citationId === citation.citationId)?.mediaType ?? "text/plain"
@@ -318,7 +366,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause)))
           )),
           Stream.map(sseEvent),
-          Stream.concat(Stream.sync(() => ((state.delivered = true), SSE_DONE)))
+          Stream.concat(Stream.sync(() => ((state.delivered = true), dump(), SSE_DONE)))
         )
       }))
 

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { affected, Count, exec, one, row, rows, Timestamp } from "../db/Rows"
 
@@ -63,9 +63,16 @@ export const FeedbackRow = Schema.Struct({
   updatedAt: Timestamp
 })
 
-/** A follow-up's conversation, the messages before its question and the sources bound to it as evidence. */
+/** A follow-up's token, conversation, the messages before its question and the sources bound to it as evidence. */
 export const FollowUpRow = Schema.Struct({
-  ...ConversationRow.fields,
+  taken: Schema.Boolean,
+  id: Schema.NullOr(Schema.String),
+  organizationId: Schema.NullOr(Schema.String),
+  ownerUserId: Schema.NullOr(Schema.String),
+  title: Schema.NullOr(Schema.String),
+  modelActivationId: Schema.NullOr(Schema.String),
+  createdAt: Schema.NullOr(Timestamp),
+  lastActivityAt: Schema.NullOr(Timestamp),
   history: Schema.Array(Schema.Struct({ role: Schema.Literal("USER", "ASSISTANT"), content: Schema.String })),
   evidenceSourceIds: Schema.Array(Schema.String)
 })
@@ -134,34 +141,38 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
         WHERE m.id = ${messageId} AND c.owner_user_id = ${ownerUserId}`),
 
       /**
-       * A follow-up, in one statement: the conversation (when the caller owns it) touched, its next sequence taken
-       * under its row lock, the question appended with it, the model choice stored when one is sent; with the
-       * conversation's last `historyLimit` messages before the question (oldest first) and the source ids bound
-       * to it as evidence. No row: not the caller's conversation (or none), and nothing was written.
+       * A follow-up, in one statement: the caller's rate-limit token (`token`, RateLimits.tokenStatement), and only
+       * when one was taken, the conversation (when the caller owns it) touched, its next sequence taken under its
+       * row lock, the question appended with it, the model choice stored when one is sent; answered with the
+       * conversation's last `historyLimit` messages before the question (oldest first) and the source ids bound to
+       * it as evidence. Always one row: `taken` false, refused; `id` null, not the caller's conversation (or none).
        */
-      continueWithQuestion: row("assistant.continueWithQuestion", FollowUpRow, (ownerUserId: string, id: string, modelActivationId: string | null, question: string, historyLimit: number) => sql`
-        WITH conversation AS (
+      continueWithQuestion: one("assistant.continueWithQuestion", FollowUpRow, (token: Statement.Fragment, ownerUserId: string, id: string, modelActivationId: string | null, question: string, historyLimit: number) => sql`
+        WITH token AS (${token}), conversation AS (
           UPDATE assistant_conversations SET last_sequence = last_sequence + 1, last_activity_at = now(),
             model_activation_id = coalesce(${modelActivationId}::uuid, model_activation_id)
-          WHERE id = ${id} AND owner_user_id = ${ownerUserId}
+          WHERE id = ${id} AND owner_user_id = ${ownerUserId} AND EXISTS (SELECT 1 FROM token)
           RETURNING id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at, last_sequence
         ), question AS (
           INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
           SELECT id, last_sequence, 'USER', ${question}, 'COMPLETE' FROM conversation
         )
-        SELECT c.id, c.organization_id, c.owner_user_id, c.title, c.model_activation_id, c.created_at, c.last_activity_at,
+        SELECT EXISTS (SELECT 1 FROM token) AS taken, c.id, c.organization_id, c.owner_user_id, c.title, c.model_activation_id, c.created_at, c.last_activity_at,
           coalesce((
             SELECT json_agg(json_build_object('role', recent.role, 'content', recent.content) ORDER BY recent.sequence)
             FROM (SELECT m.role, m.content, m.sequence FROM assistant_messages m WHERE m.conversation_id = c.id ORDER BY m.sequence DESC LIMIT ${historyLimit}) recent
           ), '[]'::json) AS history,
           coalesce((SELECT array_agg(b.source_id::text ORDER BY b.created_at, b.id) FROM assistant_evidence_bindings b WHERE b.conversation_id = c.id), '{}') AS evidence_source_ids
-        FROM conversation c`),
+        FROM (VALUES (1)) AS answer (one) LEFT JOIN conversation c ON true`),
 
-      /** A new conversation with its first question, in one statement. */
-      createWithQuestion: one("assistant.createConversationWithQuestion", ConversationRow, (organizationId: string, ownerUserId: string, title: string, modelActivationId: string | null, question: string) => sql`
-        WITH conversation AS (
-          INSERT INTO assistant_conversations (organization_id, owner_user_id, title, model_activation_id, last_sequence)
-          VALUES (${organizationId}, ${ownerUserId}, ${title}, ${modelActivationId}, 1)
+      /**
+       * A new conversation (its id chosen by the caller) with its first question, in one statement with the caller's
+       * rate-limit token (`token`, RateLimits.tokenStatement); undefined when none was taken (nothing was written).
+       */
+      createWithQuestion: row("assistant.createConversationWithQuestion", ConversationRow, (token: Statement.Fragment, id: string, organizationId: string, ownerUserId: string, title: string, modelActivationId: string | null, question: string) => sql`
+        WITH token AS (${token}), conversation AS (
+          INSERT INTO assistant_conversations (id, organization_id, owner_user_id, title, model_activation_id, last_sequence)
+          SELECT ${id}, ${organizationId}, ${ownerUserId}, ${title}, ${modelActivationId}::uuid, 1 WHERE EXISTS (SELECT 1 FROM token)
           RETURNING id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at
         ), question AS (
           INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
@@ -173,9 +184,10 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
        * The answer with its citations, in one statement (no transaction: it holds a connection for one round trip):
        * the conversation's next sequence under its row lock, the message, every citation. A conversation deleted
        * (or not the caller's) while its answer streamed keeps nothing; answers whether the answer was saved.
+       * `alsoWrite`, a data-modifying statement that is written with it whatever happens (the chat's usage rows).
        */
-      appendAssistantMessage: affected((ownerUserId: string, message: NewAssistantMessage) => sql`
-        WITH conversation AS (
+      appendAssistantMessage: affected((ownerUserId: string, message: NewAssistantMessage, alsoWrite: Statement.Fragment = sql`SELECT 1`) => sql`
+        WITH also AS (${alsoWrite}), conversation AS (
           UPDATE assistant_conversations SET last_sequence = last_sequence + 1, last_activity_at = now()
           WHERE id = ${message.conversationId} AND owner_user_id = ${ownerUserId}
           RETURNING id, last_sequence
