@@ -27,11 +27,6 @@ import { type LoopContext, modelSteps, type PlannedCall, plannedStep, type StepC
 import { AssistantTools, filesOutput, searchOutput } from "./tools/ToolSet"
 import { UUID_PATTERN } from "../domain/Schemas"
 
-// TIMING (temporary)
-const T: Array<[string, number]> = []
-const mark = (label: string) => Effect.sync(() => { if (process.env.LORE_CHAT_TIMING) T.push([label, performance.now()]) })
-const dump = () => { if (!process.env.LORE_CHAT_TIMING || T.length === 0) return; const t0 = T[0]![1]; console.error("TIMING " + T.map(([l, t]) => `${l}=${(t - t0).toFixed(1)}`).join(" ")); T.length = 0 }
-
 /** Passages an answer is given. */
 const PASSAGE_LIMIT = 6
 /** Passages of attached files, at most: half the answer's passages, so the knowledge base still has room. */
@@ -140,7 +135,6 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         if (question.length > MAX_MESSAGE_CHARS) {
           return yield* new InvalidChatRequest({ detail: `The question is longer than ${MAX_MESSAGE_CHARS} characters`, errors: [{ path: "message", message: `at most ${MAX_MESSAGE_CHARS} characters` }] })
         }
-        yield* mark("start")
         // Attached files are checked (the caller's own, READY) before anything is recorded; their passages
         // are ranked against the question itself.
         const attached = body.fileIds && body.fileIds.length > 0
@@ -158,12 +152,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           ? yield* Effect.forkDaemon(firstSearch(caller, body, question, []).pipe(withReadScopes(scopes), Effect.locally(heldUsage, Option.some(usageRows))))
           : undefined
         const recorded = yield* record(caller, body, question, candidate).pipe(Effect.onError(() => (early ? Fiber.interrupt(early) : Effect.void)))
-        yield* mark("conversation")
         // The default option or no stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself.
         const { choice, toolCalling } = requested
           ? { choice: requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId }, toolCalling: requested.toolCalling }
           : yield* modelOptions.choiceFor(caller, recorded.modelActivationId)
-        yield* mark("prepared")
         return { question, ...recorded, choice, toolCalling, attached, messageId: randomUUID(), scopes, usageRows, early }
       })
 
@@ -307,10 +299,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const startedAt = yield* Clock.currentTimeMillis
 
         const answer = Stream.unwrap(Effect.gen(function* () {
-          yield* mark("respond")
           const early = turn.early ? yield* Fiber.join(turn.early) : undefined
           const query = early ? early.query : yield* plan(caller, question, history)
-          yield* mark("planned")
           const tools = turn.toolCalling
             ? assistantTools.forChat({ conversationId, fileIds: body.fileIds ?? [], knowledgeSpaceIds: body.knowledgeSpaceIds, graph: yield* assistantTools.graphOffered(caller) })
             : []
@@ -321,7 +311,6 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           }
           const found = early ? Either.match(early.found, { onLeft: (error) => Effect.fail(error), onRight: (passages) => Effect.succeed(passages) }) : undefined
           const first = plannedStep(context, yield* firstCalls(caller, body, turn, query, found))
-          yield* mark("calls")
           // Offline, the planner searches again when the first search found too little (see secondQuery).
           const second = Stream.suspend(() => {
             // It is a step too: only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.
@@ -337,9 +326,9 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             return modelSteps({ ...context, messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${numbered}` }, ...conversation, { role: "user", content: question }] })
           })
           return Stream.concat(first, Stream.concat(second, answering))
-        })).pipe(Stream.tap((chunk) => Effect.sync(() => { if (chunk.type === "text-delta" || chunk.type === "tool-output-available" || chunk.type === "finish-step") T.push([chunk.type, performance.now()]); parts.push(chunk) })))
+        })).pipe(Stream.tap((chunk) => Effect.sync(() => parts.push(chunk))))
 
-        const ending = Stream.fromEffect(Effect.zipLeft(save("COMPLETE"), mark("saved"))).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
+        const ending = Stream.fromEffect(save("COMPLETE")).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
           ...cited.map((citation): UiMessageChunk => ({
             type: "source-document", sourceId: citation.sourceId, title: citation.title,
             mediaType: ledger.all().find((passage) => passage.citationId === citation.citationId)?.mediaType ?? "text/plain"
@@ -366,7 +355,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause)))
           )),
           Stream.map(sseEvent),
-          Stream.concat(Stream.sync(() => ((state.delivered = true), dump(), SSE_DONE)))
+          Stream.concat(Stream.sync(() => ((state.delivered = true), SSE_DONE)))
         )
       }))
 
