@@ -62,4 +62,12 @@ describe.each(backends)("statements before a chat's first token on $name", { tim
     console.log(`follow-up: ${followUp.before.length} statements before the first token (${followUp.all} in all)\n  ${followUp.before.join("\n  ")}`)
     expect(followUp.before.length, followUp.before.join("\n")).toBeLessThanOrEqual(LIMIT)
   })
+
+  it("appends two follow-ups sent at once to one conversation, each with its own sequence (conversations count their messages)", async () => {
+    const first = await counted({ message: "Which trips are booked by train?" })
+    await Promise.all([counted({ message: "And flights?", conversationId: first.conversationId }), counted({ message: "And first class?", conversationId: first.conversationId })])
+    const messages = (await admin.call("GET", `/api/assistant/conversations/${first.conversationId}/messages`)).body as Array<{ sequence: number; role: string }>
+    expect(messages.map((message) => message.sequence)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(messages.filter((message) => message.role === "USER")).toHaveLength(3)
+  })
 })
