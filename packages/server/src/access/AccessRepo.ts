@@ -1,6 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { row, rows } from "../db/Rows"
+import { one, row, rows } from "../db/Rows"
 import { Clearance, GrantKind, PlatformRole, SpaceRelation, UserRole } from "../domain/Model"
 
 /** One step of the shortest way a user reaches a source-ACL key: their mapped principal, then group after group. */
@@ -58,6 +58,7 @@ export interface ScopeParameters {
 /** An active user with what their access keys need, for counting who may read something (audience). */
 export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String), groups: Schema.Array(Schema.String) })
 const SourceKey = Schema.Struct({ key: Schema.String })
+const ReadScopeRow = Schema.Struct({ spaceIds: Schema.Array(Schema.String), loreKeys: Schema.Array(Schema.String), connectorKeys: Schema.Array(Schema.String) })
 const SourceAclState = Schema.Struct({ unresolved: Schema.Boolean, expired: Schema.Boolean })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
 const Membership = Schema.Struct({ kind: Schema.Literal("DEPARTMENT_MANAGERS", "GROUP"), id: Schema.String })
@@ -76,6 +77,40 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
       const c = sql(alias)
       return sql`(${c}.permission_max_age_seconds IS NULL OR ${c}.permissions_succeeded_at >= now() - ${c}.permission_max_age_seconds * interval '1 second')`
     }
+
+    /**
+     * The source-ACL keys a user matches through connectors (issue 16), as the CTEs `reached`, `principal_keys` and
+     * `connector_keys` of a WITH RECURSIVE: each principal they have an ACTIVE mapping to on a TRUSTED live
+     * connection whose permissions have not expired, and every source group containing one of those, transitively
+     * (UNION stops on cycles); an organization-wide principal only directly from a user (its members are the
+     * source's users of that organization, never groups or guests). Keys are `SRC:<connectionId>:U|G|O:<nativePrincipalId>`
+     * (see sourceAclKey). Then the key sets (acl_all) of which one of those keys, or one of the user's LORE_ keys
+     * (`loreKeys`, a query of one text column), is a member.
+     */
+    const connectorKeys = (userId: string, loreKeys: Statement.Fragment) => sql`
+      reached AS (
+        SELECT p.id, p.connection_id, p.kind, p.native_principal_id
+        FROM source_principal_mappings m
+        JOIN source_principals p ON p.id = m.principal_id
+        JOIN connector_connections c ON c.id = p.connection_id
+        WHERE m.app_user_id = ${userId} AND m.status = 'ACTIVE' AND c.identity_trust = 'TRUSTED' AND c.deleted_at IS NULL
+          AND ${permissionsCurrent("c")}
+        UNION
+        SELECT g.id, g.connection_id, g.kind, g.native_principal_id
+        FROM reached r
+        JOIN source_group_members gm ON gm.member_principal_id = r.id
+        JOIN source_principals g ON g.id = gm.group_principal_id
+        WHERE g.kind <> 'SOURCE_ORGANIZATION' OR r.kind = 'SOURCE_USER'
+      ),
+      principal_keys AS (SELECT DISTINCT ${keyOf} AS key FROM reached),
+      connector_keys AS (
+        SELECT key FROM principal_keys
+        UNION
+        SELECT s.set_key AS key FROM source_acl_set_members s
+        JOIN connector_connections c ON c.id = s.connection_id
+        WHERE (s.member_key IN (SELECT key FROM principal_keys) OR s.member_key IN (${loreKeys}))
+          AND c.deleted_at IS NULL AND ${permissionsCurrent("c")}
+      )`
 
     /** The grant and classification branches, for rows with knowledge_space_id and classification_rank columns. */
     const grantAndClearance = (scope: ScopeParameters, alias: string): Statement.Fragment => {
@@ -112,36 +147,39 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
         UNION ALL
         SELECT 'GROUP' AS kind, group_id::text AS id FROM user_group_members WHERE user_id = ${userId}`),
 
-      /**
-       * The source-ACL keys a user matches through connectors (issue 16): each principal they have an ACTIVE
-       * mapping to on a TRUSTED live connection whose permissions have not expired, and every source group
-       * containing one of those, transitively (UNION stops on cycles); an organization-wide principal only
-       * directly from a user (its members are the source's users of that organization, never groups or guests).
-       * Keys are `SRC:<connectionId>:U|G|O:<nativePrincipalId>` (see sourceAclKey). Then the key sets (acl_all)
-       * of which one of those keys, or one of `loreKeys` (the user's LORE_ keys), is a member.
-       */
+      /** The connector keys of a user whose LORE_ keys are `loreKeys` (see connectorKeys). */
       sourceKeys: rows("access.sourceKeys", SourceKey, (userId: string, loreKeys: ReadonlyArray<string>) => sql`
-        WITH RECURSIVE reached AS (
-          SELECT p.id, p.connection_id, p.kind, p.native_principal_id
-          FROM source_principal_mappings m
-          JOIN source_principals p ON p.id = m.principal_id
-          JOIN connector_connections c ON c.id = p.connection_id
-          WHERE m.app_user_id = ${userId} AND m.status = 'ACTIVE' AND c.identity_trust = 'TRUSTED' AND c.deleted_at IS NULL
-            AND ${permissionsCurrent("c")}
-          UNION
-          SELECT g.id, g.connection_id, g.kind, g.native_principal_id
-          FROM reached r
-          JOIN source_group_members gm ON gm.member_principal_id = r.id
-          JOIN source_principals g ON g.id = gm.group_principal_id
-          WHERE g.kind <> 'SOURCE_ORGANIZATION' OR r.kind = 'SOURCE_USER'
+        WITH RECURSIVE ${connectorKeys(userId, sql`SELECT unnest(${loreKeys as Array<string>}::text[])`)}
+        SELECT key FROM connector_keys`),
+
+      /**
+       * A caller's read scope in one statement (a chat and a search resolve it before anything else; three
+       * statements were three round trips and two connections): the access keys (`baseKeys`, the ones the
+       * principal itself gives, plus the departments they manage and their provisioned groups), the active spaces
+       * of the organization on which those hold one of `relations`, their LORE_ keys, and their connector keys
+       * (sourceKeys' walk and key sets).
+       */
+      readScope: one("access.readScope", ReadScopeRow, (userId: string, organizationId: string, baseKeys: ReadonlyArray<string>, relations: ReadonlyArray<string>) => sql`
+        WITH RECURSIVE user_groups AS (SELECT group_id::text AS id FROM user_group_members WHERE user_id = ${userId}),
+        access_keys AS (
+          SELECT unnest(${baseKeys as Array<string>}::text[]) AS key
+          UNION ALL SELECT 'DEPARTMENT_MANAGERS:' || department_id::text FROM department_managers WHERE user_id = ${userId}
+          UNION ALL SELECT 'GROUP:' || id FROM user_groups
         ),
-        principal_keys AS (SELECT DISTINCT ${keyOf} AS key FROM reached)
-        SELECT key FROM principal_keys
-        UNION
-        SELECT s.set_key AS key FROM source_acl_set_members s
-        JOIN connector_connections c ON c.id = s.connection_id
-        WHERE (s.member_key IN (SELECT key FROM principal_keys) OR s.member_key = ANY(${loreKeys as Array<string>}::text[]))
-          AND c.deleted_at IS NULL AND ${permissionsCurrent("c")}`),
+        lore_keys AS (SELECT 'LORE_USER:' || ${userId}::text AS key UNION ALL SELECT 'LORE_GROUP:' || id FROM user_groups),
+        ${connectorKeys(userId, sql`SELECT key FROM lore_keys`)}
+        SELECT
+          array(
+            SELECT ks.id::text FROM knowledge_spaces ks
+            WHERE ks.organization_id = ${organizationId} AND ks.active
+              AND EXISTS (
+                SELECT 1 FROM space_grants g
+                WHERE g.knowledge_space_id = ks.id AND g.subject_key IN (SELECT key FROM access_keys) AND g.relation IN ${sql.in(relations)}
+              )
+            ORDER BY ks.name, ks.key
+          ) AS space_ids,
+          array(SELECT key FROM lore_keys) AS lore_keys,
+          array(SELECT key FROM connector_keys) AS connector_keys`),
 
       /**
        * What explanations say of a connector document's ACL beyond its keys: whether the source's permissions could

@@ -1,4 +1,4 @@
-import { Effect, FiberRef, Option } from "effect"
+import { Deferred, Effect, FiberId, FiberRef, Option } from "effect"
 import { AccessRepo, type MatchedGrant } from "./AccessRepo"
 import type { Principal } from "../domain/Principal"
 import { type Classification, classificationRank, type Clearance, clearanceCeiling, relationRank, type SpaceRelation } from "../domain/Model"
@@ -45,11 +45,17 @@ export interface ReadScope {
 /**
  * Read scopes shared by one unit of work: an assistant chat resolves the caller's scope once for its planning,
  * searches and graph retrieval (a grant revoked mid-chat applies from the next chat). Unset, each read resolves it.
+ * Each scope is resolved once even when two reads ask at the same time (search and graph retrieval run together):
+ * the first starts it, the others wait for it.
  */
-const sharedReadScopes = FiberRef.unsafeMake<Option.Option<Map<string, ReadScope>>>(Option.none())
+export type SharedReadScopes = Map<string, Deferred.Deferred<ReadScope>>
+const sharedReadScopes = FiberRef.unsafeMake<Option.Option<SharedReadScopes>>(Option.none())
 
-/** Runs the rest of the scope with one read scope per caller (see sharedReadScopes). */
-export const shareReadScopes = Effect.suspend(() => Effect.locallyScoped(sharedReadScopes, Option.some(new Map<string, ReadScope>())))
+/** Runs the rest of the scope with one read scope per caller (see sharedReadScopes); `scopes` to share them with other fibers. */
+export const shareReadScopes = (scopes: SharedReadScopes = new Map()) => Effect.locallyScoped(sharedReadScopes, Option.some(scopes))
+
+/** Runs `effect` sharing `scopes` (a fiber forked apart from the one that called shareReadScopes). */
+export const withReadScopes = (scopes: SharedReadScopes) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, sharedReadScopes, Option.some(scopes))
 
 export interface AccessFacts {
   readonly userActive: boolean
@@ -143,29 +149,27 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
     const readScope = (principal: Principal) =>
       Effect.flatMap(FiberRef.get(sharedReadScopes), (shared) => {
         if (Option.isNone(shared)) return computeReadScope(principal)
-        const key = `${principal.userId}:${principal.clearance}`
-        const known = shared.value.get(key)
-        return known ? Effect.succeed(known) : Effect.tap(computeReadScope(principal), (scope) => Effect.sync(() => void shared.value.set(key, scope)))
+        return Effect.suspend(() => {
+          const key = `${principal.userId}:${principal.clearance}`
+          const known = shared.value.get(key)
+          if (known) return Deferred.await(known)
+          const resolved = Deferred.unsafeMake<ReadScope>(FiberId.none)
+          shared.value.set(key, resolved)
+          return Effect.onExit(computeReadScope(principal), (exit) => Deferred.done(resolved, exit))
+        })
       })
 
+    /** One statement (AccessRepo.readScope): the memberships, spaces and connector keys a search filters by. */
     const computeReadScope = (principal: Principal) =>
-      Effect.gen(function* () {
-        const keys = yield* keysFor(principal)
-        // The spaces and the connector keys do not depend on each other: on PostgreSQL they go out together.
-        const [spaces, connector] = yield* Effect.all(
-          [repo.spacesWith(principal.organizationId, keys, relationsAtLeast("viewer")), connectorKeys(principal.userId, sourcePrincipalKeys(principal.userId, keys))],
-          { concurrency: 2 }
-        )
-        return {
-          userId: principal.userId,
-          organizationId: principal.organizationId,
-          spaceIds: spaces.map((space) => space.id),
-          maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
-          // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
-          sourcePrincipalKeys: [...sourcePrincipalKeys(principal.userId, keys), ...connector.filter((key) => !isSetKey(key))],
-          sourceSetKeys: connector.filter(isSetKey)
-        } satisfies ReadScope
-      })
+      Effect.map(repo.readScope(principal.userId, principal.organizationId, accessKeys(principal, []), relationsAtLeast("viewer")), (found) => ({
+        userId: principal.userId,
+        organizationId: principal.organizationId,
+        spaceIds: found.spaceIds,
+        maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
+        // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
+        sourcePrincipalKeys: [...found.loreKeys, ...found.connectorKeys.filter((key) => !isSetKey(key))],
+        sourceSetKeys: found.connectorKeys.filter(isSetKey)
+      }) satisfies ReadScope)
 
     /** The facts of the access model for one subject and one resolved resource, branch by branch. */
     const factsFor = (subject: Subject, resource: ResourceFacts) =>
@@ -274,7 +278,8 @@ const isSetKey = (key: string) => /^SRC:[^:]+:S:/.test(key)
 
 /**
  * The source-principal keys a Lore user matches in a source ACL (connector mappings add theirs: connectorKeys): the user,
- * and the provisioned groups they belong to (a connector may name a SCIM group as an allowed principal).
+ * and the provisioned groups they belong to (a connector may name a SCIM group as an allowed principal). AccessRepo.readScope
+ * makes the same keys in SQL (lore_keys).
  */
 const sourcePrincipalKeys = (userId: string, accessKeys: ReadonlyArray<string>) => [
   `LORE_USER:${userId}`,

@@ -46,6 +46,8 @@ export class Usage extends Effect.Service<Usage>()("lore/Usage", {
     return {
       /** Writes usage rows held during a stream (the chat's first token never waits on them). */
       recordAll: (rows: ReadonlyArray<UsageRecord>) => repo.recordAll(rows),
+      /** The INSERT of held rows as a statement fragment: a chat writes them with its answer. */
+      insertAll: (rows: ReadonlyArray<UsageRecord>) => repo.insertAll(rows),
       summary: (actor: Principal, since: Date | undefined, until: Date | undefined) =>
         Effect.gen(function* () {
           const end = until ?? new Date(yield* Clock.currentTimeMillis)

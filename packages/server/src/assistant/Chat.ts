@@ -1,5 +1,4 @@
-import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Effect, Option, Stream } from "effect"
+import { Cause, Clock, Effect, Either, Fiber, Option, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import type { ChatMessage, ChatRequest as ChatRequest_ } from "../ai/ChatTypes"
 import { NOTHING_RELEVANT, type Passage, salientTerms } from "../ai/LocalModel"
@@ -7,13 +6,12 @@ import { localModels } from "../ai/Presets"
 import { LOCAL_GATEWAY_ID } from "../ai/Model"
 import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
-import { shareReadScopes } from "../access/Evaluator"
+import { type SharedReadScopes, shareReadScopes, withReadScopes } from "../access/Evaluator"
 import { heldUsage, Usage, type UsageRecord } from "../ai/Usage"
-import { transactional } from "../db/Sql"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
 import { citationNumbering, titleFrom } from "./CitationNumbering"
-import { type CitationRow, ConversationsRepo, type MessageRow } from "./ConversationsRepo"
+import { type CitationRow, ConversationsRepo, type HistoryMessage } from "./ConversationsRepo"
 import { InvalidChatRequest } from "./Errors"
 import { Evidence as ConversationEvidence } from "./evidence/Evidence"
 import { failureCode, localChoice } from "./ModelFallback"
@@ -106,7 +104,6 @@ const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered p
  */
 export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
   effect: Effect.gen(function* () {
-    const transaction = transactional(yield* SqlClient.SqlClient)
     const repo = yield* ConversationsRepo
     const retrieval = yield* Retrieval
     const models = yield* Models
@@ -119,7 +116,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     const usage = yield* Usage
 
     /** The search terms: the planner's keywords; the question itself when planning fails (search still runs). */
-    const plan = (caller: Principal, question: string, history: ReadonlyArray<MessageRow>) => {
+    const plan = (caller: Principal, question: string, history: ReadonlyArray<HistoryMessage>) => {
       const previous = [...history].reverse().find((message) => message.role === "USER")?.content
       const planned = previous ? `${previous}\n${question}` : question
       return models.planKeywords(caller, planned).pipe(
@@ -138,54 +135,80 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         if (question.length > MAX_MESSAGE_CHARS) {
           return yield* new InvalidChatRequest({ detail: `The question is longer than ${MAX_MESSAGE_CHARS} characters`, errors: [{ path: "message", message: `at most ${MAX_MESSAGE_CHARS} characters` }] })
         }
-        yield* rateLimits.consume(caller, "chat")
         // Attached files are checked (the caller's own, READY) before anything is recorded; their passages
         // are ranked against the question itself.
         const attached = body.fileIds && body.fileIds.length > 0
           ? (yield* files.passagesFor(caller, { fileIds: body.fileIds, query: question, limit: FILE_PASSAGE_LIMIT })).map(filePassage)
           : []
         const requested = body.modelActivationId ? yield* modelOptions.require(caller, body.modelActivationId) : undefined
-        const continued = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) && (yield* repo.owned(caller.userId, body.id)) ? body.id : undefined)
-        const { conversation, history } = yield* transaction(Effect.gen(function* () {
-          if (continued) {
-            const conversation = yield* ownConversation(yield* repo.owned(caller.userId, continued, true))
-            const history = yield* repo.recentMessages(conversation.id, HISTORY_MESSAGES)
-            if (body.modelActivationId) yield* repo.setModel(caller.userId, conversation.id, body.modelActivationId)
-            yield* repo.appendUserMessage(conversation.id, question)
-            return { conversation: { ...conversation, modelActivationId: body.modelActivationId ?? conversation.modelActivationId }, history }
-          }
-          // A new conversation and its question: one statement.
-          const conversation = yield* repo.createWithQuestion(caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question)
-          return { conversation, history: [] as ReadonlyArray<MessageRow> }
-        }))
+        // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
+        // of its model calls held until the answer is saved: neither costs the first token a statement.
+        const scopes: SharedReadScopes = new Map()
+        const usageRows: Array<UsageRecord> = []
+        const candidate = body.conversationId ?? (body.id && UUID_PATTERN.test(body.id) ? body.id : undefined)
+        // A new conversation's first search needs nothing its statement answers: it starts now, beside the statement
+        // (interrupted when the chat is refused, joined by the answer's first step).
+        const early = candidate === undefined
+          ? yield* Effect.forkDaemon(firstSearch(caller, body, question, []).pipe(withReadScopes(scopes), Effect.locally(heldUsage, Option.some(usageRows))))
+          : undefined
+        const recorded = yield* record(caller, body, question, candidate).pipe(Effect.onError(() => (early ? Fiber.interrupt(early) : Effect.void)))
         // The default option or no stored choice: the ASSISTANT_CHAT route, resolved by the model layer itself.
         const { choice, toolCalling } = requested
           ? { choice: requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId }, toolCalling: requested.toolCalling }
-          : yield* modelOptions.choiceFor(caller, conversation.modelActivationId)
-        return { question, conversationId: conversation.id, history, choice, toolCalling, attached, messageId: randomUUID() }
+          : yield* modelOptions.choiceFor(caller, recorded.modelActivationId)
+        return { question, ...recorded, choice, toolCalling, attached, messageId: randomUUID(), scopes, usageRows, early }
       })
 
+    /**
+     * The question recorded in one statement with the caller's rate-limit token: a follow-up (ownership, the
+     * question, the history, the bound evidence), or a new conversation. `id` (the `ai` transport's chat id)
+     * continues the caller's conversation of that id, or starts a new one.
+     */
+    const record = (caller: Principal, body: ChatRequest, question: string, candidate: string | undefined) =>
+      Effect.gen(function* () {
+        let token = rateLimits.tokenStatement(caller, "chat")
+        if (candidate) {
+          const followUp = yield* repo.continueWithQuestion(token, caller.userId, candidate, body.modelActivationId ?? null, question, HISTORY_MESSAGES)
+          if (!followUp.taken) return yield* rateLimits.refuse(caller, "chat")
+          if (followUp.id !== null) {
+            return { conversationId: followUp.id, modelActivationId: followUp.modelActivationId, history: followUp.history, evidenceSourceIds: followUp.evidenceSourceIds }
+          }
+          if (body.conversationId) return yield* ownConversation<never>(undefined)
+          token = rateLimits.taken
+        }
+        const created = yield* repo.createWithQuestion(token, randomUUID(), caller.organizationId, caller.userId, titleFrom(question), body.modelActivationId ?? null, question)
+        if (!created) return yield* rateLimits.refuse(caller, "chat")
+        return { conversationId: created.id, modelActivationId: created.modelActivationId, history: [] as ReadonlyArray<HistoryMessage>, evidenceSourceIds: [] as ReadonlyArray<string> }
+      })
+
+    /** The first search: planned (a follow-up with its conversation's last question), then knowledge search and graph retrieval. */
+    const firstSearch = (caller: Principal, body: ChatRequest, question: string, history: ReadonlyArray<HistoryMessage>) =>
+      Effect.flatMap(plan(caller, question, history), (query) =>
+        Effect.map(Effect.either(retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)), (found) => ({ query, found })))
+
     type Turn = Effect.Effect.Success<ReturnType<typeof prepare>>
+    type Found = ReturnType<Retrieval["passages"]>
 
     /** The planner's first step: the conversation's files and evidence (when there are any), then knowledge search. */
-    const firstCalls = (caller: Principal, body: ChatRequest, turn: Turn, query: string) =>
+    const firstCalls = (caller: Principal, body: ChatRequest, turn: Turn, query: string, found?: Found) =>
       Effect.gen(function* () {
         // The caller's attached files first, then documents bound to this conversation as evidence (a new
         // conversation has none yet), then the knowledge base.
-        const bound = turn.history.length === 0 ? [] : yield* conversationEvidence.passagesFor(caller, turn.conversationId, query, Math.ceil(PASSAGE_LIMIT / 2), true)
+        const bound = yield* conversationEvidence.boundPassages(caller, turn.evidenceSourceIds, query, Math.ceil(PASSAGE_LIMIT / 2))
         const files = [...turn.attached, ...bound.map(knowledgePassage)]
         const boundIds = new Set(bound.map((passage) => passage.citationId))
         const room = Math.max(0, PASSAGE_LIMIT - files.length)
         const calls: Array<PlannedCall> = []
         if (files.length > 0) calls.push({ toolName: "conversation_files_search", input: { query }, run: Effect.succeed(filesOutput(files)) })
-        if (room > 0) calls.push(searchCall(caller, body, query, room, boundIds))
+        if (room > 0) calls.push(searchCall(caller, body, query, room, boundIds, found))
         return calls
       })
 
-    const searchCall = (caller: Principal, body: ChatRequest, query: string, limit: number, skip: ReadonlySet<string> = new Set()): PlannedCall => ({
+    /** A knowledge search step; `found`, its passages when the search already ran (a new conversation's, early). */
+    const searchCall = (caller: Principal, body: ChatRequest, query: string, limit: number, skip: ReadonlySet<string> = new Set(), found?: Found): PlannedCall => ({
       toolName: "knowledge_search",
       input: { query, limit, ...(body.knowledgeSpaceIds && body.knowledgeSpaceIds.length > 0 ? { knowledgeSpaceIds: body.knowledgeSpaceIds } : {}) },
-      run: retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT).pipe(
+      run: (found ?? retrieval.passages(caller, query, body.knowledgeSpaceIds, PASSAGE_LIMIT)).pipe(
         Effect.map((found) => searchOutput(found.evidence.filter((passage) => !skip.has(passage.citationId)).slice(0, limit))),
         Effect.mapError((error: any) => ({ code: typeof error?.code === "string" ? error.code : "SEARCH_FAILED", detail: typeof error?.detail === "string" ? error.detail : "The search failed" }))
       )
@@ -222,30 +245,32 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             state.saved = status
             const cited = citations()
             const savedParts = parts.parts()
-            return transaction(Effect.gen(function* () {
-              // A conversation deleted while its answer streamed keeps nothing.
-              if (!(yield* repo.owned(caller.userId, conversationId, true))) return
-              yield* repo.appendAssistantMessage({
-                id: messageId, conversationId, content: state.text, status, citations: cited,
-                provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null,
-                parts: savedParts.length > 0 ? savedParts : null
-              })
-            })).pipe(Effect.as(cited))
+            // One statement with the usage rows held so far; a conversation deleted while its answer streamed keeps
+            // nothing but the usage.
+            const held = turn.usageRows.splice(0)
+            return repo.appendAssistantMessage(caller.userId, {
+              id: messageId, conversationId, content: state.text, status, citations: cited,
+              provider: state.provider ? providerName(state.provider) : null, model: state.provider?.modelId ?? null,
+              parts: savedParts.length > 0 ? savedParts : null
+            }, held.length > 0 ? usage.insertAll(held) : undefined).pipe(
+              Effect.tapErrorCause(() => Effect.sync(() => void turn.usageRows.push(...held))),
+              Effect.as(cited)
+            )
           }))
         // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
         // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
         yield* Effect.addFinalizer((exit) => {
           if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
           if (exit._tag === "Success" || state.delivered) return Effect.void
-          return Effect.ignoreLogged(state.saved === "COMPLETE" ? transaction(repo.markInterrupted(messageId)) : save("INTERRUPTED"))
+          return Effect.ignoreLogged(state.saved === "COMPLETE" ? repo.markInterrupted(messageId) : save("INTERRUPTED"))
         })
 
-        // One read scope for the whole chat (planning, searches, graph retrieval, tool calls), and the usage rows
-        // of its model calls held until the stream has ended: neither costs the first token a statement.
-        yield* shareReadScopes
-        const usageRows: Array<UsageRecord> = []
-        yield* Effect.locallyScoped(heldUsage, Option.some(usageRows))
-        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(usageRows.splice(0)))))
+        // The chat's read scopes and held usage rows (see prepare) for everything the stream runs; rows not written
+        // with the answer (a failed save) are written when the stream has ended.
+        yield* shareReadScopes(turn.scopes)
+        yield* Effect.locallyScoped(heldUsage, Option.some(turn.usageRows))
+        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(turn.usageRows.splice(0)))))
+        yield* Effect.addFinalizer(() => (turn.early ? Fiber.interrupt(turn.early) : Effect.void))
 
         const callModel = (request: ChatRequest_, passages: ReadonlyArray<Passage>, answerer: ModelChoice | undefined): Stream.Stream<StepChunk, unknown> =>
           Stream.unwrap(Effect.map(models.stream(caller, "ASSISTANT_CHAT", request, passages, answerer), ({ provider, chunks }) =>
@@ -274,7 +299,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const startedAt = yield* Clock.currentTimeMillis
 
         const answer = Stream.unwrap(Effect.gen(function* () {
-          const query = yield* plan(caller, question, history)
+          const early = turn.early ? yield* Fiber.join(turn.early) : undefined
+          const query = early ? early.query : yield* plan(caller, question, history)
           const tools = turn.toolCalling
             ? assistantTools.forChat({ conversationId, fileIds: body.fileIds ?? [], knowledgeSpaceIds: body.knowledgeSpaceIds, graph: yield* assistantTools.graphOffered(caller) })
             : []
@@ -283,7 +309,8 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             caller, messageId, model, tools, limits: settings.assistantLoop, state, startedAt, callIds: new Set(),
             messages: [{ role: "system", content: TOOL_SYSTEM_PROMPT }, ...conversation, { role: "user", content: question }]
           }
-          const first = plannedStep(context, yield* firstCalls(caller, body, turn, query))
+          const found = early ? Either.match(early.found, { onLeft: (error) => Effect.fail(error), onRight: (passages) => Effect.succeed(passages) }) : undefined
+          const first = plannedStep(context, yield* firstCalls(caller, body, turn, query, found))
           // Offline, the planner searches again when the first search found too little (see secondQuery).
           const second = Stream.suspend(() => {
             // It is a step too: only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.

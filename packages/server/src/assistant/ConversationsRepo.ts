@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { affected, Count, exec, one, row, rows, Timestamp } from "../db/Rows"
 
@@ -63,7 +63,28 @@ export const FeedbackRow = Schema.Struct({
   updatedAt: Timestamp
 })
 
-const Sequence = Schema.Struct({ next: Count })
+/** A follow-up's token, conversation, the messages before its question and the sources bound to it as evidence. */
+export const FollowUpRow = Schema.Struct({
+  taken: Schema.Boolean,
+  id: Schema.NullOr(Schema.String),
+  organizationId: Schema.NullOr(Schema.String),
+  ownerUserId: Schema.NullOr(Schema.String),
+  title: Schema.NullOr(Schema.String),
+  modelActivationId: Schema.NullOr(Schema.String),
+  createdAt: Schema.NullOr(Timestamp),
+  lastActivityAt: Schema.NullOr(Timestamp),
+  history: Schema.Array(Schema.Struct({ role: Schema.Literal("USER", "ASSISTANT"), content: Schema.String })),
+  evidenceSourceIds: Schema.Array(Schema.String)
+})
+export type FollowUpRow = typeof FollowUpRow.Type
+export type HistoryMessage = FollowUpRow["history"][number]
+
+/** A citation as the answer's save reads it (jsonb_to_recordset: the column names). */
+const citationRecord = (citation: CitationRow) => ({
+  citation_number: citation.citationNumber, kind: citation.kind, citation_id: citation.citationId, source_id: citation.sourceId,
+  knowledge_asset_id: citation.knowledgeAssetId, file_generation: citation.fileGeneration, title: citation.title, heading: citation.heading,
+  start_page: citation.startPage, end_page: citation.endPage
+})
 const OwnedMessage = Schema.Struct({ id: Schema.String, role: Schema.String })
 
 export interface NewAssistantMessage {
@@ -82,9 +103,6 @@ export interface NewAssistantMessage {
 export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore/ConversationsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    const nextSequence = row("assistant.nextSequence", Sequence, (conversationId: string) => sql`
-      SELECT coalesce(max(sequence), 0) + 1 AS next FROM assistant_messages WHERE conversation_id = ${conversationId}`)
 
     return {
       create: one("assistant.createConversation", ConversationRow, (organizationId: string, ownerUserId: string, title: string, modelActivationId: string | null) => sql`
@@ -117,31 +135,44 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
         FROM assistant_messages m LEFT JOIN assistant_message_feedback f ON f.message_id = m.id
         WHERE m.conversation_id = ${conversationId} ORDER BY m.sequence`),
 
-      /** The last turns of a conversation, oldest first: the context of a follow-up. */
-      recentMessages: rows("assistant.recentMessages", MessageRow, (conversationId: string, limit: number) => sql`
-        SELECT * FROM (
-          SELECT m.id, m.conversation_id, m.sequence, m.role, m.content, m.status, m.provider, m.model, m.created_at, NULL::text AS feedback, NULL::text AS parts
-          FROM assistant_messages m WHERE m.conversation_id = ${conversationId} ORDER BY m.sequence DESC LIMIT ${limit}
-        ) recent ORDER BY sequence`),
-
       /** The message's id when it belongs to a conversation the caller owns. */
       ownedMessage: row("assistant.ownedMessage", OwnedMessage, (ownerUserId: string, messageId: string) => sql`
         SELECT m.id, m.role FROM assistant_messages m JOIN assistant_conversations c ON c.id = m.conversation_id
         WHERE m.id = ${messageId} AND c.owner_user_id = ${ownerUserId}`),
 
-      /** The question as the conversation's next message, and its activity time, in one statement. */
-      appendUserMessage: exec((conversationId: string, content: string) => sql`
-        WITH question AS (
+      /**
+       * A follow-up, in one statement: the caller's rate-limit token (`token`, RateLimits.tokenStatement), and only
+       * when one was taken, the conversation (when the caller owns it) touched, its next sequence taken under its
+       * row lock, the question appended with it, the model choice stored when one is sent; answered with the
+       * conversation's last `historyLimit` messages before the question (oldest first) and the source ids bound to
+       * it as evidence. Always one row: `taken` false, refused; `id` null, not the caller's conversation (or none).
+       */
+      continueWithQuestion: one("assistant.continueWithQuestion", FollowUpRow, (token: Statement.Fragment, ownerUserId: string, id: string, modelActivationId: string | null, question: string, historyLimit: number) => sql`
+        WITH token AS (${token}), conversation AS (
+          UPDATE assistant_conversations SET last_sequence = last_sequence + 1, last_activity_at = now(),
+            model_activation_id = coalesce(${modelActivationId}::uuid, model_activation_id)
+          WHERE id = ${id} AND owner_user_id = ${ownerUserId} AND EXISTS (SELECT 1 FROM token)
+          RETURNING id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at, last_sequence
+        ), question AS (
           INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
-          SELECT ${conversationId}, coalesce(max(sequence), 0) + 1, 'USER', ${content}, 'COMPLETE' FROM assistant_messages WHERE conversation_id = ${conversationId}
+          SELECT id, last_sequence, 'USER', ${question}, 'COMPLETE' FROM conversation
         )
-        UPDATE assistant_conversations SET last_activity_at = now() WHERE id = ${conversationId}`),
+        SELECT EXISTS (SELECT 1 FROM token) AS taken, c.id, c.organization_id, c.owner_user_id, c.title, c.model_activation_id, c.created_at, c.last_activity_at,
+          coalesce((
+            SELECT json_agg(json_build_object('role', recent.role, 'content', recent.content) ORDER BY recent.sequence)
+            FROM (SELECT m.role, m.content, m.sequence FROM assistant_messages m WHERE m.conversation_id = c.id ORDER BY m.sequence DESC LIMIT ${historyLimit}) recent
+          ), '[]'::json) AS history,
+          coalesce((SELECT array_agg(b.source_id::text ORDER BY b.created_at, b.id) FROM assistant_evidence_bindings b WHERE b.conversation_id = c.id), '{}') AS evidence_source_ids
+        FROM (VALUES (1)) AS answer (one) LEFT JOIN conversation c ON true`),
 
-      /** A new conversation with its first question, in one statement. */
-      createWithQuestion: one("assistant.createConversationWithQuestion", ConversationRow, (organizationId: string, ownerUserId: string, title: string, modelActivationId: string | null, question: string) => sql`
-        WITH conversation AS (
-          INSERT INTO assistant_conversations (organization_id, owner_user_id, title, model_activation_id)
-          VALUES (${organizationId}, ${ownerUserId}, ${title}, ${modelActivationId})
+      /**
+       * A new conversation (its id chosen by the caller) with its first question, in one statement with the caller's
+       * rate-limit token (`token`, RateLimits.tokenStatement); undefined when none was taken (nothing was written).
+       */
+      createWithQuestion: row("assistant.createConversationWithQuestion", ConversationRow, (token: Statement.Fragment, id: string, organizationId: string, ownerUserId: string, title: string, modelActivationId: string | null, question: string) => sql`
+        WITH token AS (${token}), conversation AS (
+          INSERT INTO assistant_conversations (id, organization_id, owner_user_id, title, model_activation_id, last_sequence)
+          SELECT ${id}, ${organizationId}, ${ownerUserId}, ${title}, ${modelActivationId}::uuid, 1 WHERE EXISTS (SELECT 1 FROM token)
           RETURNING id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at
         ), question AS (
           INSERT INTO assistant_messages (conversation_id, sequence, role, content, status)
@@ -149,21 +180,30 @@ export class ConversationsRepo extends Effect.Service<ConversationsRepo>()("lore
         )
         SELECT id, organization_id, owner_user_id, title, model_activation_id, created_at, last_activity_at FROM conversation`),
 
-      appendAssistantMessage: (message: NewAssistantMessage) =>
-        Effect.gen(function* () {
-          const sequence = (yield* nextSequence(message.conversationId))!.next
-          yield* exec(() => sql`
-            INSERT INTO assistant_messages (id, conversation_id, sequence, role, content, status, provider, model, parts)
-            VALUES (${message.id}, ${message.conversationId}, ${sequence}, 'ASSISTANT', ${message.content}, ${message.status}, ${message.provider}, ${message.model},
-              ${message.parts === null ? null : JSON.stringify(message.parts)})`)()
-          for (const citation of message.citations) {
-            yield* exec(() => sql`
-              INSERT INTO assistant_message_citations (message_id, citation_number, kind, citation_id, source_id, knowledge_asset_id, file_generation, title, heading, start_page, end_page)
-              VALUES (${message.id}, ${citation.citationNumber}, ${citation.kind}, ${citation.citationId}, ${citation.sourceId}, ${citation.knowledgeAssetId}, ${citation.fileGeneration},
-                ${citation.title}, ${citation.heading}, ${citation.startPage}, ${citation.endPage})`)()
-          }
-          yield* exec(() => sql`UPDATE assistant_conversations SET last_activity_at = now() WHERE id = ${message.conversationId}`)()
-        }),
+      /**
+       * The answer with its citations, in one statement (no transaction: it holds a connection for one round trip):
+       * the conversation's next sequence under its row lock, the message, every citation. A conversation deleted
+       * (or not the caller's) while its answer streamed keeps nothing; answers whether the answer was saved.
+       * `alsoWrite`, a data-modifying statement that is written with it whatever happens (the chat's usage rows).
+       */
+      appendAssistantMessage: affected((ownerUserId: string, message: NewAssistantMessage, alsoWrite: Statement.Fragment = sql`SELECT 1`) => sql`
+        WITH also AS (${alsoWrite}), conversation AS (
+          UPDATE assistant_conversations SET last_sequence = last_sequence + 1, last_activity_at = now()
+          WHERE id = ${message.conversationId} AND owner_user_id = ${ownerUserId}
+          RETURNING id, last_sequence
+        ), answer AS (
+          INSERT INTO assistant_messages (id, conversation_id, sequence, role, content, status, provider, model, parts)
+          SELECT ${message.id}, id, last_sequence, 'ASSISTANT', ${message.content}, ${message.status}, ${message.provider}, ${message.model},
+            ${message.parts === null ? null : JSON.stringify(message.parts)}
+          FROM conversation
+          RETURNING id
+        ), cited AS (
+          INSERT INTO assistant_message_citations (message_id, citation_number, kind, citation_id, source_id, knowledge_asset_id, file_generation, title, heading, start_page, end_page)
+          SELECT answer.id, c.citation_number, c.kind, c.citation_id, c.source_id, c.knowledge_asset_id, c.file_generation, c.title, c.heading, c.start_page, c.end_page
+          FROM answer CROSS JOIN jsonb_to_recordset(${JSON.stringify(message.citations.map(citationRecord))}::jsonb) AS c(
+            citation_number integer, kind text, citation_id uuid, source_id uuid, knowledge_asset_id uuid, file_generation integer, title text, heading text, start_page integer, end_page integer)
+        )
+        SELECT id FROM answer`),
 
       /** A saved answer whose stream the client left before its end: what was saved stays, the status says it was cut. */
       markInterrupted: exec((messageId: string) => sql`UPDATE assistant_messages SET status = 'INTERRUPTED' WHERE id = ${messageId} AND status = 'COMPLETE'`),

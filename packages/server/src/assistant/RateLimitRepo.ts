@@ -17,16 +17,17 @@ export class RateLimitRepo extends Effect.Service<RateLimitRepo>()("lore/assista
      * Takes one token in one statement (the row lock of ON CONFLICT serializes concurrent takers, in any
      * process): a new bucket starts full. Answers the tokens left, or undefined when fewer than one was there.
      */
-    const take = row("rateLimits.take", Tokens, (userId: string, name: string, burst: number, perSecond: number) => sql`
+    const takeStatement = (userId: string, name: string, burst: number, perSecond: number) => sql`
       INSERT INTO rate_limit_buckets AS b (user_id, name, tokens, refilled_at)
       VALUES (${userId}, ${name}, ${burst}::float8 - 1, clock_timestamp())
       ON CONFLICT (user_id, name) DO UPDATE SET tokens = ${refilled(burst, perSecond)} - 1, refilled_at = clock_timestamp()
       WHERE ${refilled(burst, perSecond)} >= 1
-      RETURNING b.tokens`)
+      RETURNING b.tokens`
+    const take = row("rateLimits.take", Tokens, takeStatement)
 
     const available = row("rateLimits.available", Available, (userId: string, name: string, burst: number, perSecond: number) => sql`
       SELECT ${refilled(burst, perSecond)} AS available FROM rate_limit_buckets b WHERE b.user_id = ${userId} AND b.name = ${name}`)
 
-    return { take, available }
+    return { take, takeStatement, available }
   })
 }) {}

@@ -22,8 +22,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("lore/AssistantRetrie
 
     const passages = (caller: Principal, query: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
       Effect.gen(function* () {
-        const searched = yield* searchPassages(caller, query, spaceIds, limit)
-        const extra = yield* graph.passages(caller, query, spaceIds, GRAPH_EXTRA_PASSAGES + limit)
+        // Search and graph retrieval do not wait for each other (a chat shares one read scope between them).
+        const [searched, extra] = yield* Effect.all([searchPassages(caller, query, spaceIds, limit), graph.passages(caller, query, spaceIds, GRAPH_EXTRA_PASSAGES + limit)], { concurrency: 2 })
         const seen = new Set(searched.evidence.map((evidence) => evidence.citationId))
         const added = extra.filter((evidence) => !seen.has(evidence.citationId)).slice(0, GRAPH_EXTRA_PASSAGES)
         return added.length === 0 ? searched : { ...searched, evidence: [...searched.evidence, ...added] }

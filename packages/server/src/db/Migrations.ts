@@ -32,6 +32,7 @@ import connectorPermissions from "./migrations/0029_connector_permissions"
 import aiConfigSignals from "./migrations/0031_ai_config_signals"
 import assistantToolSteps from "./migrations/0032_assistant_tool_steps"
 import assetFeedback from "./migrations/0033_asset_feedback"
+import conversationLastSequence from "./migrations/0039_conversation_last_sequence"
 import assetSearch from "./migrations/0040_asset_search"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
@@ -67,6 +68,7 @@ export const migrations = {
   "0031_ai_config_signals": aiConfigSignals,
   "0032_assistant_tool_steps": assistantToolSteps,
   "0033_asset_feedback": assetFeedback,
+  "0039_conversation_last_sequence": conversationLastSequence,
   "0040_asset_search": assetSearch
 }
 

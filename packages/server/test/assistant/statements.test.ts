@@ -11,8 +11,6 @@ import { type Backend, backends, client, type Client, ingested } from "../knowle
 const TRAVEL = "# Travel policy\n\nEmployees book trains for trips under 500 km. Flights need a manager's approval before booking.\n"
 const TRAINS = "# Rail guide\n\nTrains are booked through the travel desk; first class needs a manager's approval.\n"
 const LIMIT = 10
-/** A follow-up also locks its conversation, reads its last messages and its evidence bindings. */
-const FOLLOW_UP_LIMIT = 12
 
 describe.each(backends)("statements before a chat's first token on $name", { timeout: 240_000 }, (backend: Backend) => {
   let server: Awaited<ReturnType<Backend["start"]>>
@@ -54,7 +52,7 @@ describe.each(backends)("statements before a chat's first token on $name", { tim
     return { before, conversationId, all: statements.filter((statement) => statement.requestId === requestId).length }
   }
 
-  it(`runs at most ${LIMIT} statements before the first token in a new conversation (${FOLLOW_UP_LIMIT} in a follow-up)`, async () => {
+  it(`runs at most ${LIMIT} statements before the first token, in a new conversation and in a follow-up`, async () => {
     const warm = await counted({ message: "Which trips are booked by train?" })
     expect(warm.all).toBeGreaterThan(0) // the listener sees the chat's statements, tagged with its request id
     const fresh = await counted({ message: "Do flights need a manager's approval?" })
@@ -62,6 +60,14 @@ describe.each(backends)("statements before a chat's first token on $name", { tim
     expect(fresh.before.length, fresh.before.join("\n")).toBeLessThanOrEqual(LIMIT)
     const followUp = await counted({ message: "And trains?", conversationId: fresh.conversationId })
     console.log(`follow-up: ${followUp.before.length} statements before the first token (${followUp.all} in all)\n  ${followUp.before.join("\n  ")}`)
-    expect(followUp.before.length, followUp.before.join("\n")).toBeLessThanOrEqual(FOLLOW_UP_LIMIT)
+    expect(followUp.before.length, followUp.before.join("\n")).toBeLessThanOrEqual(LIMIT)
+  })
+
+  it("appends two follow-ups sent at once to one conversation, each with its own sequence (conversations count their messages)", async () => {
+    const first = await counted({ message: "Which trips are booked by train?" })
+    await Promise.all([counted({ message: "And flights?", conversationId: first.conversationId }), counted({ message: "And first class?", conversationId: first.conversationId })])
+    const messages = (await admin.call("GET", `/api/assistant/conversations/${first.conversationId}/messages`)).body as Array<{ sequence: number; role: string }>
+    expect(messages.map((message) => message.sequence)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(messages.filter((message) => message.role === "USER")).toHaveLength(3)
   })
 })

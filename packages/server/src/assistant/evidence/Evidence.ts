@@ -136,17 +136,21 @@ export class Evidence extends Effect.Service<Evidence>()("lore/AssistantEvidence
      * search's SQL by the access evaluator like every other passage. The shape is the chat retrieval's, so
      * the chat can merge these with its other passages.
      */
+    /** The passages of the sources bound to a conversation (their ids, as the chat's follow-up statement read them) that match. */
+    const boundPassages = (caller: Principal, sourceIds: ReadonlyArray<string>, query: string, limit: number) =>
+      sourceIds.length === 0 || query.trim() === ""
+        ? Effect.succeed([] as ReadonlyArray<EvidencePassage>)
+        : Effect.map(knowledge.search(caller, { q: query, limit: Math.max(1, limit), sourceIds }), (result) => result.evidence as ReadonlyArray<EvidencePassage>)
+
     const passagesFor = (caller: Principal, conversationId: string, query: string, limit: number, ownershipChecked = false) =>
       Effect.gen(function* () {
         // The chat checked ownership when it recorded the question; the bindings query is by owner too.
         if (!ownershipChecked) yield* ownedConversation(caller, conversationId)
         const bindings = yield* repo.inConversation(caller.userId, conversationId)
-        if (bindings.length === 0 || query.trim() === "") return [] as ReadonlyArray<EvidencePassage>
-        const result = yield* knowledge.search(caller, { q: query, limit: Math.max(1, limit), sourceIds: bindings.map((b) => b.sourceId) })
-        return result.evidence as ReadonlyArray<EvidencePassage>
+        return yield* boundPassages(caller, bindings.map((b) => b.sourceId), query, limit)
       })
 
-    return { upload, list, get, passagesFor }
+    return { upload, list, get, passagesFor, boundPassages }
   }),
   dependencies: [EvidenceRepo.Default, ConversationsRepo.Default]
 }) {}
