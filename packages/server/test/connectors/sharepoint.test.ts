@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, type Client, eventually, userClient } from "../knowledge/support"
+import { client, type Client, eventually, search, userClient } from "../knowledge/support"
 import { startTestServer, type TestServer } from "../support/server"
 import { connectionRuns, wordsFound } from "./scenario"
 import { makeCertificate, type SitePermission, startTenant, type TenantItem, type TenantModel } from "./sharepoint-site"
