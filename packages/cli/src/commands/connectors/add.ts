@@ -4,6 +4,7 @@ import { defineCommand } from "../../command"
 import { usageError } from "../../errors"
 import { present } from "../../output/present"
 import { confluenceConfig, confluenceCredential, type ConfluenceFlags, withConfluenceFlags } from "../../views/confluenceSetup"
+import { gitHubConfig, gitHubCredential, type GitHubFlags, withGitHubFlags } from "../../views/githubSetup"
 import { sharePointConfig, sharePointCredential, type SharePointFlags, withSharePointFlags } from "../../views/sharepointSetup"
 import { connectorView, intervalSeconds, kindOf, permissionSettings, type SourceConfigFlags, sourceConfigFrom, withCredentialInput, withKind, withSourceConfig } from "../../views/connectors"
 
@@ -15,6 +16,7 @@ export default defineCommand({
     "lore connectors add --kind GIT --key runbooks --space ops --config '{\"repository\":\"https://git.example.com/ops/runbooks.git\",\"branch\":\"main\"}'",
     "lore connectors add --kind CONFLUENCE --key wiki --space docs --trust --every 1h   # asks for the site, spaces and token on a terminal",
     "jq -n --rawfile c cert.pem --rawfile k key.pem '{certificatePem: $c, privateKeyPem: $k}' | lore connectors add --kind SHAREPOINT --key m365 --space docs --trust --tenant-id $TENANT --client-id $APP --sharepoint-host https://acme.sharepoint.com --sites https://acme.sharepoint.com/sites/eng --credential-stdin --every 1h",
+    "lore connectors add --kind GITHUB --key code --space eng --trust --owner acme --repositories core,handbook --app-id 123456 --installation-id 7890123 --private-key-file lore-app.pem --every 1h",
     "printf %s \"$TOKEN\" | lore connectors add --kind CONFLUENCE --key wiki --space docs --deployment CLOUD --base-url https://acme.atlassian.net/wiki --spaces ENG,HR --email bot@acme.com --credential-stdin --every 1h --permissions-every 5m"
   ],
   notes:
@@ -22,14 +24,14 @@ export default defineCommand({
     "--generate-credential makes the connection's credential (32 random bytes, base64url), saves it and prints it once: keep it, Lore never shows it again.\n" +
     "'lore connectors kinds' says which kinds need a credential (REQUIRED), may use one (OPTIONAL) or take none (NONE).",
   configure: (command) =>
-    withSharePointFlags(withConfluenceFlags(withCredentialInput(withSourceConfig(withKind(command)))))
+    withGitHubFlags(withSharePointFlags(withConfluenceFlags(withCredentialInput(withSourceConfig(withKind(command))))))
       .option("--key <key>", "the connection's key (lowercase, unique per kind)")
       .option("--space <space>", "the knowledge space (key or id) its documents go to")
       .option("--trust", "trust the connection's identities: mapped principals grant access (default: untrusted)")
       .option("--description <text>", "a description kept in the connection's config")
       .option("--generate-credential", "make a random credential (32 bytes, base64url), save it and print it once (e.g. a PUSH connection's shared secret)"),
   run: async (runtime, command) => {
-    const flags = command.opts<{ key?: string; space?: string; trust?: boolean; generateCredential?: boolean } & SourceConfigFlags & ConfluenceFlags & SharePointFlags>()
+    const flags = command.opts<{ key?: string; space?: string; trust?: boolean; generateCredential?: boolean } & SourceConfigFlags & ConfluenceFlags & SharePointFlags & GitHubFlags>()
     if (!flags.key) throw usageError("missing --key: pass --key <connection-key>")
     if (!flags.space) throw usageError("missing --space: pass --space <space key or id>")
     const kind = kindOf(command)
@@ -42,6 +44,9 @@ export default defineCommand({
     } else if (kind === "SHAREPOINT") {
       sourceConfig = await sharePointConfig(runtime, flags, sourceConfig)
       credential = await sharePointCredential(runtime, flags)
+    } else if (kind === "GITHUB") {
+      sourceConfig = await gitHubConfig(runtime, flags, sourceConfig)
+      credential = await gitHubCredential(runtime, flags)
     }
     const interval = flags.every === undefined ? 0 : intervalSeconds(flags.every)
     const permissions = permissionSettings(flags)

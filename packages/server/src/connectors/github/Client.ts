@@ -63,7 +63,7 @@ export const githubErrorOf = (error: unknown): GitHubError => {
  * for an installation token, re-minted before it expires and once after a 401); primary and secondary rate limits
  * are waited out by @octokit/plugin-throttling (at most 3 times, at most 60 s each).
  */
-export const githubClient = (config: GitHubConfig, credential: GitHubCredential, settings: LoreSettings) => {
+const makeClient = (config: GitHubConfig, credential: GitHubCredential, settings: LoreSettings) => {
   const endpoints = githubEndpoints(config, settings)
   const fetch = boundedFetch(guardedFetch(outboundPolicy(settings), { maxRedirects: 3, timeoutMs: 60_000 }))
   const counters = { tokensMinted: 0, throttled: 0 }
@@ -133,7 +133,23 @@ export const githubClient = (config: GitHubConfig, credential: GitHubCredential,
   return { octokit, rest: octokit.rest, graphql, counters, endpoints }
 }
 
-export type GitHubClient = ReturnType<typeof githubClient>
+export type GitHubClient = ReturnType<typeof makeClient>
+
+/** Clients kept between crawl steps (their connections, token and rate-limit queues), per credential, config and guard policy. */
+const clients = new Map<string, GitHubClient>()
+const MAX_CLIENTS = 20
+
+export const githubClient = (config: GitHubConfig, credential: GitHubCredential, settings: LoreSettings): GitHubClient => {
+  const key = createHash("sha256")
+    .update(JSON.stringify([config.baseUrl, githubEndpoints(config, settings), credential, settings.allowedPrivateHosts]))
+    .digest("hex")
+  const kept = clients.get(key)
+  if (kept) return kept
+  const client = makeClient(config, credential, settings)
+  if (clients.size >= MAX_CLIENTS) clients.delete(clients.keys().next().value!)
+  clients.set(key, client)
+  return client
+}
 
 /** A failure as an attempt records it; `fatal` when the whole step cannot go on (credential, address, outage). */
 export const failureOf = (error: unknown, fallback = "CRAWL_FAILED") => {
