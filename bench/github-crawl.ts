@@ -63,7 +63,7 @@ const startGitHub = async () => {
           ...(number % 5 === 0 ? { pull_request: { url: "", html_url: null, diff_url: null, patch_url: null, merged_at: at(number) } } : {})
         }
       })
-      const next = first + perPage <= ITEMS ? { link: `<${base}${path}?page=${page + 1}>; rel="next"` } : {}
+      const next: Record<string, string> = first + perPage <= ITEMS ? { link: `<${base}${path}?page=${page + 1}>; rel="next"` } : {}
       return json(res, data, next)
     }
     if (/^\/repos\/acme\/core\/(issues|pulls)\/\d+\/comments$/.test(path)) return json(res, [{ id: 1, body: "A comment with the workaround.", user: user("ben", 12), created_at: at(1) }])

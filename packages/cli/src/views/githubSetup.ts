@@ -72,11 +72,13 @@ const readKeyFile = (path: string) => {
  * the next step is printed). stdin holds a JSON credential, the App's private key (PEM) or a token.
  */
 export const gitHubCredential = async (runtime: Runtime, flags: GitHubFlags): Promise<unknown> => {
-  const app = async (privateKeyPem: string) => ({
-    appId: numberOf(flags.appId ?? await ask(runtime, { label: "GitHub App id (App settings > About > App ID):", flag: "--app-id" }), "--app-id"),
-    installationId: numberOf(flags.installationId ?? await ask(runtime, { label: "Installation id (the number at the end of the installation's settings URL):", flag: "--installation-id" }), "--installation-id"),
-    privateKeyPem
-  })
+  // The App's ids are asked before its key, so a script missing one learns of it first.
+  const app = async (privateKey: () => Promise<string>) => {
+    const appId = numberOf(flags.appId ?? await ask(runtime, { label: "GitHub App id (App settings > About > App ID):", flag: "--app-id" }), "--app-id")
+    const installationId = numberOf(flags.installationId ?? await ask(runtime, { label: "Installation id (the number at the end of the installation's settings URL):", flag: "--installation-id" }), "--installation-id")
+    return { appId, installationId, privateKeyPem: await privateKey() }
+  }
+  const keyFromPrompt = async () => readKeyFile(await ask(runtime, { label: "Path of the GitHub App's private key (.pem):", flag: "--private-key-file" }))
   if (flags.credentialStdin) {
     if (process.stdin.isTTY) throw usageError("--credential-stdin reads the credential from stdin, but stdin is a terminal; pipe it in")
     const text = readFileSync(0, "utf8").trim()
@@ -88,16 +90,14 @@ export const gitHubCredential = async (runtime: Runtime, flags: GitHubFlags): Pr
         throw usageError("--credential-stdin: stdin starts with { but is not JSON")
       }
     }
-    if (text.includes("PRIVATE KEY")) return app(`${text}\n`)
+    if (text.includes("PRIVATE KEY")) return app(async () => `${text}\n`)
     if (flags.appId || flags.installationId) throw usageError("--credential-stdin: with --app-id, stdin must hold the GitHub App's private key (PEM)")
     return { token: text }
   }
-  if (flags.privateKeyFile) return app(readKeyFile(flags.privateKeyFile))
-  if (flags.appId || flags.installationId) {
-    return app(readKeyFile(await ask(runtime, { label: "Path of the GitHub App's private key (.pem):", flag: "--private-key-file" })))
-  }
+  if (flags.privateKeyFile) return app(async () => readKeyFile(flags.privateKeyFile!))
+  if (flags.appId || flags.installationId) return app(keyFromPrompt)
   if (!runtime.canPrompt) return undefined
   const how = await ask(runtime, { label: "Authenticate as a GitHub App installation (app) or with a fine-grained token (token)?", flag: "--app-id", defaultValue: "app" })
   if (how.toLowerCase().startsWith("t")) return { token: await ask(runtime, { label: "Fine-grained personal access token:", flag: "--credential-stdin", secret: true }) }
-  return app(readKeyFile(await ask(runtime, { label: "Path of the GitHub App's private key (.pem):", flag: "--private-key-file" })))
+  return app(keyFromPrompt)
 }

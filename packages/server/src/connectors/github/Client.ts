@@ -11,8 +11,17 @@ import { type GitHubConfig, type GitHubCredential, githubEndpoints } from "./Con
 /** Why a GitHub request gave nothing usable: the status when GitHub answered (401, 403, 404, 5xx), else 0. */
 export class GitHubError extends VendorError {}
 
-const ThrottledOctokit = Octokit.plugin(throttling)
-export type GitHubOctokit = InstanceType<typeof ThrottledOctokit>
+// plugin-throttling adds behaviour, not methods: the class keeps Octokit's type (and declarations stay portable).
+const ThrottledOctokit: typeof Octokit = Octokit.plugin(throttling)
+
+export interface GitHubClient {
+  readonly octokit: Octokit
+  readonly rest: Octokit["rest"]
+  /** A GraphQL query at the GraphQL endpoint (an answer with `errors` fails). */
+  readonly graphql: <A>(query: string, variables: Record<string, unknown>) => Promise<A>
+  readonly counters: { tokensMinted: number; throttled: number }
+  readonly endpoints: { readonly rest: string; readonly graphql: string }
+}
 
 const NULL_BODY = new Set([101, 204, 205, 304])
 const MAX_THROTTLE_RETRIES = 3
@@ -63,7 +72,7 @@ export const githubErrorOf = (error: unknown): GitHubError => {
  * for an installation token, re-minted before it expires and once after a 401); primary and secondary rate limits
  * are waited out by @octokit/plugin-throttling (at most 3 times, at most 60 s each).
  */
-const makeClient = (config: GitHubConfig, credential: GitHubCredential, settings: LoreSettings) => {
+const makeClient = (config: GitHubConfig, credential: GitHubCredential, settings: LoreSettings): GitHubClient => {
   const endpoints = githubEndpoints(config, settings)
   const fetch = boundedFetch(guardedFetch(outboundPolicy(settings), { maxRedirects: 3, timeoutMs: 60_000 }))
   const counters = { tokensMinted: 0, throttled: 0 }
@@ -122,7 +131,6 @@ const makeClient = (config: GitHubConfig, credential: GitHubCredential, settings
     }
   })
 
-  /** A GraphQL query at the GraphQL endpoint (an answer with `errors` fails). */
   const graphql = <A>(query: string, variables: Record<string, unknown>): Promise<A> =>
     octokit.graphql<A>({ ...variables, query, url: endpoints.graphql }).catch((error: unknown) => {
       const errors = (error as { errors?: ReadonlyArray<{ type?: string; message?: string }> }).errors
@@ -133,7 +141,6 @@ const makeClient = (config: GitHubConfig, credential: GitHubCredential, settings
   return { octokit, rest: octokit.rest, graphql, counters, endpoints }
 }
 
-export type GitHubClient = ReturnType<typeof makeClient>
 
 /** Clients kept between crawl steps (their connections, token and rate-limit queues), per credential, config and guard policy. */
 const clients = new Map<string, GitHubClient>()
