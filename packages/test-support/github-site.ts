@@ -67,6 +67,42 @@ export const makeAppKey = () => {
 /** The model's next timestamp, as GitHub writes them (seconds, `Z`). */
 export const tick = (model: GitHubModel) => new Date(Date.UTC(2026, 0, 1) + ++model.clock * 1000).toISOString().replace(/\.\d{3}Z$/, "Z")
 
+/** GraphQL pages: `after` is the index the page starts at (GitHub's cursors are opaque strings; these are numbers). */
+const window = <A>(all: ReadonlyArray<A>, after: number, size: number) => ({
+  nodes: all.slice(after, after + size),
+  pageInfo: { hasNextPage: after + size < all.length, endCursor: after + size < all.length ? String(after + size) : null }
+})
+
+/** `organization.samlIdentityProvider.externalIdentities` (null provider when the organization has no SAML). */
+export const samlAnswer = (model: GitHubModel, after: number) => {
+  const identities = [...model.samlEmails].map(([login, email]) => ({ samlIdentity: { nameId: email, emails: [{ value: email }] }, user: { login } }))
+  return { data: { organization: { samlIdentityProvider: model.samlEmails.size > 0 ? { externalIdentities: window(identities, after, 100) } : null } } }
+}
+
+/** `organization.membersWithRole` with each member's verified-domain emails and public email. */
+export const verifiedEmailsAnswer = (model: GitHubModel, after: number) => {
+  const members = [...model.members].map((login) => ({ login, email: model.users.get(login)?.publicEmail ?? "", organizationVerifiedDomainEmails: model.verifiedEmails.has(login) ? [model.verifiedEmails.get(login)!] : [] }))
+  return { data: { organization: { membersWithRole: window(members, after, 100) } } }
+}
+
+/** `repository.discussions`, newest first, 25 a page, with their comments. */
+export const discussionsAnswer = (model: GitHubModel, name: string, after: number) => {
+  const repo = model.repositories.get(name)
+  if (!repo) return { data: { repository: null }, errors: [{ type: "NOT_FOUND", message: "Could not resolve to a Repository" }] }
+  const all = [...repo.discussions.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map((d) => ({
+    number: d.number,
+    title: d.title,
+    body: d.body,
+    url: `https://github.example/${model.org}/${repo.name}/discussions/${d.number}`,
+    updatedAt: d.updatedAt,
+    createdAt: d.updatedAt,
+    author: { login: d.author },
+    category: { name: "General" },
+    comments: { nodes: d.comments.map((c) => ({ body: c.body, createdAt: d.updatedAt, author: { login: c.author } })) }
+  }))
+  return { data: { repository: { discussions: window(all, after, 25) } } }
+}
+
 const PAGE_MAX = 100
 
 export const startGitHub = async (model: GitHubModel, publicKeyPem: string) => {
@@ -170,36 +206,17 @@ export const startGitHub = async (model: GitHubModel, publicKeyPem: string) => {
     const query = body.query ?? ""
     const variables = body.variables ?? {}
     const after = typeof variables.after === "string" ? Number(variables.after) : 0
-    const window = <A>(all: ReadonlyArray<A>, size: number) => ({
-      nodes: all.slice(after, after + size),
-      pageInfo: { hasNextPage: after + size < all.length, endCursor: after + size < all.length ? String(after + size) : null }
-    })
     if (query.includes("samlIdentityProvider")) {
       state.served.permissions++
-      const identities = [...model.samlEmails].map(([login, email]) => ({ samlIdentity: { nameId: email, emails: [{ value: email }] }, user: { login } }))
-      return { data: { organization: { samlIdentityProvider: model.samlEmails.size > 0 ? { externalIdentities: window(identities, 100) } : null } } }
+      return samlAnswer(model, after)
     }
     if (query.includes("membersWithRole")) {
       state.served.permissions++
-      const members = [...model.members].map((login) => ({ login, email: model.users.get(login)?.publicEmail ?? "", organizationVerifiedDomainEmails: model.verifiedEmails.has(login) ? [model.verifiedEmails.get(login)!] : [] }))
-      return { data: { organization: { membersWithRole: window(members, 100) } } }
+      return verifiedEmailsAnswer(model, after)
     }
     if (query.includes("discussions")) {
       state.served.content++
-      const repo = model.repositories.get(String(variables.name))
-      if (!repo) return { data: { repository: null }, errors: [{ type: "NOT_FOUND", message: "Could not resolve to a Repository" }] }
-      const all = [...repo.discussions.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)).map((d) => ({
-        number: d.number,
-        title: d.title,
-        body: d.body,
-        url: `https://github.example/${model.org}/${repo.name}/discussions/${d.number}`,
-        updatedAt: d.updatedAt,
-        createdAt: d.updatedAt,
-        author: { login: d.author },
-        category: { name: "General" },
-        comments: { nodes: d.comments.map((c) => ({ body: c.body, createdAt: d.updatedAt, author: { login: c.author } })) }
-      }))
-      return { data: { repository: { discussions: window(all, 25) } } }
+      return discussionsAnswer(model, String(variables.name), after)
     }
     return { errors: [{ type: "UNKNOWN", message: "unknown query" }] }
   }

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { CrawlPage, KindContext, NativeAcl, SourceDocument } from "../Kind"
+import { inParallel } from "../Parallel"
 import { type Repository, repositoryAccess } from "./Access"
 import { failureOf, type GitHubClient, githubClient, GitHubError } from "./Client"
 import { type GitHubConfig, parseGitHubCredential, readGitHubConfig } from "./Config"
@@ -74,20 +75,6 @@ const phases = (config: GitHubConfig): ReadonlyArray<Phase> => {
   list.push("RECONCILE")
   if (config.include.has("MARKDOWN")) list.push("TREE", "FILES")
   return list
-}
-
-/** `work` over `items`, at most CONCURRENCY at once, results in the items' order. */
-const inParallel = async <A, B>(items: ReadonlyArray<A>, work: (item: A) => Promise<B>): Promise<Array<B>> => {
-  const results: Array<B> = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++
-      results[index] = await work(items[index]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker))
-  return results
 }
 
 const hasNext = (headers: { readonly link?: string | undefined }) => headers.link?.includes('rel="next"') === true
@@ -169,7 +156,7 @@ export const crawlGitHub = (context: KindContext, checkpoint: unknown): Effect.E
             throw error
           }
           const wanted = answer.data.filter((issue) => (issue.pull_request ? config.include.has("PULL_REQUESTS") : config.include.has("ISSUES")))
-          const documents = await inParallel(wanted, async (issue) => {
+          const documents = await inParallel(wanted, CONCURRENCY, async (issue) => {
             const pull = Boolean(issue.pull_request)
             const comments = pull || issue.comments > 0 ? await commentsOf(client, owner, repo, issue.number, pull) : []
             return issueDocument(owner, repo, issue, comments, cursor.acl)
@@ -251,7 +238,7 @@ export const crawlGitHub = (context: KindContext, checkpoint: unknown): Effect.E
           const batch = cursor.pendingFiles.slice(0, FILES_PER_STEP)
           const failures: Array<{ code: string; message: string; fatal?: boolean }> = []
           const failedPaths = new Set<string>()
-          const read = await inParallel(batch, async ([path, sha]) => {
+          const read = await inParallel(batch, CONCURRENCY, async ([path, sha]) => {
             try {
               const blob = (await client.rest.git.getBlob({ owner, repo, file_sha: sha })).data
               return fileDocument(owner, repo, cursor.defaultBranch ?? "HEAD", path, Buffer.from(blob.content, blob.encoding === "base64" ? "base64" : "utf8"), cursor.webUrl, cursor.acl)

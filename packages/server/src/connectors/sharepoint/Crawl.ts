@@ -1,6 +1,7 @@
 import type { DriveItem, Permission } from "@microsoft/microsoft-graph-types"
 import { Effect } from "effect"
 import type { CrawlPage, KindContext, NativeAcl, SourceDocument, SourceGroupMembership } from "../Kind"
+import { inParallel } from "../Parallel"
 import { aclOfPermissions, organizationId } from "./Acl"
 import { failureOf, type SharePointClient, SharePointError, sharePointClient } from "./Client"
 import { parseSharePointCredential, readSharePointConfig } from "./Config"
@@ -32,20 +33,6 @@ const MAX_GROUPS_PER_CRAWL = 5000
 
 const RECONCILE_PAGE = 200
 const FILE_CONCURRENCY = 4
-
-/** `work` over `items`, at most `limit` at once, results in the items' order. */
-const inParallel = async <A, B>(items: ReadonlyArray<A>, limit: number, work: (item: A) => Promise<B>): Promise<Array<B>> => {
-  const results: Array<B> = new Array(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++
-      results[index] = await work(items[index]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
-}
 
 export const itemExternalId = (driveId: string, itemId: string) => `${driveId}/${itemId}`
 export const parseItemExternalId = (externalId: string) => {
