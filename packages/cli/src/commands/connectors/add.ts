@@ -7,6 +7,7 @@ import { withAtlassianFlags } from "../../views/atlassianSetup"
 import { confluenceConfig, confluenceCredential, type ConfluenceFlags, withConfluenceFlags } from "../../views/confluenceSetup"
 import { googleDriveConfig, googleDriveCredential, type GoogleDriveFlags, withGoogleDriveFlags } from "../../views/googleDriveSetup"
 import { jiraConfig, jiraCredential, type JiraFlags, withJiraFlags } from "../../views/jiraSetup"
+import { gitHubConfig, gitHubCredential, type GitHubFlags, withGitHubFlags } from "../../views/githubSetup"
 import { sharePointConfig, sharePointCredential, type SharePointFlags, withSharePointFlags } from "../../views/sharepointSetup"
 import { slackConfig, slackCredential, type SlackFlags, withSlackFlags } from "../../views/slackSetup"
 import { connectorView, intervalSeconds, kindOf, permissionSettings, type SourceConfigFlags, sourceConfigFrom, withCredentialInput, withKind, withSourceConfig } from "../../views/connectors"
@@ -22,6 +23,7 @@ export default defineCommand({
     "lore connectors add --kind GOOGLE_DRIVE --key drive --space docs --trust --admin-subject admin@acme.com --shared-drives all --users ann@acme.com --key-file lore-reader.json --every 1h",
     "printf %s \"$SLACK_BOT_TOKEN\" | lore connectors add --kind SLACK --key acme --space chat --trust --channels general,C0123ABCD --rescan-days 7 --credential-stdin --every 1h",
     "printf %s \"$TOKEN\" | lore connectors add --kind JIRA --key tickets --space eng --trust --deployment CLOUD --base-url https://acme.atlassian.net --projects ENG,OPS --email jira-admin@acme.com --credential-stdin --every 1h",
+    "lore connectors add --kind GITHUB --key code --space eng --trust --owner acme --repositories core,handbook --app-id 123456 --installation-id 7890123 --private-key-file lore-app.pem --every 1h",
     "printf %s \"$TOKEN\" | lore connectors add --kind CONFLUENCE --key wiki --space docs --deployment CLOUD --base-url https://acme.atlassian.net/wiki --spaces ENG,HR --email bot@acme.com --credential-stdin --every 1h --permissions-every 5m"
   ],
   notes:
@@ -29,14 +31,14 @@ export default defineCommand({
     "--generate-credential makes the connection's credential (32 random bytes, base64url), saves it and prints it once: keep it, Lore never shows it again.\n" +
     "'lore connectors kinds' says which kinds need a credential (REQUIRED), may use one (OPTIONAL) or take none (NONE).",
   configure: (command) =>
-    withSlackFlags(withGoogleDriveFlags(withSharePointFlags(withJiraFlags(withConfluenceFlags(withAtlassianFlags(withCredentialInput(withSourceConfig(withKind(command)))))))))
+    withGitHubFlags(withSlackFlags(withGoogleDriveFlags(withSharePointFlags(withJiraFlags(withConfluenceFlags(withAtlassianFlags(withCredentialInput(withSourceConfig(withKind(command))))))))))
       .option("--key <key>", "the connection's key (lowercase, unique per kind)")
       .option("--space <space>", "the knowledge space (key or id) its documents go to")
       .option("--trust", "trust the connection's identities: mapped principals grant access (default: untrusted)")
       .option("--description <text>", "a description kept in the connection's config")
       .option("--generate-credential", "make a random credential (32 bytes, base64url), save it and print it once (e.g. a PUSH connection's shared secret)"),
   run: async (runtime, command) => {
-    const flags = command.opts<{ key?: string; space?: string; trust?: boolean; generateCredential?: boolean } & SourceConfigFlags & ConfluenceFlags & SharePointFlags & JiraFlags & GoogleDriveFlags & SlackFlags>()
+    const flags = command.opts<{ key?: string; space?: string; trust?: boolean; generateCredential?: boolean } & SourceConfigFlags & ConfluenceFlags & SharePointFlags & JiraFlags & GoogleDriveFlags & SlackFlags & GitHubFlags>()
     if (!flags.key) throw usageError("missing --key: pass --key <connection-key>")
     if (!flags.space) throw usageError("missing --space: pass --space <space key or id>")
     const kind = kindOf(command)
@@ -58,6 +60,9 @@ export default defineCommand({
     } else if (kind === "SLACK") {
       sourceConfig = await slackConfig(runtime, flags, sourceConfig)
       credential = await slackCredential(runtime, flags)
+    } else if (kind === "GITHUB") {
+      sourceConfig = await gitHubConfig(runtime, flags, sourceConfig)
+      credential = await gitHubCredential(runtime, flags)
     }
     const interval = flags.every === undefined ? 0 : intervalSeconds(flags.every)
     const permissions = permissionSettings(flags)
