@@ -13,7 +13,7 @@ import { classificationRank } from "../domain/Model"
 import { ParsePool } from "../parsing-pool/ParsePool"
 import { parseDocumentOffThread } from "./DocumentParsing"
 import type { Chunk, SupportedMediaType } from "./parsing"
-import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
+import { type IndexedChunk, SearchIndexWriter } from "./SearchIndexWriter"
 import { SourcesRepo } from "./SourcesRepo"
 import { serveCurrentVersion } from "./Versions"
 
@@ -39,7 +39,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* SourcesRepo
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     const embeddings = yield* Embeddings
     const embeddingIndex = yield* EmbeddingIndex
     const indexRepo = yield* EmbeddingIndexRepo
@@ -136,7 +136,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
 
 const refreshStatistics = () =>
   Effect.gen(function* () {
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     if (!(yield* index.statisticsStale)) return
     yield* index.refreshStatistics
     yield* Effect.logInfo("search statistics refreshed")
@@ -144,7 +144,7 @@ const refreshStatistics = () =>
 
 const packSearchPostings = ({ organizationId }: { organizationId: string }) =>
   Effect.gen(function* () {
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     const { search } = yield* Settings
     const packed = yield* index.packPending(organizationId, search.blockPostings).pipe(
       Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message)))

@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessEvaluator } from "../../src/access/Evaluator"
 import { toPrincipal } from "../../src/identity/Authenticator"
 import { IdentityRepo } from "../../src/identity/Repo"
-import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexRepo, type WholeScoringGate } from "../../src/knowledge/SearchIndexRepo"
+import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexReader, type WholeScoringGate } from "../../src/knowledge/SearchIndexReader"
+import { SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
 import { POSTING_BYTES } from "../../src/knowledge/PackedRanking"
 import { hashSecret } from "../../src/platform/SecretBox"
 import { type InspectableServer, startInspectableServer } from "./inspect"
 import { client, search, settled, uploaded } from "./support"
 
 /**
- * Early termination (SearchIndexRepo.lexicalPruned) against exhaustive BM25 (SearchIndexRepo.lexical without
+ * Early termination (SearchIndexReader.lexicalPruned) against exhaustive BM25 (SearchIndexReader.lexical without
  * a cap) on the same index: Zipf-distributed text where the commonest words are in nearly every chunk, read
  * to depths small enough that most posting lists are cut. Whenever the pruned ranking says it is exact, it
  * is; its scores are always the exhaustive scores of those chunks; and a depth past every list is exact.
@@ -84,12 +85,12 @@ describe("search early termination", { timeout: 180_000 }, () => {
   }
 
   /** The repositories this test calls directly, on the server's own database connection. */
-  const repositories = Layer.mergeAll(SearchIndexRepo.Default, AccessEvaluator.Default, IdentityRepo.Default)
+  const repositories = Layer.mergeAll(SearchIndexReader.Default, SearchIndexWriter.Default, AccessEvaluator.Default, IdentityRepo.Default)
 
   const compare = (query: string, options: { depth: number; candidates: number; limit: number; sourceAcl?: boolean; filters?: KnowledgeFilters; via?: "any" | "rows" }) =>
     server.run(
       Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexReader
         const { organizationId, access } = yield* accessOf(options.sourceAcl ?? false)
         const filters = options.filters ?? {}
         const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, options.limit, options.depth, options.candidates, BLOCK, options.via)
@@ -100,11 +101,11 @@ describe("search early termination", { timeout: 180_000 }, () => {
       }).pipe(Effect.provide(repositories))
     )
 
-  /** Exhaustive BM25 behind a gate (SearchIndexRepo.lexical): skipped when early termination would read less. */
+  /** Exhaustive BM25 behind a gate (SearchIndexReader.lexical): skipped when early termination would read less. */
   const gated = (query: string, gate: WholeScoringGate, limit = 5) =>
     server.run(
       Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexReader
         const { organizationId, access } = yield* accessOf(false)
         return yield* index.lexical(organizationId, query, access, {}, limit, null, gate)
       }).pipe(Effect.provide(repositories))
@@ -257,9 +258,9 @@ describe("search early termination", { timeout: 180_000 }, () => {
       return entries
     }
     /** A call on the index repository, as the admin's organization. */
-    const onIndex = <A, E>(use: (index: SearchIndexRepo, organizationId: string) => Effect.Effect<A, E>) =>
+    const onIndex = <A, E>(use: (index: SearchIndexWriter, organizationId: string) => Effect.Effect<A, E>) =>
       server.run(Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexWriter
         const { organizationId } = yield* accessOf(false)
         return yield* use(index, organizationId)
       }).pipe(Effect.provide(repositories)))
