@@ -32,6 +32,7 @@ import connectorPermissions from "./migrations/0029_connector_permissions"
 import aiConfigSignals from "./migrations/0031_ai_config_signals"
 import assistantToolSteps from "./migrations/0032_assistant_tool_steps"
 import assetFeedback from "./migrations/0033_asset_feedback"
+import searchAppendedBlockCounts from "./migrations/0041_search_appended_block_counts"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -65,7 +66,8 @@ export const migrations = {
   "0029_connector_permissions": connectorPermissions,
   "0031_ai_config_signals": aiConfigSignals,
   "0032_assistant_tool_steps": assistantToolSteps,
-  "0033_asset_feedback": assetFeedback
+  "0033_asset_feedback": assetFeedback,
+  "0041_search_appended_block_counts": searchAppendedBlockCounts
 }
 
 const run = Migrator.make({})

@@ -30,6 +30,13 @@ const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Sch
 /** Below this many searchable chunks, tables are small enough that statistics do not matter. */
 const STATISTICS_MIN_CHUNKS = 100
 
+/**
+ * Block maintenance rebuilds a term once it has at least this many appended blocks, and as many as its rebuilt
+ * ones: a term read whole then costs search at most about twice its rebuilt blocks' rows (at least this many).
+ * Must match the partial index search_packing_overdue (migration 0041).
+ */
+export const MAINTENANCE_MIN_APPENDED_BLOCKS = 4
+
 /** Chunks the packer takes per statement (about 120 postings each). */
 const PACK_BATCH = 2000
 
@@ -90,6 +97,10 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
       ON CONFLICT (organization_id, knowledge_space_id, classification_rank) DO UPDATE SET
         chunk_count = search_corpus.chunk_count + EXCLUDED.chunk_count,
         token_total = search_corpus.token_total + EXCLUDED.token_total`)
+
+    /** A search_packing row (alias) whose appended blocks cost search more rows than its rebuilt ones: the partial index's predicate. */
+    const overdue = (alias: string) =>
+      sql`${sql(alias)}.appended_blocks >= greatest(${sql(alias)}.rebuilt_blocks, ${sql.literal(String(MAINTENANCE_MIN_APPENDED_BLOCKS))})`
 
     const flippedColumns = sql.literal("id, search_vector, token_count, knowledge_space_id, classification_rank")
 
@@ -155,7 +166,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
         touched AS (
           SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
             coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks,
-            coalesce(max(k.rebuilt_blocks), 0) AS rebuilt_blocks,
+            coalesce(max(k.rebuilt_blocks), 0) AS rebuilt_blocks, coalesce(max(k.appended_blocks), 0) AS appended_blocks,
             least(${blockPostings}, greatest(ceil(${blockPostings} / 8.0), ceil(${blockPostings}::float8 * count(*) / greatest(max(k.rebuilt), 1))))::int AS appended_block,
             max(k.rebuilt) IS NULL
               OR max(k.in_blocks) + count(*) - max(k.rebuilt) >= max(k.rebuilt)
@@ -193,17 +204,79 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
           FROM inserted GROUP BY 1, 2, 3
         ),
         packing AS (
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks, appended_blocks)
           SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
             CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
             CASE WHEN t.rebuild THEN 0 ELSE t.in_blocks END + coalesce(c.postings, 0),
-            CASE WHEN t.rebuild THEN coalesce(c.blocks, 0) ELSE t.rebuilt_blocks END
+            CASE WHEN t.rebuild THEN coalesce(c.blocks, 0) ELSE t.rebuilt_blocks END,
+            CASE WHEN t.rebuild THEN 0 ELSE t.appended_blocks + coalesce(c.blocks, 0) END
           FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
           ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
-            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks
+            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks,
+              appended_blocks = EXCLUDED.appended_blocks
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
+
+    /**
+     * Block maintenance: rebuilds whole, from their postings, the terms (in a partition) whose appended blocks
+     * reached their rebuilt blocks (and at least MAINTENANCE_MIN_APPENDED_BLOCKS), taking first those that save
+     * search the most rows per posting rewritten, until `budget` postings (at least one term). Chunks still
+     * waiting for the packer are left to it, and stale entries go, as in the packer's own rebuilds. Returns
+     * the terms rebuilt, their postings, and how many terms were due (those rebuilt included). Callers hold the
+     * organization's packing lock.
+     */
+    const rebuildOverdue = row(
+      "search.maintain",
+      Schema.Struct({ terms: Schema.Number, postings: Schema.Number, due: Schema.Number }),
+      (organizationId: string, blockPostings: number, budget: number) => sql`
+        WITH due AS (
+          SELECT k.term, k.knowledge_space_id, k.classification_rank, k.in_blocks,
+            (k.appended_blocks + k.rebuilt_blocks - ceil(k.in_blocks::float8 / ${blockPostings}))::float8 / greatest(k.in_blocks, 1) AS saving
+          FROM search_packing k
+          WHERE k.organization_id = ${organizationId} AND ${overdue("k")}
+        ),
+        chosen AS (
+          SELECT term, knowledge_space_id, classification_rank FROM (
+            SELECT d.*, sum(d.in_blocks) OVER (ORDER BY d.saving DESC, d.term, d.knowledge_space_id, d.classification_rank) - d.in_blocks AS before
+            FROM due d
+          ) ranked
+          WHERE before < ${budget}
+        ),
+        source AS (
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
+          FROM chosen t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
+            AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
+          WHERE NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id)
+        ),
+        dropped AS (
+          DELETE FROM search_blocks b USING chosen t
+          WHERE b.organization_id = ${organizationId} AND b.term = t.term
+            AND b.knowledge_space_id = t.knowledge_space_id AND b.classification_rank = t.classification_rank
+          RETURNING 1
+        ),
+        inserted AS (
+          ${insertBlocks(organizationId, sql`SELECT * FROM source`)}
+          RETURNING term, knowledge_space_id, classification_rank, postings
+        ),
+        counted AS (
+          SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
+          FROM inserted GROUP BY 1, 2, 3
+        ),
+        packing AS (
+          UPDATE search_packing k SET rebuilt = coalesce(c.postings, 0), in_blocks = coalesce(c.postings, 0),
+            rebuilt_blocks = coalesce(c.blocks, 0), appended_blocks = 0
+          FROM chosen t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
+          WHERE k.organization_id = ${organizationId} AND k.term = t.term
+            AND k.knowledge_space_id = t.knowledge_space_id AND k.classification_rank = t.classification_rank
+          RETURNING 1
+        )
+        SELECT (SELECT count(*) FROM chosen)::int AS terms, (SELECT coalesce(sum(postings), 0) FROM counted)::int AS postings,
+          (SELECT count(*) FROM due)::int AS due`)
+
+    /** Whether any term of an organization is due for block maintenance (partial index search_packing_overdue). */
+    const anyOverdue = row("search.overdue", Schema.Struct({ due: Schema.Boolean }), (organizationId: string) => sql`
+      SELECT EXISTS (SELECT 1 FROM search_packing k WHERE k.organization_id = ${organizationId} AND ${overdue("k")}) AS due`)
 
     /** How many of an organization's chunks wait for the packer, beside how many are searchable. */
     const pendingBacklog = row("search.backlog", Schema.Struct({ pending: Schema.Number, searchable: Schema.Number }), (organizationId: string) => sql`
@@ -313,6 +386,20 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
             if ((taken?.chunks ?? 0) < PACK_BATCH) return packed
           }
         }),
+
+      /**
+       * Block maintenance (a job after packing, docs/decisions.md "Search under steady ingestion"): rebuilds the
+       * terms due (`rebuildOverdue`), up to `budget` postings, in one transaction under the packing lock.
+       */
+      rebuildOverdue: (organizationId: string, blockPostings: number, budget: number) =>
+        packingLock(organizationId).pipe(
+          Effect.zipRight(rebuildOverdue(organizationId, blockPostings, budget)),
+          Effect.map((done) => done ?? { terms: 0, postings: 0, due: 0 }),
+          sql.withTransaction
+        ),
+
+      /** Whether block maintenance has work in an organization. */
+      maintenanceDue: (organizationId: string) => Effect.map(anyOverdue(organizationId), (found) => found?.due === true),
 
       /**
        * Rebuilds every block of an organization from its postings: after postings were loaded other than

@@ -5,7 +5,7 @@ import { AccessEvaluator } from "../../src/access/Evaluator"
 import { toPrincipal } from "../../src/identity/Authenticator"
 import { IdentityRepo } from "../../src/identity/Repo"
 import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexReader, type WholeScoringGate } from "../../src/knowledge/SearchIndexReader"
-import { SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
+import { MAINTENANCE_MIN_APPENDED_BLOCKS, SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
 import { POSTING_BYTES } from "../../src/knowledge/PackedRanking"
 import { hashSecret } from "../../src/platform/SecretBox"
 import { type InspectableServer, startInspectableServer } from "./inspect"
@@ -357,6 +357,74 @@ describe("search early termination", { timeout: 180_000 }, () => {
       expect(await recall()).toBeGreaterThan(0.5)
       await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
       expect(await recall()).toBeGreaterThan(0.5)
+    })
+
+    it("block maintenance rebuilds the terms whose appended blocks reached their rebuilt ones, queued by the packer; rankings unchanged", async () => {
+      const overdue = async () => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM search_packing WHERE appended_blocks >= greatest(rebuilt_blocks, ${MAINTENANCE_MIN_APPENDED_BLOCKS})`))[0]!.n)
+      /** search_packing's count of appended blocks against the blocks themselves, in one snapshot: terms where they differ. */
+      const miscounted = async () => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM search_packing k
+        WHERE k.appended_blocks <> (SELECT count(*) FROM search_blocks b WHERE b.appended AND b.organization_id = k.organization_id
+          AND b.term = k.term AND b.knowledge_space_id = k.knowledge_space_id AND b.classification_rank = k.classification_rank)`))[0]!.n)
+      const maintenanceJobs = async (statuses: ReadonlyArray<string>) => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM jobs WHERE kind = 'knowledge.maintain-search-blocks' AND status IN ${sql.in(statuses)}`))[0]!.n)
+      /** Exact rankings (every list read whole) and cut ones, whose scores and bound must hold either way. */
+      const rankings = async () => {
+        const exact: Array<ReadonlyArray<RankedChunk>> = []
+        for (const q of questions.slice(0, 12)) {
+          const whole = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10 })
+          expect(whole.pruned.certain).toBe(true)
+          expectSameRanking(whole.pruned.ranked, whole.exhaustive.slice(0, 10))
+          exact.push(whole.pruned.ranked)
+          const cut = await compare(q, { depth: 8, candidates: 10, limit: 5 })
+          expectExactScores(cut)
+          expectSoundBound(cut)
+        }
+        return exact
+      }
+      // Rare words (the vocabulary's tail) given lists of a few rebuilt blocks, then in every small document after.
+      const tail = vocabulary.slice(-10).join(" ")
+      const admin = client(server.url, server.adminToken)
+      const ingest = async (name: string, sections: number, spaceId: string) => {
+        const text = Array.from({ length: sections }, (_, i) => `# ${name} ${i + 1}\n\n${words(80)} ${tail}.\n`).join("\n")
+        const source = await uploaded(admin, { spaceId, name: `${name}.md`, bytes: text, type: "text/markdown", classification: "INTERNAL" })
+        expect((await settled(admin, source.id)).status).toBe("READY")
+      }
+      const appendRuns = async (documents: number, prefix: string) => {
+        for (let i = 0; i < documents; i++) {
+          await ingest(`${prefix}-${i}`, 1, spaces[0]!)
+          await onIndex((index, organizationId) => index.packPending(organizationId, BLOCK))
+        }
+      }
+      for (let i = 0; i < 3; i++) await ingest(`seed-${i}`, 8, spaces[0]!)
+
+      // Every block rebuilt, then small documents packed one at a time: each pack appends a run to every term it
+      // touches, so the rare terms soon hold as many appended blocks as rebuilt ones.
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
+      expect(await overdue()).toBe(0)
+      await appendRuns(6, "steady")
+      expect(await miscounted()).toBe(0)
+      const before = await rankings()
+
+      // Nobody maintains anything by hand: the packer job queues maintenance, which rebuilds every overdue term.
+      for (let i = 0; i < 200 && ((await overdue()) > 0 || (await maintenanceJobs(["QUEUED", "RUNNING"])) > 0); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(await overdue()).toBe(0)
+      expect(await maintenanceJobs(["SUCCEEDED"])).toBeGreaterThan(0)
+      expect(await miscounted()).toBe(0)
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+      const after = await rankings()
+      after.forEach((ranked, i) => expectSameRanking(ranked, before[i]!))
+
+      // Called directly: nothing left to do; then, with work again, a budget of one posting still rebuilds one term.
+      expect(await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1_000_000))).toEqual({ terms: 0, postings: 0, due: 0 })
+      await appendRuns(5, "budget")
+      const done = await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1))
+      expect(done.terms).toBe(done.due > 0 ? 1 : 0)
+      expect(await miscounted()).toBe(0)
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
     })
 
     it("never returns a chunk taken out of search, though its packed entries stay until a rebuild", async () => {
