@@ -32,7 +32,8 @@
  * POST /api/sources one after another (BENCH_SEARCH_UPLOADS in flight, default 2) with Lore's own jobs (packer, statistics,
  * block maintenance) and nothing done by hand (no VACUUM, no rebuild); each size is measured once the packer has
  * caught up, and the largest size again after every block is rebuilt whole (the "rebuilt" rows), on the same corpus.
- * Peers are skipped in this state.
+ * Peers are skipped in this state. BENCH_SEARCH_MAINTAINED=1 (with BENCH_SEARCH_REUSE of a database steady ingestion left before block
+ * maintenance existed) measures it also as maintenance leaves it once caught up, between the steady and rebuilt rows.
  * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
  * BENCH_SEARCH_REUSE=<url of a kept database> measures it again as it is (sizes it already holds are not
  * ingested again; its first access token is replaced by the bench's), e.g. after a change to search.
@@ -94,7 +95,7 @@ const settings = {
 interface SizeResult {
   readonly target: number
   /** How the blocks were when measured: as the load left them (and the bench's manual steps), steady ingestion, or rebuilt whole after it. */
-  readonly state: "loaded" | "steady" | "rebuilt"
+  readonly state: "loaded" | "steady" | "maintained" | "rebuilt"
   /** Which question set these figures are for. */
   readonly questions: QuestionSet
   /** Totals in the database at measurement time. */
@@ -382,7 +383,17 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
       }
       target = await measureState(target, size, totals, ingested, settings.steady ? "steady" : "loaded", size === targets[targets.length - 1])
       if (settings.steady && size === targets[targets.length - 1] && target.kind === "postgresql") {
-        // The same corpus with every block rebuilt whole: what a steady stream of uploads costs search.
+        // The same corpus as block maintenance leaves it once caught up (BENCH_SEARCH_MAINTAINED=1: for a database
+        // reused from before maintenance existed), then with every block rebuilt whole.
+        if (process.env.BENCH_SEARCH_MAINTAINED === "1") {
+          await stop()
+          const maintainer = await loreSql(target)
+          const began = performance.now()
+          const runs = await maintainer.maintain(owner.organizationId)
+          await maintainer.close()
+          log(`block maintenance caught up in ${runs} runs, ${((performance.now() - began) / 1000).toFixed(1)} s`)
+          target = await measureState(target, size, totals, [], "maintained", false)
+        }
         await stop()
         const packer = await loreSql(target)
         const started = performance.now()

@@ -38,6 +38,7 @@ import { toIndexedChunks } from "../../packages/server/src/knowledge/Ingestion"
 import { KnowledgeSearch } from "../../packages/server/src/knowledge/Search"
 import { SearchIndexReader } from "../../packages/server/src/knowledge/SearchIndexReader"
 import { SearchIndexWriter } from "../../packages/server/src/knowledge/SearchIndexWriter"
+import { MAINTENANCE_BUDGET_POSTINGS } from "../../packages/server/src/knowledge/Ingestion"
 import { SourcesRepo } from "../../packages/server/src/knowledge/SourcesRepo"
 import { hashSecret } from "../../packages/server/src/platform/SecretBox"
 
@@ -236,5 +237,19 @@ export const loreSql = async (target: Target) => {
       })
     )
 
-  return { capture, ingestDirect, pack, close: () => runtime.dispose() }
+  /** What Lore's block maintenance jobs do until no term is due (SearchIndexWriter.rebuildOverdue, a budget a run). */
+  const maintain = (organizationId: string) =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const index = yield* SearchIndexWriter
+        let runs = 0
+        for (;;) {
+          const done = yield* index.rebuildOverdue(organizationId, defaultSearch.blockPostings, MAINTENANCE_BUDGET_POSTINGS)
+          runs++
+          if (done.due <= done.terms) return runs
+        }
+      })
+    )
+
+  return { capture, ingestDirect, pack, maintain, close: () => runtime.dispose() }
 }

@@ -15,7 +15,7 @@ import { parseDocumentOffThread } from "./DocumentParsing"
 import type { Chunk, SupportedMediaType } from "./parsing"
 import { type IndexedChunk, SearchIndexWriter } from "./SearchIndexWriter"
 import { SourcesRepo } from "./SourcesRepo"
-import { serveCurrentVersion } from "./Versions"
+import { queuePacking, serveCurrentVersion } from "./Versions"
 
 /**
  * Ingestion: parse -> heading- and page-aware chunks -> full-text index -> embeddings (when a model is
@@ -146,7 +146,7 @@ const refreshStatistics = () =>
  * Postings block maintenance rewrites per run (about a second of PostgreSQL's time on a quiet machine): rebuilding
  * a common term costs its whole list, so the work is spread over runs, most rows saved per posting first.
  */
-const MAINTENANCE_BUDGET_POSTINGS = 200_000
+export const MAINTENANCE_BUDGET_POSTINGS = 200_000
 
 /** At most one block maintenance per organization per window, due when the window closes (its dedupe key). */
 const MAINTENANCE_WINDOW_MS = 5000
@@ -170,8 +170,11 @@ const packSearchPostings = ({ organizationId }: { organizationId: string }) =>
   Effect.gen(function* () {
     const index = yield* SearchIndexWriter
     const { search } = yield* Settings
-    const packed = yield* retryable(index.packPending(organizationId, search.blockPostings))
+    const { packed, busy } = yield* retryable(index.packPendingUnlessBusy(organizationId, search.blockPostings))
     if (packed > 0) yield* Effect.logDebug("search postings packed").pipe(Effect.annotateLogs({ organizationId, chunks: packed }))
+    // Another packer (or block maintenance) holds the lock and may have read the pending chunks before the change
+    // that queued this job: pack again in the next window rather than hold a job worker waiting.
+    if (busy) yield* Effect.flatMap(JobQueue, (queue) => queuePacking(queue, organizationId))
     // Between rebuilds, each pack adds a run of blocks to every term it touched: past a term's rebuilt blocks, those
     // runs cost search more rows than the rebuilt list. Maintenance rebuilds such terms in the background.
     if (yield* index.maintenanceDue(organizationId)) yield* queueMaintenance(organizationId)

@@ -294,6 +294,37 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
         sql`SET LOCAL jit = off`
       )
 
+    /** The packing lock if no other packer holds it (then true, and JIT off as above), else false at once. */
+    const packingLockIfFree = (organizationId: string) =>
+      Effect.flatMap(
+        sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtext(${`lore.search-pack:${organizationId}`})) AS locked`,
+        ([found]) => (found?.locked === true ? Effect.as(sql`SET LOCAL jit = off`, true) : Effect.succeed(false))
+      )
+
+    /**
+     * The packer's loop (see `packPending` below). With `wait` false, a transaction that finds another packer
+     * holding the lock stops: `busy`, and what was packed until then.
+     */
+    const packAll = (organizationId: string, blockPostings: number, wait: boolean) =>
+      Effect.gen(function* () {
+        // A bulk load (a quarter or more of the chunks waiting): one rebuild of everything costs less than
+        // appending batch after batch to lists that keep outgrowing their last rebuild.
+        const backlog = yield* pendingBacklog(organizationId)
+        if (backlog !== undefined && backlog.pending >= PACK_BATCH && backlog.pending * 4 >= backlog.searchable) {
+          yield* repack(organizationId, blockPostings, true)
+          return { packed: backlog.pending, busy: false }
+        }
+        let packed = 0
+        for (;;) {
+          const taken = yield* Effect.flatMap(wait ? Effect.as(packingLock(organizationId), true) : packingLockIfFree(organizationId), (locked) =>
+            locked ? Effect.map(packPending(organizationId, blockPostings, PACK_BATCH), (found) => found?.chunks ?? 0) : Effect.succeed(undefined)
+          ).pipe(sql.withTransaction)
+          if (taken === undefined) return { packed, busy: true }
+          packed += taken
+          if (taken < PACK_BATCH) return { packed, busy: false }
+        }
+      })
+
     /**
      * Every block of an organization rebuilt from its postings, in one transaction: with `takePending`, the
      * chunks waiting for the packer are taken in the same statement (one snapshot: what it takes, it packs);
@@ -368,24 +399,14 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
        * one packer per organization at a time). Returns the chunks packed.
        */
       packPending: (organizationId: string, blockPostings: number) =>
-        Effect.gen(function* () {
-          // A bulk load (a quarter or more of the chunks waiting): one rebuild of everything costs less than
-          // appending batch after batch to lists that keep outgrowing their last rebuild.
-          const backlog = yield* pendingBacklog(organizationId)
-          if (backlog !== undefined && backlog.pending >= PACK_BATCH && backlog.pending * 4 >= backlog.searchable) {
-            yield* repack(organizationId, blockPostings, true)
-            return backlog.pending
-          }
-          let packed = 0
-          for (;;) {
-            const taken = yield* packingLock(organizationId).pipe(
-              Effect.zipRight(packPending(organizationId, blockPostings, PACK_BATCH)),
-              sql.withTransaction
-            )
-            packed += taken?.chunks ?? 0
-            if ((taken?.chunks ?? 0) < PACK_BATCH) return packed
-          }
-        }),
+        Effect.map(packAll(organizationId, blockPostings, true), (done) => done.packed),
+
+      /**
+       * The packer job's way: as `packPending`, but never waiting for another packer (it would hold a job worker,
+       * and under steady ingestion the one-a-second packer jobs then took every worker from ingestion). `busy`
+       * when another packer held the lock: the job then queues itself for the next window.
+       */
+      packPendingUnlessBusy: (organizationId: string, blockPostings: number) => packAll(organizationId, blockPostings, false),
 
       /**
        * Block maintenance (a job after packing, docs/decisions.md "Search under steady ingestion"): rebuilds the

@@ -24,11 +24,17 @@ export const serveCurrentVersion = (repo: SourcesRepo, index: SearchIndexWriter,
     for (const other of yield* repo.otherVersions(knowledgeAssetId, serving)) yield* index.makeUnsearchable(other, organizationId)
     if (serving) {
       yield* index.makeSearchable(serving, organizationId)
-      const window = Math.floor((yield* Clock.currentTimeMillis) / PACK_WINDOW_MS)
-      yield* queue.enqueueJob(PackSearchPostings, { organizationId }, {
-        dedupeKey: `search-pack:${organizationId}:${window}`,
-        runAt: new Date((window + 2) * PACK_WINDOW_MS),
-        maxAttempts: 3
-      })
+      yield* queuePacking(queue, organizationId)
     }
+  })
+
+/** Queues the packer for the current window (see PACK_WINDOW_MS). */
+export const queuePacking = (queue: JobQueue, organizationId: string) =>
+  Effect.gen(function* () {
+    const window = Math.floor((yield* Clock.currentTimeMillis) / PACK_WINDOW_MS)
+    yield* queue.enqueueJob(PackSearchPostings, { organizationId }, {
+      dedupeKey: `search-pack:${organizationId}:${window}`,
+      runAt: new Date((window + 2) * PACK_WINDOW_MS),
+      maxAttempts: 3
+    })
   })

@@ -427,6 +427,26 @@ describe("search early termination", { timeout: 180_000 }, () => {
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
     })
 
+    // PGlite serves one connection: a second transaction waits for the connection, not for the lock.
+    it.skipIf(!process.env.DATABASE_URL)("the packer job's way never waits for another packer: busy, and nothing taken", async () => {
+      const lockKey = (organizationId: string) => `lore.search-pack:${organizationId}`
+      const result = await server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexWriter
+        const sql = yield* SqlClient.SqlClient
+        const { organizationId } = yield* accessOf(false)
+        // Another packer: a transaction holding the organization's packing lock for a while.
+        const holder = yield* Effect.fork(sql.withTransaction(sql`SELECT pg_advisory_xact_lock(hashtext(${lockKey(organizationId)})), pg_sleep(2)`))
+        yield* Effect.sleep("500 millis")
+        // Had it waited for the lock, it would have packed (nothing) and said it was free.
+        const busy = yield* index.packPendingUnlessBusy(organizationId, BLOCK)
+        yield* holder.await
+        const free = yield* index.packPendingUnlessBusy(organizationId, BLOCK)
+        return { busy, free }
+      }).pipe(Effect.provide(repositories)))
+      expect(result.busy).toEqual({ packed: 0, busy: true })
+      expect(result.free.busy).toBe(false)
+    })
+
     it("never returns a chunk taken out of search, though its packed entries stay until a rebuild", async () => {
       const admin = client(server.url, server.adminToken)
       const removed = sourceIds[2]!
