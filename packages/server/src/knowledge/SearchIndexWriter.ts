@@ -139,6 +139,27 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
       GROUP BY term, knowledge_space_id, classification_rank, appended, block`
 
     /**
+     * CTEs for rebuilding or appending blocks: `dropped` deletes the blocks of the terms (in a partition) in CTE
+     * `terms` (those whose `rebuild` holds, with `onlyRebuilt`), `inserted` writes CTE `source` as blocks, and
+     * `counted` sums what was inserted per term: its postings and blocks.
+     */
+    const blocksReplaced = (organizationId: string, terms: string, onlyRebuilt: boolean) => sql`
+        dropped AS (
+          DELETE FROM search_blocks b USING ${sql(terms)} t
+          WHERE ${onlyRebuilt ? sql`t.rebuild AND` : sql``} b.organization_id = ${organizationId} AND b.term = t.term
+            AND b.knowledge_space_id = t.knowledge_space_id AND b.classification_rank = t.classification_rank
+          RETURNING 1
+        ),
+        inserted AS (
+          ${insertBlocks(organizationId, sql`SELECT * FROM source`)}
+          RETURNING term, knowledge_space_id, classification_rank, postings
+        ),
+        counted AS (
+          SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
+          FROM inserted GROUP BY 1, 2, 3
+        )`
+
+    /**
      * Takes up to `batch` chunks waiting in `search_pending` and packs their postings into `search_blocks`,
      * in one statement. A term's blocks (in a partition) are rebuilt whole from its postings (dropping stale
      * entries; chunks still waiting are left to their turn) when what was appended since the last rebuild
@@ -189,20 +210,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
           FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank)
           WHERE NOT t.rebuild
         ),
-        dropped AS (
-          DELETE FROM search_blocks b USING touched t
-          WHERE t.rebuild AND b.organization_id = ${organizationId} AND b.term = t.term
-            AND b.knowledge_space_id = t.knowledge_space_id AND b.classification_rank = t.classification_rank
-          RETURNING 1
-        ),
-        inserted AS (
-          ${insertBlocks(organizationId, sql`SELECT * FROM source`)}
-          RETURNING term, knowledge_space_id, classification_rank, postings
-        ),
-        counted AS (
-          SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
-          FROM inserted GROUP BY 1, 2, 3
-        ),
+        ${blocksReplaced(organizationId, "touched", true)},
         packing AS (
           INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks, appended_blocks)
           SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
@@ -249,20 +257,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
             AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
           WHERE NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id)
         ),
-        dropped AS (
-          DELETE FROM search_blocks b USING chosen t
-          WHERE b.organization_id = ${organizationId} AND b.term = t.term
-            AND b.knowledge_space_id = t.knowledge_space_id AND b.classification_rank = t.classification_rank
-          RETURNING 1
-        ),
-        inserted AS (
-          ${insertBlocks(organizationId, sql`SELECT * FROM source`)}
-          RETURNING term, knowledge_space_id, classification_rank, postings
-        ),
-        counted AS (
-          SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
-          FROM inserted GROUP BY 1, 2, 3
-        ),
+        ${blocksReplaced(organizationId, "chosen", false)},
         packing AS (
           UPDATE search_packing k SET rebuilt = coalesce(c.postings, 0), in_blocks = coalesce(c.postings, 0),
             rebuilt_blocks = coalesce(c.blocks, 0), appended_blocks = 0
