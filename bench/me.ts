@@ -9,7 +9,12 @@
  * loaded in turn, in alternating slices (L B B L L B ...), so a change in background load (other
  * processes on the machine) falls on both alike.
  *
+ * Throughput follows CPU share on a busy machine, so beside the req/s ratio the bench prints each server's CPU time
+ * per request (process.cpuUsage of its process over the measured slices / the responses) and their ratio (bare
+ * µs / Lore µs): what the req/s ratio would be with a core for each server and none taken by other work.
+ *
  * Settings (env): BENCH_CONNECTIONS=10 BENCH_WARMUP=1.5 (s, per server) BENCH_SLICE=2 (s) BENCH_SLICES=3 (per server)
+ * BENCH_ME_DATABASES=embedded,postgresql (which to run)
  * DATABASE_URL (admin URL to create a throwaway database; default postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -30,18 +35,27 @@ const settings = {
   connections: setting("BENCH_CONNECTIONS", 10),
   warmupSeconds: setting("BENCH_WARMUP", 1.5),
   sliceSeconds: setting("BENCH_SLICE", 2),
-  slices: setting("BENCH_SLICES", 3)
+  slices: setting("BENCH_SLICES", 3),
+  databases: (process.env.BENCH_ME_DATABASES ?? "embedded,postgresql").split(",").map((s) => s.trim())
 }
 
 interface Measured extends LoadFigures {
-  /** CPU time of the server process per request over the measured slices (microseconds). */
+  /**
+   * CPU time of the server process per request over the measured slices (microseconds), less what the process
+   * spends when no request comes (its job workers polling, timers): that rate is measured while the other server
+   * is loaded. Without it, a server starved of CPU by other work would show its idle cost spread over few requests.
+   */
   readonly cpuMicrosPerRequest: number
+  /** The process's CPU time per second while it served nothing (microseconds per second). */
+  readonly idleCpuMicrosPerSecond: number
 }
 
 interface Side {
   readonly server: ChildServer
   readonly slices: Slice[]
   cpuMicros: number
+  idleCpuMicros: number
+  idleSeconds: number
 }
 
 const sorted = (value: unknown): unknown =>
@@ -65,18 +79,28 @@ const compare = async (lore: ChildServer, bare: ChildServer, token: string, note
   if (JSON.stringify(sorted(bodies[0])) !== JSON.stringify(sorted(bodies[1]))) {
     notes.push(`WARNING (${database}): the two bodies differ:\n  Lore: ${JSON.stringify(bodies[0])}\n  bare: ${JSON.stringify(bodies[1])}`)
   }
-  const sides: Side[] = [lore, bare].map((server) => ({ server, slices: [], cpuMicros: 0 }))
+  const sides: Side[] = [lore, bare].map((server) => ({ server, slices: [], cpuMicros: 0, idleCpuMicros: 0, idleSeconds: 0 }))
   for (const side of sides) await slice(target(side.server), settings.warmupSeconds)
   for (let i = 0; i < settings.slices; i++) {
     for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
-      const before = await side.server.cpuMicros()
-      side.slices.push(await slice(target(side.server), settings.sliceSeconds))
+      const other = sides.find((s) => s !== side)!
+      const [before, otherBefore] = [await side.server.cpuMicros(), await other.server.cpuMicros()]
+      const loaded = await slice(target(side.server), settings.sliceSeconds)
+      side.slices.push(loaded)
       side.cpuMicros += (await side.server.cpuMicros()) - before
+      other.idleCpuMicros += (await other.server.cpuMicros()) - otherBefore
+      other.idleSeconds += loaded.seconds
     }
   }
   const [loreFigures, bareFigures] = sides.map((side): Measured => {
     const figures = summarize(side.slices)
-    return { ...figures, cpuMicrosPerRequest: side.cpuMicros / Math.max(1, figures.requests) }
+    const idleRate = side.idleCpuMicros / Math.max(1e-9, side.idleSeconds)
+    const seconds = side.slices.reduce((sum, s) => sum + s.seconds, 0)
+    return {
+      ...figures,
+      cpuMicrosPerRequest: Math.max(0, side.cpuMicros - idleRate * seconds) / Math.max(1, figures.requests),
+      idleCpuMicrosPerSecond: idleRate
+    }
   })
   return { lore: loreFigures!, bare: bareFigures! }
 }
@@ -167,23 +191,28 @@ export default async function run(): Promise<void> {
   const token = `lore_pat_bench${randomBytes(24).toString("base64url")}`
   const results: Array<{ database: string; lore: Measured; bare: Measured }> = []
 
-  console.log("embedded PGlite ...")
-  results.push({ database: "embedded PGlite", ...(await embedded(token, notes)) })
-  const onPostgres = await postgres(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL, token, notes)
+  if (settings.databases.includes("embedded")) {
+    console.log("embedded PGlite ...")
+    results.push({ database: "embedded PGlite", ...(await embedded(token, notes)) })
+  }
+  const onPostgres = settings.databases.includes("postgresql") ? await postgres(process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL, token, notes) : undefined
   if (onPostgres) results.push({ database: "PostgreSQL", ...onPostgres })
 
   const rows: string[][] = []
   for (const { database, lore, bare } of results) {
-    const row = (setup: string, f: Measured, ratio: string) => [
+    const row = (setup: string, f: Measured, ratio: string, cpuRatio: string) => [
       setup,
       Math.round(f.requestsPerSecond).toString(),
       f.p50Ms.toFixed(1),
       f.p99Ms.toFixed(1),
       Math.round(f.cpuMicrosPerRequest).toString(),
-      ratio
+      Math.round(f.idleCpuMicrosPerSecond / 1000).toString(),
+      ratio,
+      cpuRatio
     ]
-    rows.push(row(`Lore, ${database}`, lore, `${((100 * lore.requestsPerSecond) / bare.requestsPerSecond).toFixed(0)}%`))
-    rows.push(row(`bare node:http, ${database}`, bare, ""))
+    const percent = (x: number) => `${(100 * x).toFixed(0)}%`
+    rows.push(row(`Lore, ${database}`, lore, percent(lore.requestsPerSecond / bare.requestsPerSecond), percent(bare.cpuMicrosPerRequest / lore.cpuMicrosPerRequest)))
+    rows.push(row(`bare node:http, ${database}`, bare, "", ""))
     for (const [who, f] of [["Lore", lore], ["bare", bare]] as const) {
       if (f.non2xx + f.errors > 0) notes.push(`${who} on ${database}: ${f.non2xx} non-2xx responses and ${f.errors} errors in ${f.requests} requests.`)
     }
@@ -194,7 +223,7 @@ export default async function run(): Promise<void> {
     `\nGET /api/me, bearer token; autocannon, ${settings.connections} connections; per server ${settings.warmupSeconds} s warm-up, ` +
       `then ${measured} s measured in ${settings.slices} slices alternating with the other server. Target: Lore >= 60% of bare.\n`
   )
-  console.log(table(["setup", "req/s", "p50 ms", "p99 ms", "server CPU µs/req", "Lore / bare req/s"], rows))
+  console.log(table(["setup", "req/s", "p50 ms", "p99 ms", "server CPU µs/req", "idle CPU ms/s", "Lore / bare req/s", "bare / Lore CPU µs/req"], rows))
   console.log(
     [
       "",
@@ -206,7 +235,10 @@ export default async function run(): Promise<void> {
       "authentication middleware, request ids, problem+json handling, schema encoding, tracing spans, logging. Same driver (pg) and pool size on both sides:",
       "10 on PostgreSQL; on embedded one connection to a PGlite opened exactly as Lore opens its own, on a copy of",
       "Lore's database files (the PGlite socket takes one connection and Lore holds it). Each server is a child",
-      "process of its own; autocannon runs in this one. server CPU = the server process's CPU time per request.",
+      "process of its own; autocannon runs in this one. server CPU = the server process's CPU time per request (process.cpuUsage",
+      "over the measured slices, less its idle CPU (ms per second, measured while the other server was loaded: job workers,",
+      "timers) over the same time, / responses); bare / Lore CPU = the req/s ratio neither server starved would reach, the figure",
+      "to trust on a shared machine, where the scheduler gives each busy process a similar share and req/s follows it.",
       ...notes
     ].join("\n")
   )

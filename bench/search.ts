@@ -18,7 +18,7 @@
  *     database, same passes. Embedded: the bench opens the data dir the way Lore does (PGlite + pgvector
  *     behind PGLiteSocketServer, one connection) since PGlite serves one client at a time.
  *  4. Up to 100k chunks: the remaining documents go through Lore's ingestion code without HTTP and queue
- *     (parser, chunker, SourcesRepo, SearchIndexRepo.replaceChunks/makeSearchable: the same SQL), then 2-3 again.
+ *     (parser, chunker, SourcesRepo, SearchIndexWriter.replaceChunks/makeSearchable: the same SQL), then 2-3 again.
  *  5. On PostgreSQL, when p95 at the largest corpus is 50 ms or more: EXPLAIN (ANALYZE, BUFFERS) of a typical
  *     question and measured SQL/index alternatives (bench/lib/search-plans.ts), on the bench database only.
  *
@@ -28,6 +28,12 @@
  * BENCH_SEARCH_QUESTIONS=natural,short,long (which question shapes to measure; default natural; bench/lib/corpus.ts QUESTION_SETS)
  * BENCH_SEARCH_DIRECT_CHUNKS=100000 (PostgreSQL sizes past it, e.g. 1000000, are reached by SQL synthesis: mixed halves of existing chunks)
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
+ * BENCH_SEARCH_STATE=steady: search as a steady stream of uploads leaves it (PostgreSQL): every document goes through
+ * POST /api/sources one after another (BENCH_SEARCH_UPLOADS in flight, default 2) with Lore's own jobs (packer, statistics,
+ * block maintenance) and nothing done by hand (no VACUUM, no rebuild); each size is measured once the packer has
+ * caught up, and the largest size again after every block is rebuilt whole (the "rebuilt" rows), on the same corpus.
+ * Peers are skipped in this state. BENCH_SEARCH_MAINTAINED=1 (with BENCH_SEARCH_REUSE of a database steady ingestion left before block
+ * maintenance existed) measures it also as maintenance leaves it once caught up, between the steady and rebuilt rows.
  * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
  * BENCH_SEARCH_REUSE=<url of a kept database> measures it again as it is (sizes it already holds are not
  * ingested again; its first access token is replaced by the bench's), e.g. after a change to search.
@@ -62,12 +68,12 @@ const settings = {
    * ingestion, searches of ~10 s each), well past the ~10 minutes a database gets.
    */
   embeddedSizes: sizes(process.env.BENCH_SEARCH_EMBEDDED_SIZES ?? process.env.BENCH_SEARCH_SIZES ?? "10000"),
-  httpChunks: number("BENCH_SEARCH_HTTP_CHUNKS", 10_000),
+  httpChunks: process.env.BENCH_SEARCH_STATE === "steady" ? Infinity : number("BENCH_SEARCH_HTTP_CHUNKS", 10_000),
   /** Which shapes of the questions to measure (bench/lib/corpus.ts QUESTION_SETS), each at every size. */
   questionSets: (process.env.BENCH_SEARCH_QUESTIONS ?? "natural").split(",").map((s) => s.trim()).filter((s): s is QuestionSet => s in QUESTION_SETS),
   /** Past this many chunks, PostgreSQL corpora grow by SQL synthesis (bench/lib/search-synthesize.ts), not ingestion. */
   directChunks: number("BENCH_SEARCH_DIRECT_CHUNKS", 100_000),
-  uploadConcurrency: 4,
+  uploadConcurrency: process.env.BENCH_SEARCH_STATE === "steady" ? number("BENCH_SEARCH_UPLOADS", 2) : 4,
   rounds: number("BENCH_SEARCH_ROUNDS", 3),
   concurrency: number("BENCH_SEARCH_CONCURRENCY", 4),
   maxSeconds: number("BENCH_SEARCH_MAX_SECONDS", 25),
@@ -77,7 +83,9 @@ const settings = {
    * "manual": VACUUM ANALYZE on PostgreSQL after each load (what autovacuum does shortly after); "lore": measure
    * as Lore leaves the tables (its own statistics refresh after HTTP ingestion; the direct loads get none).
    */
-  vacuum: process.env.BENCH_SEARCH_VACUUM === "lore" ? "lore" as const : "manual" as const,
+  vacuum: process.env.BENCH_SEARCH_VACUUM === "lore" || process.env.BENCH_SEARCH_STATE === "steady" ? "lore" as const : "manual" as const,
+  /** "steady": every document over HTTP, Lore's jobs only; the largest size measured again after a rebuild of every block. */
+  steady: process.env.BENCH_SEARCH_STATE === "steady",
   /** A database kept by an earlier run (BENCH_SEARCH_KEEP=1), measured again without ingesting what it holds. */
   reuse: process.env.BENCH_SEARCH_REUSE,
   /** Runs with N in flight (and the all-statements replay) are skipped when one search takes longer than this. */
@@ -86,6 +94,8 @@ const settings = {
 
 interface SizeResult {
   readonly target: number
+  /** How the blocks were when measured: as the load left them (and the bench's manual steps), steady ingestion, or rebuilt whole after it. */
+  readonly state: "loaded" | "steady" | "maintained" | "rebuilt"
   /** Which question set these figures are for. */
   readonly questions: QuestionSet
   /** Totals in the database at measurement time. */
@@ -119,6 +129,17 @@ const CANDIDATES_SQL = `
   WHERE c.searchable AND c.search_vector @@ (
     SELECT to_tsquery('simple', string_agg(quote_literal(lexeme), ' | '))
     FROM (SELECT DISTINCT v.lexeme FROM unnest(to_tsvector('english', $1)) AS v) AS t)`
+
+/** Waits (up to 10 minutes) until no chunk waits for Lore's packer; returns the seconds waited. */
+const packerCaughtUp = async (databaseUrl: string) => {
+  const started = performance.now()
+  while (performance.now() - started < 600_000) {
+    const { rows } = await withPgClient(databaseUrl, (c) => c.query<{ n: number }>("SELECT count(*)::int AS n FROM search_pending"))
+    if (rows[0]!.n === 0) break
+    await new Promise((resolve) => setTimeout(resolve, 500))
+  }
+  return ((performance.now() - started) / 1000).toFixed(1)
+}
 
 /** A run not made because single searches were already too slow for it to fit the time budget. */
 const skipped: Latency = { count: 0, p50Ms: NaN, p95Ms: NaN, meanMs: NaN, perSecond: NaN, failures: 0 }
@@ -243,6 +264,66 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
     const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/upload-targets")
     const owner = { organizationId: me.organizationId, knowledgeSpaceId: space!.id, userId: me.userId }
 
+    /** Records and replays the SQL, measures the peers and GET /api/knowledge/search at the corpus as it is now; Lore runs after it. */
+    const measureState = async (target: Target, size: number, totals: { chunks: number; pages: number }, ingested: ReadonlyArray<Ingested>, state: SizeResult["state"], isLargest: boolean) => {
+      const sets = settings.questionSets.map((name) => ({ name, questions: QUESTION_SETS[name] }))
+      log(`recording Lore's SQL for each question (${settings.questionSets.join(", ")}), then replaying it with pg ...`)
+      // Recorded before the pool opens: Lore's services hold PGlite's one connection while they record.
+      const recordings: Array<ReadonlyArray<CapturedSearch>> = []
+      for (const set of sets) recordings.push(await captureAll(target, token, set.questions))
+      const pool = await openPool(target, target.kind === "embedded" ? 1 : settings.concurrency)
+      const measured: Array<{ captured: ReadonlyArray<CapturedSearch>; bare: Awaited<ReturnType<typeof measureBare>> }> = []
+      for (const [i, set] of sets.entries()) measured.push({ captured: recordings[i]!, bare: await measureBare(pool, recordings[i]!, set.questions) })
+      const peers = settings.steady
+        ? sets.map(() => ({ tsRank: skipped, fts5: skipped }))
+        : (log("measuring the peers: ts_rank on the same database, SQLite FTS5 in process ..."),
+          await measurePeers(pool, sets.map((set) => set.questions), { rounds: settings.rounds, maxSeconds: settings.maxSeconds }))
+      let plans: string | undefined
+      await pool.end()
+      await target.close()
+      log(`measuring GET /api/knowledge/search (${state}) ...`)
+      await stop()
+      lore = await start()
+      for (const [i, set] of sets.entries()) {
+        const searched = await measureLore(lore, set.questions)
+        const { captured, bare } = measured[i]!
+        sizes.push({
+          target: size,
+          state,
+          questions: set.name,
+          chunks: totals.chunks,
+          pages: totals.pages,
+          ingested: i === 0 ? ingested : [],
+          lore: searched.sequential,
+          loreConcurrent: searched.concurrent,
+          ...bare,
+          peers: peers[i]!,
+          statementsPerSearch: captured.reduce((n, c) => n + c.all.length, 0) / captured.length,
+          meanHits: captured.reduce((n, c) => n + c.hits, 0) / captured.length
+        })
+      }
+      const result = sizes[sizes.length - sets.length]!
+      const captured = measured[0]!.captured
+      if (database === "postgresql" && isLargest && settings.investigate !== "0" && (result.lore.p95Ms >= 50 || settings.investigate === "always")) {
+        await stop()
+        target = await openTarget()
+        log(`p95 ${ms(result.lore.p95Ms)} ms: investigating the BM25 statement (EXPLAIN, prototypes on this database) ...`)
+        const investigationPool = await openPool(target, 1)
+        try {
+          plans = await investigate(investigationPool, captured, { rounds: settings.rounds, maxSeconds: settings.maxSeconds, before: result.bare })
+        } finally {
+          await investigationPool.end()
+          await target.close()
+        }
+        lore = await start()
+      }
+      if (plans) notes.push(plans)
+      for (const [what, figures] of [["Lore", result.lore], ["Lore concurrent", result.loreConcurrent], ["bare", result.bare]] as const) {
+        if (figures.failures > 0) notes.push(`${label}, ${size}: ${figures.failures} of ${figures.count} ${what} requests failed; the figures are suspect.`)
+      }
+      return target
+    }
+
     for (const size of targets) {
       const ingested: Ingested[] = []
       const viaHttp = Math.min(size, settings.httpChunks) - totals.chunks
@@ -253,6 +334,7 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         ingested.push({ ...result, pages: result.pages - totals.pages, chunks: result.chunks - totals.chunks })
         totals = { chunks: result.chunks, pages: result.pages }
         log(`${result.chunks} chunks, ${result.pages} pages READY in ${result.seconds.toFixed(1)} s`)
+        if (settings.steady && databaseUrl) log(`the packer caught up ${await packerCaughtUp(databaseUrl)} s after the last READY`)
       }
       // Lore stops while the bench loads directly (embedded: PGlite serves one client at a time).
       await stop()
@@ -299,57 +381,26 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         // fetches do not change mid-run.
         await withPgClient(databaseUrl!, (c) => c.query("VACUUM ANALYZE"))
       }
-      const sets = settings.questionSets.map((name) => ({ name, questions: QUESTION_SETS[name] }))
-      log(`recording Lore's SQL for each question (${settings.questionSets.join(", ")}), then replaying it with pg ...`)
-      // Recorded before the pool opens: Lore's services hold PGlite's one connection while they record.
-      const recordings: Array<ReadonlyArray<CapturedSearch>> = []
-      for (const set of sets) recordings.push(await captureAll(target, token, set.questions))
-      const pool = await openPool(target, target.kind === "embedded" ? 1 : settings.concurrency)
-      const measured: Array<{ captured: ReadonlyArray<CapturedSearch>; bare: Awaited<ReturnType<typeof measureBare>> }> = []
-      for (const [i, set] of sets.entries()) measured.push({ captured: recordings[i]!, bare: await measureBare(pool, recordings[i]!, set.questions) })
-      log("measuring the peers: ts_rank on the same database, SQLite FTS5 in process ...")
-      const peers = await measurePeers(pool, sets.map((set) => set.questions), { rounds: settings.rounds, maxSeconds: settings.maxSeconds })
-      let plans: string | undefined
-      const isLargest = size === targets[targets.length - 1]
-      await pool.end()
-      await target.close()
-      log("measuring GET /api/knowledge/search ...")
-      lore = await start()
-      for (const [i, set] of sets.entries()) {
-        const searched = await measureLore(lore, set.questions)
-        const { captured, bare } = measured[i]!
-        sizes.push({
-          target: size,
-          questions: set.name,
-          chunks: totals.chunks,
-          pages: totals.pages,
-          ingested: i === 0 ? ingested : [],
-          lore: searched.sequential,
-          loreConcurrent: searched.concurrent,
-          ...bare,
-          peers: peers[i]!,
-          statementsPerSearch: captured.reduce((n, c) => n + c.all.length, 0) / captured.length,
-          meanHits: captured.reduce((n, c) => n + c.hits, 0) / captured.length
-        })
-      }
-      const result = sizes[sizes.length - sets.length]!
-      const captured = measured[0]!.captured
-      if (database === "postgresql" && isLargest && settings.investigate !== "0" && (result.lore.p95Ms >= 50 || settings.investigate === "always")) {
-        await stop()
-        target = await openTarget()
-        log(`p95 ${ms(result.lore.p95Ms)} ms: investigating the BM25 statement (EXPLAIN, prototypes on this database) ...`)
-        const investigationPool = await openPool(target, 1)
-        try {
-          plans = await investigate(investigationPool, captured, { rounds: settings.rounds, maxSeconds: settings.maxSeconds, before: result.bare })
-        } finally {
-          await investigationPool.end()
-          await target.close()
+      target = await measureState(target, size, totals, ingested, settings.steady ? "steady" : "loaded", size === targets[targets.length - 1])
+      if (settings.steady && size === targets[targets.length - 1] && target.kind === "postgresql") {
+        // The same corpus as block maintenance leaves it once caught up (BENCH_SEARCH_MAINTAINED=1: for a database
+        // reused from before maintenance existed), then with every block rebuilt whole.
+        if (process.env.BENCH_SEARCH_MAINTAINED === "1") {
+          await stop()
+          const maintainer = await loreSql(target)
+          const began = performance.now()
+          const runs = await maintainer.maintain(owner.organizationId)
+          await maintainer.close()
+          log(`block maintenance caught up in ${runs} runs, ${((performance.now() - began) / 1000).toFixed(1)} s`)
+          target = await measureState(target, size, totals, [], "maintained", false)
         }
-        lore = await start()
-      }
-      if (plans) notes.push(plans)
-      for (const [what, figures] of [["Lore", result.lore], ["Lore concurrent", result.loreConcurrent], ["bare", result.bare]] as const) {
-        if (figures.failures > 0) notes.push(`${label}, ${size}: ${figures.failures} of ${figures.count} ${what} requests failed; the figures are suspect.`)
+        await stop()
+        const packer = await loreSql(target)
+        const started = performance.now()
+        await packer.pack(owner.organizationId, "all")
+        await packer.close()
+        log(`every block rebuilt whole in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+        target = await measureState(target, size, totals, [], "rebuilt", false)
       }
     }
   } finally {
@@ -370,7 +421,7 @@ const report = (result: DatabaseResult) => {
     const rate = (i: Ingested) => Math.round(i.pages / i.seconds).toString()
     const ingest = http && !direct ? rate(http) : direct ? `${rate(direct)} (direct)` : http ? rate(http) : "-"
     return [
-      `${thousands(s.target)} ${s.questions} (${s.chunks} chunks, ${s.pages} pages)`,
+      `${thousands(s.target)} ${s.questions}${s.state === "loaded" ? "" : ` ${s.state}`} (${s.chunks} chunks, ${s.pages} pages)`,
       ingest,
       ms(s.lore.p50Ms),
       ms(s.lore.p95Ms),
@@ -385,7 +436,7 @@ const report = (result: DatabaseResult) => {
   console.log(`\n${result.database}: sequential requests (${QUESTION_SETS.natural.length} questions of each set, up to ${settings.rounds} passes after a warm-up pass, each run capped at ${settings.maxSeconds} s)\n`)
   console.log(table(["corpus", "ingest pages/s", "search p50 ms", "p95 ms", "bare p50 ms", "p95 ms", "ratio p50 / p95", "n search / bare", "ts_rank p50 / p95 ms", "FTS5 p50 / p95 ms"], main))
   const detail = result.sizes.map((s) => [
-    `${thousands(s.target)} ${s.questions}`,
+    `${thousands(s.target)} ${s.questions}${s.state === "loaded" ? "" : ` ${s.state}`}`,
     `${ms(s.loreConcurrent.p50Ms)} / ${ms(s.loreConcurrent.p95Ms)}`,
     perSecond(s.loreConcurrent.perSecond),
     `${ms(s.bareConcurrent.p50Ms)} / ${ms(s.bareConcurrent.p95Ms)}`,
@@ -403,7 +454,7 @@ const report = (result: DatabaseResult) => {
     )
   )
   const termination = result.sizes.map((s) => [
-    `${thousands(s.target)} ${s.questions}`,
+    `${thousands(s.target)} ${s.questions}${s.state === "loaded" ? "" : ` ${s.state}`}`,
     `${ms(s.bare.p50Ms)} / ${ms(s.bare.p95Ms)}`,
     `${ms(s.exhaustive.p50Ms)} / ${ms(s.exhaustive.p95Ms)}`,
     s.overlap.mean.toFixed(3),
@@ -457,10 +508,10 @@ export default async function run(): Promise<void> {
       "",
       "Targets: search p95 < 50 ms at 100k chunks on PostgreSQL; Lore's search <= 1.5x its bare query; plain-text ingestion >= 200 pages/s.",
       "search = GET /api/knowledge/search?q=<question> (lexical: no embedding model configured), client-side latency over keep-alive HTTP.",
-      "bare = the BM25 statements Lore's search sends (SearchIndexRepo.lexical and lexicalPruned with AccessEvaluator.visibleTo's parameters; over packed blocks, not the sums and exact scores taken in the process), recorded from",
+      "bare = the BM25 statements Lore's search sends (SearchIndexReader.lexical and lexicalPruned with AccessEvaluator.visibleTo's parameters; over packed blocks, not the sums and exact scores taken in the process), recorded from",
       "Lore's own services and replayed with pg on the same database; 'bare all SQL' replays every statement of the request in order",
       "(token lookup, access scope, BM25, details). ingest pages/s: HTTP = sources' pageCount sum / (first upload -> all READY), uploads",
-      "4 at a time, 4 job workers (LORE_JOB_WORKERS); direct = Lore's parser, chunker and SearchIndexRepo SQL in one transaction per document, no HTTP or queue.",
+      "4 at a time, 4 job workers (LORE_JOB_WORKERS); direct = Lore's parser, chunker and SearchIndexWriter SQL in one transaction per document, no HTTP or queue.",
       "ts_rank = PostgreSQL ts_rank over Lore's chunks with the question's lexemes OR-ed (GIN index, no access filter), pg on the same",
       "database; FTS5 = SQLite FTS5 bm25() in process (better-sqlite3, porter) loaded with the same chunks; both top 10, sequential.",
       "Corpus: synthetic English-like text (Zipf over ~3,500 words, 40 topics), 4-24 pages a document, ~1.5 chunks a page.",

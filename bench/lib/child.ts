@@ -20,12 +20,18 @@ export const startChild = (modulePath: string, args: ReadonlyArray<string>): Pro
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     const exited = new Promise<void>((done) => child.once("exit", () => done()))
-    child.once("exit", (code) => reject(new Error(`${modulePath} exited with ${code} before it was ready`)))
+    let ready = false
+    child.once("exit", (code, signal) => {
+      if (!ready) return reject(new Error(`${modulePath} exited with ${code} before it was ready`))
+      if (!stopping) console.error(`${modulePath} ${args[0] ?? ""} exited unasked (code ${code}, signal ${signal})`)
+    })
+    let stopping = false
     const cpuWaiters: Array<(micros: number) => void> = []
     child.on("message", (message: { ready?: string; failed?: string; cpuMicros?: number }) => {
       if (message.failed) return reject(new Error(message.failed))
       if (message.cpuMicros !== undefined) return cpuWaiters.shift()?.(message.cpuMicros)
       if (!message.ready) return
+      ready = true
       resolve({
         url: message.ready,
         cpuMicros: () =>
@@ -34,6 +40,7 @@ export const startChild = (modulePath: string, args: ReadonlyArray<string>): Pro
             child.send("cpu")
           }),
         stop: async () => {
+          stopping = true
           child.send("stop")
           const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
           await exited

@@ -1,12 +1,12 @@
 /**
- * Lore's own SQL services (AccessEvaluator, SearchIndexRepo, SourcesRepo, KnowledgeSearch, IdentityRepo) in the
+ * Lore's own SQL services (AccessEvaluator, SearchIndexReader and SearchIndexWriter, SourcesRepo, KnowledgeSearch, IdentityRepo) in the
  * bench process, over a database Lore created, for bench/search.ts:
  *
  * - `capture` runs a search through KnowledgeSearch.search and records every statement it sends, as the
  *   driver receives it (SQL text + parameters, from @effect/sql's statement transformer), so the bare
  *   query replayed with `pg` is exactly Lore's, with the same access-predicate parameters.
  * - `ingestDirect` is Lore's ingestion without HTTP and the job queue: the real parser and chunker, then
- *   SourcesRepo + SearchIndexRepo.replaceChunks/makeSearchable (the same SQL) in one transaction per document.
+ *   SourcesRepo + SearchIndexWriter.replaceChunks/makeSearchable (the same SQL) in one transaction per document.
  *
  * Embedded PGlite takes one connection, so `openEmbedded` serves a data dir the way Lore's db/Sql.ts does
  * (PGlite + pgvector, PGLiteSocketServer on a unix socket, one connection) and these services and `pg`
@@ -36,7 +36,9 @@ import { IdentityRepo } from "../../packages/server/src/identity/Repo"
 import { chunkDocument, parseDocument } from "../../packages/server/src/knowledge/parsing/index"
 import { toIndexedChunks } from "../../packages/server/src/knowledge/Ingestion"
 import { KnowledgeSearch } from "../../packages/server/src/knowledge/Search"
-import { SearchIndexRepo } from "../../packages/server/src/knowledge/SearchIndexRepo"
+import { SearchIndexReader } from "../../packages/server/src/knowledge/SearchIndexReader"
+import { SearchIndexWriter } from "../../packages/server/src/knowledge/SearchIndexWriter"
+import { MAINTENANCE_BUDGET_POSTINGS } from "../../packages/server/src/knowledge/Ingestion"
 import { SourcesRepo } from "../../packages/server/src/knowledge/SourcesRepo"
 import { hashSecret } from "../../packages/server/src/platform/SecretBox"
 
@@ -83,7 +85,7 @@ export interface CapturedSearch {
   readonly top: ReadonlyArray<string>
   /** Everything the request sends, in order: token lookup, access scope, lexical, details. */
   readonly all: ReadonlyArray<CapturedStatement>
-  /** Exhaustive BM25 for the same question and caller (SearchIndexRepo.lexical without a cap): what early termination is compared with. */
+  /** Exhaustive BM25 for the same question and caller (SearchIndexReader.lexical without a cap): what early termination is compared with. */
   readonly exhaustive: CapturedStatement
   readonly hits: number
 }
@@ -114,7 +116,7 @@ const services = (target: Target) => {
     }).pipe(Effect.orDie)
   )
   return Layer.mergeAll(KnowledgeSearch.Default, IdentityRepo.Default).pipe(
-    Layer.provideMerge(Layer.mergeAll(AccessEvaluator.Default, SearchIndexRepo.Default, SourcesRepo.Default, EmbeddingModel.Default)),
+    Layer.provideMerge(Layer.mergeAll(AccessEvaluator.Default, SearchIndexReader.Default, SearchIndexWriter.Default, SourcesRepo.Default, EmbeddingModel.Default)),
     // Search reads the embedding generation (none here: lexical) through the ai area, which needs the job queue and settings.
     Layer.provide(JobsLive),
     Layer.provide(Layer.succeed(Settings, Settings.make({
@@ -168,7 +170,7 @@ export const loreSql = async (target: Target) => {
         const lexical = ranking.filter((s) => /WITH\s+terms AS/.test(s.text)).at(-1)
         if (!lexical) return yield* Effect.dieMessage("the search sent no BM25 query")
         const evaluator = yield* AccessEvaluator
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexReader
         const scope = yield* evaluator.readScope(principal)
         const access = { partitions: (alias: string) => evaluator.grantAndClearance(scope, alias), visible: (alias: string) => evaluator.visibleTo(scope, alias) }
         const exhaustiveRecorded: CapturedStatement[] = []
@@ -187,7 +189,7 @@ export const loreSql = async (target: Target) => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const repo = yield* SourcesRepo
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexWriter
         const bytes = new TextEncoder().encode(document.text)
         const parsed = yield* Effect.promise(() => parseDocument(bytes, "text/plain"))
         if (!parsed.ok) return yield* Effect.dieMessage(parsed.error.message)
@@ -225,15 +227,29 @@ export const loreSql = async (target: Target) => {
       })
     )
 
-  /** What Lore's packer job does after ingestion (SearchIndexRepo.packPending), or a rebuild of every block after SQL synthesis. */
+  /** What Lore's packer job does after ingestion (SearchIndexWriter.packPending), or a rebuild of every block after SQL synthesis. */
   const pack = (organizationId: string, how: "pending" | "all") =>
     runtime.runPromise(
       Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexWriter
         if (how === "all") yield* index.repack(organizationId, defaultSearch.blockPostings, true)
         else yield* index.packPending(organizationId, defaultSearch.blockPostings)
       })
     )
 
-  return { capture, ingestDirect, pack, close: () => runtime.dispose() }
+  /** What Lore's block maintenance jobs do until no term is due (SearchIndexWriter.rebuildOverdue, a budget a run). */
+  const maintain = (organizationId: string) =>
+    runtime.runPromise(
+      Effect.gen(function* () {
+        const index = yield* SearchIndexWriter
+        let runs = 0
+        for (;;) {
+          const done = yield* index.rebuildOverdue(organizationId, defaultSearch.blockPostings, MAINTENANCE_BUDGET_POSTINGS)
+          runs++
+          if (done.due <= done.terms) return runs
+        }
+      })
+    )
+
+  return { capture, ingestDirect, pack, maintain, close: () => runtime.dispose() }
 }

@@ -62,11 +62,20 @@ export const ingestOverHttp = async (lore: Lore, spaceId: string, docs: Readonly
         const document = docs[next++]!
         const form = new FormData()
         form.append("file", new Blob([document.text], { type: "text/plain" }), document.fileName)
-        const response = await fetch(`${lore.child.url}/api/sources?knowledgeSpaceId=${spaceId}&classification=INTERNAL`, {
+        // On a machine loaded far past its cores, the server may drop an upload whose body stalls (LORE_BODY_TIMEOUT_MS, 10 s):
+        // the connection resets before anything was stored, so the upload is sent again.
+        const upload = () => fetch(`${lore.child.url}/api/sources?knowledgeSpaceId=${spaceId}&classification=INTERNAL`, {
           method: "POST",
           headers: lore.headers,
           body: form
         })
+        let response: Response | undefined
+        for (let attempt = 1; response === undefined; attempt++) {
+          response = await upload().catch((error: Error) => {
+            if (attempt >= 3) throw error
+            return undefined
+          })
+        }
         if (!response.ok) throw new Error(`upload ${document.fileName}: ${response.status} ${await response.text()}`)
         await response.arrayBuffer()
       }

@@ -3,7 +3,7 @@
  * hour through Lore's ingestion at ~200 pages/s) by SQL alone: each new chunk joins the first half of one
  * existing chunk to the second half of another (so it is new text with the corpus's own word statistics,
  * not a duplicate), keeps the first one's source, space, title and heading weights, and is indexed the way
- * SearchIndexRepo indexes (tsvector 'english', postings with title x2 and heading x1.5, impacts by the
+ * SearchIndexWriter indexes (tsvector 'english', postings with title x2 and heading x1.5, impacts by the
  * generated column); BM25 statistics are then recounted from the postings. Secondary indexes are dropped
  * during the load and rebuilt from their own definitions, as a bulk load would.
  */

@@ -34,6 +34,7 @@ import assistantToolSteps from "./migrations/0032_assistant_tool_steps"
 import assetFeedback from "./migrations/0033_asset_feedback"
 import conversationLastSequence from "./migrations/0039_conversation_last_sequence"
 import assetSearch from "./migrations/0040_asset_search"
+import searchAppendedBlockCounts from "./migrations/0041_search_appended_block_counts"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -69,7 +70,8 @@ export const migrations = {
   "0032_assistant_tool_steps": assistantToolSteps,
   "0033_asset_feedback": assetFeedback,
   "0039_conversation_last_sequence": conversationLastSequence,
-  "0040_asset_search": assetSearch
+  "0040_asset_search": assetSearch,
+  "0041_search_appended_block_counts": searchAppendedBlockCounts
 }
 
 const run = Migrator.make({})

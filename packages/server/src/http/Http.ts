@@ -1,4 +1,4 @@
-import { type HttpApi, HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { type HttpApi, HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -33,7 +33,10 @@ export const serveApi = <E, R>(handlers: Layer.Layer<HttpApi.Api, E, R>) =>
         Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
         Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
         Layer.provideMerge(NodeHttpServer.layer(() => createServer({ maxHeaderSize: MAX_HEADER_BYTES }), { port: settings.port, host: settings.host })),
-        Layer.provide(Layer.provide(handlers, bodyLimits(settings.bodyStallMs)))
+        Layer.provide(Layer.provide(handlers, bodyLimits(settings.bodyStallMs))),
+        // No span per request: nothing exports traces, and the platform's span parses the URL, redacts and copies
+        // every request and response header into attributes (issue 33 point 16; docs/benchmarks.md "me").
+        HttpMiddleware.withTracerDisabledWhen(() => true)
       )
     )
   )

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { rows, Timestamp } from "../db/Rows"
 import { Classification } from "../domain/Model"
-import type { KnowledgeFilters } from "./SearchIndexRepo"
+import type { KnowledgeFilters } from "./SearchIndexReader"
 import type { AccessPredicate } from "./SourcesRepo"
 
 export const CatalogRow = Schema.Struct({

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { type Classification, classificationRank } from "../domain/Model"
 import { JobQueue } from "../jobs/JobQueue"
 import { IngestSource, PurgeSource } from "./Jobs"
-import { SearchIndexRepo } from "./SearchIndexRepo"
+import { SearchIndexWriter } from "./SearchIndexWriter"
 import { SourcesRepo } from "./SourcesRepo"
 import { serveCurrentVersion } from "./Versions"
 
@@ -35,7 +35,7 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* SourcesRepo
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     const queue = yield* JobQueue
 
     /** A new version, queued for ingestion; the asset's current version is set by the one rule. */
@@ -96,5 +96,5 @@ export class ExternalSources extends Effect.Service<ExternalSources>()("lore/Ext
       retire
     }
   }),
-  dependencies: [SourcesRepo.Default, SearchIndexRepo.Default]
+  dependencies: [SourcesRepo.Default, SearchIndexWriter.Default]
 }) {}

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Clock, Effect, Layer } from "effect"
 import { Embeddings } from "../ai/Embeddings"
 import { EmbeddingIndex, type IndexedGeneration } from "./EmbeddingIndex"
 import { EmbeddingIndexRepo } from "./EmbeddingIndexRepo"
@@ -8,14 +8,14 @@ import { JobHandlers, type JobContext } from "../jobs/JobHandlers"
 import { JobFailure } from "../jobs/Model"
 import { JobQueue } from "../jobs/JobQueue"
 import { Settings } from "../Config"
-import { IngestSource, PackSearchPostings, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
+import { IngestSource, MaintainSearchBlocks, PackSearchPostings, PurgeSource, RefreshSearchStatistics, VersionReady } from "./Jobs"
 import { classificationRank } from "../domain/Model"
 import { ParsePool } from "../parsing-pool/ParsePool"
 import { parseDocumentOffThread } from "./DocumentParsing"
 import type { Chunk, SupportedMediaType } from "./parsing"
-import { type IndexedChunk, SearchIndexRepo } from "./SearchIndexRepo"
+import { type IndexedChunk, SearchIndexWriter } from "./SearchIndexWriter"
 import { SourcesRepo } from "./SourcesRepo"
-import { serveCurrentVersion } from "./Versions"
+import { queuePacking, serveCurrentVersion } from "./Versions"
 
 /**
  * Ingestion: parse -> heading- and page-aware chunks -> full-text index -> embeddings (when a model is
@@ -39,7 +39,7 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* SourcesRepo
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     const embeddings = yield* Embeddings
     const embeddingIndex = yield* EmbeddingIndex
     const indexRepo = yield* EmbeddingIndexRepo
@@ -136,20 +136,58 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
 
 const refreshStatistics = () =>
   Effect.gen(function* () {
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     if (!(yield* index.statisticsStale)) return
     yield* index.refreshStatistics
     yield* Effect.logInfo("search statistics refreshed")
   })
 
+/**
+ * Postings block maintenance rewrites per run (about a second of PostgreSQL's time on a quiet machine): rebuilding
+ * a common term costs its whole list, so the work is spread over runs, most rows saved per posting first.
+ */
+export const MAINTENANCE_BUDGET_POSTINGS = 200_000
+
+/** At most one block maintenance per organization per window, due when the window closes (its dedupe key). */
+const MAINTENANCE_WINDOW_MS = 5000
+
+const queueMaintenance = (organizationId: string) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue
+    const window = Math.floor((yield* Clock.currentTimeMillis) / MAINTENANCE_WINDOW_MS)
+    yield* queue.enqueueJob(MaintainSearchBlocks, { organizationId }, {
+      dedupeKey: `search-maintain:${organizationId}:${window}`,
+      runAt: new Date((window + 1) * MAINTENANCE_WINDOW_MS),
+      maxAttempts: 3
+    })
+  })
+
+/** A database error in a job is worth another attempt. */
+const retryable = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, (error): error is Extract<E, SqlError.SqlError> => error._tag === "SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message)))
+
 const packSearchPostings = ({ organizationId }: { organizationId: string }) =>
   Effect.gen(function* () {
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     const { search } = yield* Settings
-    const packed = yield* index.packPending(organizationId, search.blockPostings).pipe(
-      Effect.catchTag("SqlError", (error) => Effect.fail(JobFailure.retryable("DATABASE", error.message)))
-    )
+    const { packed, busy } = yield* retryable(index.packPendingUnlessBusy(organizationId, search.blockPostings))
     if (packed > 0) yield* Effect.logDebug("search postings packed").pipe(Effect.annotateLogs({ organizationId, chunks: packed }))
+    // Another packer (or block maintenance) holds the lock and may have read the pending chunks before the change
+    // that queued this job: pack again in the next window rather than hold a job worker waiting.
+    if (busy) yield* Effect.flatMap(JobQueue, (queue) => queuePacking(queue, organizationId))
+    // Between rebuilds, each pack adds a run of blocks to every term it touched: past a term's rebuilt blocks, those
+    // runs cost search more rows than the rebuilt list. Maintenance rebuilds such terms in the background.
+    if (yield* index.maintenanceDue(organizationId)) yield* queueMaintenance(organizationId)
+  })
+
+/** Block maintenance: one budget of overdue terms rebuilt; the next window's run takes the rest. */
+export const maintainSearchBlocks = ({ organizationId }: { organizationId: string }) =>
+  Effect.gen(function* () {
+    const index = yield* SearchIndexWriter
+    const { search } = yield* Settings
+    const done = yield* retryable(index.rebuildOverdue(organizationId, search.blockPostings, MAINTENANCE_BUDGET_POSTINGS))
+    if (done.terms > 0) yield* Effect.logDebug("search blocks maintained").pipe(Effect.annotateLogs({ organizationId, ...done }))
+    if (done.due > done.terms) yield* queueMaintenance(organizationId)
   })
 
 const purge = ({ sourceId }: { sourceId: string }) =>
@@ -168,5 +206,6 @@ export const IngestionLive = Layer.effectDiscard(
     yield* handlers.registerJob(PurgeSource, purge)
     yield* handlers.registerJob(RefreshSearchStatistics, refreshStatistics)
     yield* handlers.registerJob(PackSearchPostings, packSearchPostings)
+    yield* handlers.registerJob(MaintainSearchBlocks, maintainSearchBlocks)
   })
 )

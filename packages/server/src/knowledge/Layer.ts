@@ -7,7 +7,8 @@ import { ReembeddingLive } from "./Reembedding"
 import { IngestionLive } from "./Ingestion"
 import { KnowledgeSearch } from "./Search"
 import { CatalogRepo } from "./CatalogRepo"
-import { SearchIndexRepo } from "./SearchIndexRepo"
+import { SearchIndexReader } from "./SearchIndexReader"
+import { SearchIndexWriter } from "./SearchIndexWriter"
 import { Sources } from "./Sources"
 import { SourcesRepo } from "./SourcesRepo"
 import { ParsePool } from "../parsing-pool/ParsePool"
@@ -26,5 +27,5 @@ const SourceResolversLive = Layer.effectDiscard(
 export const KnowledgeLive = Layer.mergeAll(SourceResolversLive, IngestionLive, ReembeddingLive).pipe(
   Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default, EmbeddingIndex.Default)),
   // Job handlers run with the services they were registered with.
-  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, EmbeddingIndexRepo.Default, Embeddings.Default, ParsePool.Default))
+  Layer.provide(Layer.mergeAll(ResourceResolvers.Default, SourcesRepo.Default, SearchIndexReader.Default, SearchIndexWriter.Default, CatalogRepo.Default, EmbeddingIndexRepo.Default, Embeddings.Default, ParsePool.Default))
 )

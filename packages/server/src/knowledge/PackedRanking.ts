@@ -12,7 +12,7 @@ export interface PackedList {
   readonly weight: number
   /** The term's weight times the highest impact of a posting not read (0 when the list was read whole). */
   readonly cut: number
-  /** How far a posting's true term-frequency part may exceed its stored impact (see SearchIndexRepo `bounds`). */
+  /** How far a posting's true term-frequency part may exceed its stored impact (see SearchIndexReader `bounds`). */
   readonly factor: number
   readonly blocks: ReadonlyArray<Uint8Array>
 }

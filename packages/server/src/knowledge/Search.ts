@@ -9,7 +9,7 @@ import type { Principal } from "../domain/Principal"
 import { Settings } from "../Config"
 import { CatalogRepo } from "./CatalogRepo"
 import { EmbeddingIndex } from "./EmbeddingIndex"
-import { type ChunkDetail, type KnowledgeFilters, type SearchAccess, SearchIndexRepo } from "./SearchIndexRepo"
+import { type ChunkDetail, type KnowledgeFilters, type SearchAccess, SearchIndexReader } from "./SearchIndexReader"
 import { type AccessPredicate, SourcesRepo } from "./SourcesRepo"
 
 export interface SearchInput {
@@ -56,7 +56,7 @@ const presentationKind = (mediaType: string) =>
 /** Search, catalog and citations: every query carries the caller's access predicate inside its SQL. */
 export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/KnowledgeSearch", {
   effect: Effect.gen(function* () {
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexReader
     const catalogRepo = yield* CatalogRepo
     const sources = yield* SourcesRepo
     const evaluator = yield* AccessEvaluator
@@ -87,7 +87,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
      * The best chunks by BM25. When the query's terms have at most `exhaustiveMaxPostings` postings, or no
      * more than early termination would read (WholeScoringGate), all are scored (exact, and cheaper); the full access predicate is checked
      * on a capped candidate list first, and the whole list is ranked only when that leaves fewer than `limit`
-     * (source ACLs removed some). Past that, early termination (SearchIndexRepo.lexicalPruned): exact when it
+     * (source ACLs removed some). Past that, early termination (SearchIndexReader.lexicalPruned): exact when it
      * can prove so, else the best of its candidates scored exactly, within the tolerance measured in
      * docs/benchmarks.md; and when source ACLs leave fewer than `limit` of its candidates, the whole list.
      */
@@ -225,5 +225,5 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
 
     return { search, catalog, excerpt, citationContent }
   }),
-  dependencies: [SearchIndexRepo.Default, CatalogRepo.Default, SourcesRepo.Default, AccessEvaluator.Default, Embeddings.Default, EmbeddingIndex.Default]
+  dependencies: [SearchIndexReader.Default, CatalogRepo.Default, SourcesRepo.Default, AccessEvaluator.Default, Embeddings.Default, EmbeddingIndex.Default]
 }) {}

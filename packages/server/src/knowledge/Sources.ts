@@ -16,7 +16,7 @@ import { Settings } from "../Config"
 import { IngestSource, PurgeSource } from "./Jobs"
 import { detectMediaType } from "./parsing"
 import { mayDelete, sourceDeletion } from "./Policy"
-import { SearchIndexRepo } from "./SearchIndexRepo"
+import { SearchIndexWriter } from "./SearchIndexWriter"
 import { type AccessPredicate, type SourceFilter, type SourceRow, SourcesRepo } from "./SourcesRepo"
 import { serveCurrentVersion } from "./Versions"
 
@@ -37,7 +37,7 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
     const sql = yield* SqlClient.SqlClient
     const transaction = transactional(sql)
     const repo = yield* SourcesRepo
-    const index = yield* SearchIndexRepo
+    const index = yield* SearchIndexWriter
     const evaluator = yield* AccessEvaluator
     const queue = yield* JobQueue
     const audit = yield* Audit
@@ -274,5 +274,5 @@ export class Sources extends Effect.Service<Sources>()("lore/Sources", {
 
     return { upload, list, get, content, remove, resolveForAccess }
   }),
-  dependencies: [SourcesRepo.Default, SearchIndexRepo.Default, AccessEvaluator.Default, Audit.Default]
+  dependencies: [SourcesRepo.Default, SearchIndexWriter.Default, AccessEvaluator.Default, Audit.Default]
 }) {}

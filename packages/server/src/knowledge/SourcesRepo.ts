@@ -15,7 +15,7 @@ export type AccessPredicate = (alias: string) => Statement.Fragment
  * read it AND its asset's current version (knowledge_assets.current_source_id: the newest READY version,
  * else the newest live one). So once an asset's current version is above a caller, none of its versions
  * shows through, however low an older one was classified. Catalog, sources, citations and search use it
- * (search serves only current versions, see SearchIndexRepo); the explanation mirrors it (Sources.resolveForAccess).
+ * (search serves only current versions, see SearchIndexReader); the explanation mirrors it (Sources.resolveForAccess).
  * `version` is the alias of a row with knowledge_asset_id and the access columns (sources s, chunks c).
  */
 export const seenVersion = (sql: SqlClient.SqlClient, visible: AccessPredicate, version: string): Statement.Fragment => sql`(

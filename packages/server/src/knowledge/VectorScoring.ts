@@ -6,7 +6,7 @@
  * The binary form: the lexeme count (int32), then per lexeme its UTF-8 bytes, a NUL, its position count
  * (uint16) and each position (uint16, the label in the top two bits: 3 A, 2 B, 1 C, 0 D).
  * A term's frequency weighs its positions by label as `search_postings.frequency` does (title A x2, heading B
- * x1.5, body x1), and the saturation is SearchIndexRepo's, operation for operation, so scores equal the
+ * x1.5, body x1), and the saturation is SearchIndexReader's, operation for operation, so scores equal the
  * exhaustive statement's up to the order of the sum.
  */
 

@@ -1,7 +1,7 @@
 import { Clock, Effect } from "effect"
 import type { JobQueue } from "../jobs/JobQueue"
 import { PackSearchPostings } from "./Jobs"
-import type { SearchIndexRepo } from "./SearchIndexRepo"
+import type { SearchIndexWriter } from "./SearchIndexWriter"
 import type { SourcesRepo } from "./SourcesRepo"
 
 /**
@@ -15,20 +15,26 @@ const PACK_WINDOW_MS = 1000
  * After an asset's versions changed (one became READY, one was deleted): recomputes its current version by
  * the one rule (SourcesRepo.refreshCurrentVersion) and makes search serve exactly that version when it is
  * READY, and no other. Runs under the asset's lock (SourcesRepo.lockAsset), in the change's transaction.
- * Postings made searchable wait for the packer (SearchIndexRepo.packPending), queued here.
+ * Postings made searchable wait for the packer (SearchIndexWriter.packPending), queued here.
  */
-export const serveCurrentVersion = (repo: SourcesRepo, index: SearchIndexRepo, queue: JobQueue, knowledgeAssetId: string, organizationId: string) =>
+export const serveCurrentVersion = (repo: SourcesRepo, index: SearchIndexWriter, queue: JobQueue, knowledgeAssetId: string, organizationId: string) =>
   Effect.gen(function* () {
     const current = yield* repo.refreshCurrentVersion(knowledgeAssetId)
     const serving = current?.status === "READY" ? current.id : null
     for (const other of yield* repo.otherVersions(knowledgeAssetId, serving)) yield* index.makeUnsearchable(other, organizationId)
     if (serving) {
       yield* index.makeSearchable(serving, organizationId)
-      const window = Math.floor((yield* Clock.currentTimeMillis) / PACK_WINDOW_MS)
-      yield* queue.enqueueJob(PackSearchPostings, { organizationId }, {
-        dedupeKey: `search-pack:${organizationId}:${window}`,
-        runAt: new Date((window + 2) * PACK_WINDOW_MS),
-        maxAttempts: 3
-      })
+      yield* queuePacking(queue, organizationId)
     }
+  })
+
+/** Queues the packer for the current window (see PACK_WINDOW_MS). */
+export const queuePacking = (queue: JobQueue, organizationId: string) =>
+  Effect.gen(function* () {
+    const window = Math.floor((yield* Clock.currentTimeMillis) / PACK_WINDOW_MS)
+    yield* queue.enqueueJob(PackSearchPostings, { organizationId }, {
+      dedupeKey: `search-pack:${organizationId}:${window}`,
+      runAt: new Date((window + 2) * PACK_WINDOW_MS),
+      maxAttempts: 3
+    })
   })

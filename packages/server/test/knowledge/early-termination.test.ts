@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccessEvaluator } from "../../src/access/Evaluator"
 import { toPrincipal } from "../../src/identity/Authenticator"
 import { IdentityRepo } from "../../src/identity/Repo"
-import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexRepo, type WholeScoringGate } from "../../src/knowledge/SearchIndexRepo"
+import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexReader, type WholeScoringGate } from "../../src/knowledge/SearchIndexReader"
+import { MAINTENANCE_MIN_APPENDED_BLOCKS, SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
 import { POSTING_BYTES } from "../../src/knowledge/PackedRanking"
 import { hashSecret } from "../../src/platform/SecretBox"
 import { type InspectableServer, startInspectableServer } from "./inspect"
 import { client, search, settled, uploaded } from "./support"
 
 /**
- * Early termination (SearchIndexRepo.lexicalPruned) against exhaustive BM25 (SearchIndexRepo.lexical without
+ * Early termination (SearchIndexReader.lexicalPruned) against exhaustive BM25 (SearchIndexReader.lexical without
  * a cap) on the same index: Zipf-distributed text where the commonest words are in nearly every chunk, read
  * to depths small enough that most posting lists are cut. Whenever the pruned ranking says it is exact, it
  * is; its scores are always the exhaustive scores of those chunks; and a depth past every list is exact.
@@ -84,12 +85,12 @@ describe("search early termination", { timeout: 180_000 }, () => {
   }
 
   /** The repositories this test calls directly, on the server's own database connection. */
-  const repositories = Layer.mergeAll(SearchIndexRepo.Default, AccessEvaluator.Default, IdentityRepo.Default)
+  const repositories = Layer.mergeAll(SearchIndexReader.Default, SearchIndexWriter.Default, AccessEvaluator.Default, IdentityRepo.Default)
 
   const compare = (query: string, options: { depth: number; candidates: number; limit: number; sourceAcl?: boolean; filters?: KnowledgeFilters; via?: "any" | "rows" }) =>
     server.run(
       Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexReader
         const { organizationId, access } = yield* accessOf(options.sourceAcl ?? false)
         const filters = options.filters ?? {}
         const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, options.limit, options.depth, options.candidates, BLOCK, options.via)
@@ -100,11 +101,11 @@ describe("search early termination", { timeout: 180_000 }, () => {
       }).pipe(Effect.provide(repositories))
     )
 
-  /** Exhaustive BM25 behind a gate (SearchIndexRepo.lexical): skipped when early termination would read less. */
+  /** Exhaustive BM25 behind a gate (SearchIndexReader.lexical): skipped when early termination would read less. */
   const gated = (query: string, gate: WholeScoringGate, limit = 5) =>
     server.run(
       Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexReader
         const { organizationId, access } = yield* accessOf(false)
         return yield* index.lexical(organizationId, query, access, {}, limit, null, gate)
       }).pipe(Effect.provide(repositories))
@@ -257,9 +258,9 @@ describe("search early termination", { timeout: 180_000 }, () => {
       return entries
     }
     /** A call on the index repository, as the admin's organization. */
-    const onIndex = <A, E>(use: (index: SearchIndexRepo, organizationId: string) => Effect.Effect<A, E>) =>
+    const onIndex = <A, E>(use: (index: SearchIndexWriter, organizationId: string) => Effect.Effect<A, E>) =>
       server.run(Effect.gen(function* () {
-        const index = yield* SearchIndexRepo
+        const index = yield* SearchIndexWriter
         const { organizationId } = yield* accessOf(false)
         return yield* use(index, organizationId)
       }).pipe(Effect.provide(repositories)))
@@ -356,6 +357,92 @@ describe("search early termination", { timeout: 180_000 }, () => {
       expect(await recall()).toBeGreaterThan(0.5)
       await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
       expect(await recall()).toBeGreaterThan(0.5)
+    })
+
+    it("block maintenance rebuilds the terms whose appended blocks reached their rebuilt ones, queued by the packer; rankings unchanged", async () => {
+      const overdue = async () => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM search_packing WHERE appended_blocks >= greatest(rebuilt_blocks, ${MAINTENANCE_MIN_APPENDED_BLOCKS})`))[0]!.n)
+      /** search_packing's count of appended blocks against the blocks themselves, in one snapshot: terms where they differ. */
+      const miscounted = async () => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM search_packing k
+        WHERE k.appended_blocks <> (SELECT count(*) FROM search_blocks b WHERE b.appended AND b.organization_id = k.organization_id
+          AND b.term = k.term AND b.knowledge_space_id = k.knowledge_space_id AND b.classification_rank = k.classification_rank)`))[0]!.n)
+      const maintenanceJobs = async (statuses: ReadonlyArray<string>) => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM jobs WHERE kind = 'knowledge.maintain-search-blocks' AND status IN ${sql.in(statuses)}`))[0]!.n)
+      /** Exact rankings (every list read whole) and cut ones, whose scores and bound must hold either way. */
+      const rankings = async () => {
+        const exact: Array<ReadonlyArray<RankedChunk>> = []
+        for (const q of questions.slice(0, 12)) {
+          const whole = await compare(q, { depth: 100_000, candidates: 100_000, limit: 10 })
+          expect(whole.pruned.certain).toBe(true)
+          expectSameRanking(whole.pruned.ranked, whole.exhaustive.slice(0, 10))
+          exact.push(whole.pruned.ranked)
+          const cut = await compare(q, { depth: 8, candidates: 10, limit: 5 })
+          expectExactScores(cut)
+          expectSoundBound(cut)
+        }
+        return exact
+      }
+      // Rare words (the vocabulary's tail) given lists of a few rebuilt blocks, then in every small document after.
+      const tail = vocabulary.slice(-10).join(" ")
+      const admin = client(server.url, server.adminToken)
+      const ingest = async (name: string, sections: number, spaceId: string) => {
+        const text = Array.from({ length: sections }, (_, i) => `# ${name} ${i + 1}\n\n${words(80)} ${tail}.\n`).join("\n")
+        const source = await uploaded(admin, { spaceId, name: `${name}.md`, bytes: text, type: "text/markdown", classification: "INTERNAL" })
+        expect((await settled(admin, source.id)).status).toBe("READY")
+      }
+      const appendRuns = async (documents: number, prefix: string) => {
+        for (let i = 0; i < documents; i++) {
+          await ingest(`${prefix}-${i}`, 1, spaces[0]!)
+          await onIndex((index, organizationId) => index.packPending(organizationId, BLOCK))
+        }
+      }
+      for (let i = 0; i < 3; i++) await ingest(`seed-${i}`, 8, spaces[0]!)
+
+      // Every block rebuilt, then small documents packed one at a time: each pack appends a run to every term it
+      // touches, so the rare terms soon hold as many appended blocks as rebuilt ones.
+      await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
+      expect(await overdue()).toBe(0)
+      await appendRuns(6, "steady")
+      expect(await miscounted()).toBe(0)
+      const before = await rankings()
+
+      // Nobody maintains anything by hand: the packer job queues maintenance, which rebuilds every overdue term.
+      for (let i = 0; i < 200 && ((await overdue()) > 0 || (await maintenanceJobs(["QUEUED", "RUNNING"])) > 0); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      expect(await overdue()).toBe(0)
+      expect(await maintenanceJobs(["SUCCEEDED"])).toBeGreaterThan(0)
+      expect(await miscounted()).toBe(0)
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+      const after = await rankings()
+      after.forEach((ranked, i) => expectSameRanking(ranked, before[i]!))
+
+      // Called directly: nothing left to do; then, with work again, a budget of one posting still rebuilds one term.
+      expect(await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1_000_000))).toEqual({ terms: 0, postings: 0, due: 0 })
+      await appendRuns(5, "budget")
+      const done = await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1))
+      expect(done.terms).toBe(done.due > 0 ? 1 : 0)
+      expect(await miscounted()).toBe(0)
+      expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
+    })
+
+    // PGlite serves one connection: a second transaction waits for the connection, not for the lock.
+    it.skipIf(!process.env.DATABASE_URL)("the packer job's way never waits for another packer: busy, and nothing taken", async () => {
+      const lockKey = (organizationId: string) => `lore.search-pack:${organizationId}`
+      const result = await server.run(Effect.gen(function* () {
+        const index = yield* SearchIndexWriter
+        const sql = yield* SqlClient.SqlClient
+        const { organizationId } = yield* accessOf(false)
+        // Another packer: a transaction holding the organization's packing lock for a while.
+        const holder = yield* Effect.fork(sql.withTransaction(sql`SELECT pg_advisory_xact_lock(hashtext(${lockKey(organizationId)})), pg_sleep(2)`))
+        yield* Effect.sleep("500 millis")
+        // Had it waited for the lock, it would have packed (nothing) and said it was free.
+        const busy = yield* index.packPendingUnlessBusy(organizationId, BLOCK)
+        yield* holder.await
+        return { busy }
+      }).pipe(Effect.provide(repositories)))
+      expect(result.busy).toEqual({ packed: 0, busy: true })
     })
 
     it("never returns a chunk taken out of search, though its packed entries stay until a rebuild", async () => {

@@ -20,7 +20,8 @@ import { IngestionLive } from "../../src/knowledge/Ingestion"
 import { IngestSource } from "../../src/knowledge/Jobs"
 import { KnowledgeSearch } from "../../src/knowledge/Search"
 import { CatalogRepo } from "../../src/knowledge/CatalogRepo"
-import { SearchIndexRepo } from "../../src/knowledge/SearchIndexRepo"
+import { SearchIndexReader } from "../../src/knowledge/SearchIndexReader"
+import { SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
 import { Sources } from "../../src/knowledge/Sources"
 import { ParsePool } from "../../src/parsing-pool/ParsePool"
 import { SourcesRepo } from "../../src/knowledge/SourcesRepo"
@@ -39,7 +40,7 @@ import { filler } from "./support"
 const knowledgeProcess = (settings: TestDatabase["settings"]) =>
   IngestionLive.pipe(
     Layer.provideMerge(Layer.mergeAll(Sources.Default, KnowledgeSearch.Default, EmbeddingIndex.Default)),
-    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexRepo.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default, EmbeddingIndexRepo.Default, Embeddings.Default, ParsePool.Default)),
+    Layer.provideMerge(Layer.mergeAll(SourcesRepo.Default, SearchIndexReader.Default, SearchIndexWriter.Default, CatalogRepo.Default, AccessEvaluator.Default, Audit.Default, EmbeddingModel.Default, EmbeddingIndexRepo.Default, Embeddings.Default, ParsePool.Default)),
     Layer.provideMerge(processLayer(settings)),
     Layer.provide(EmbeddingSettings.layer()),
     Layer.provideMerge(Layer.succeed(Settings, settings))

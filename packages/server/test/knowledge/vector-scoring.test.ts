@@ -7,7 +7,7 @@ import { scoreVectors } from "../../src/knowledge/VectorScoring"
  */
 const sample = Buffer.from("00000003636166c3a9000002c0020005717569636b000001000672756e000002c0030004", "hex")
 
-/** BM25's term-frequency part as SearchIndexRepo's SQL writes it. */
+/** BM25's term-frequency part as SearchIndexReader's SQL writes it. */
 const saturation = (frequency: number, tokens: number, avgLen: number) => (frequency * 2.2) / (frequency + 1.2 * (1 - 0.75 + 0.75 * tokens / avgLen))
 
 describe("vector scoring (exact BM25 of early termination's candidates from tsvectorsend)", () => {

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * Impact-ordered postings, so search can stop reading a common term's postings once the top results are
- * certain (SearchIndexRepo.lexical, docs/decisions.md "Search at scale: early termination").
+ * certain (SearchIndexReader.lexical, docs/decisions.md "Search at scale: early termination").
  *
  * `impact` is BM25's term-frequency part computed with a fixed reference chunk length of 200 tokens:
  * f * (k1 + 1) / (f + k1 * (1 - b + b * length / 200)). It orders a term's postings and bounds the ones not

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * Packed postings, so early termination reads a long list as a few rows instead of a row per posting
- * (SearchIndexRepo, docs/decisions.md "Search at scale: packed postings").
+ * (SearchIndexWriter and SearchIndexReader, docs/decisions.md "Search at scale: packed postings").
  *
  * - `search_blocks`: a term's postings in one partition (space, classification), in impact order, cut into
  *   blocks of up to 256 (LORE_SEARCH_BLOCK_POSTINGS). `packed` is each posting's chunk id (16 bytes) and impact

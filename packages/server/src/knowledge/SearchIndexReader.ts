@@ -1,33 +1,12 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Database } from "../db/Sql"
-import { exec, row, rows } from "../db/Rows"
+import { rows } from "../db/Rows"
 import { Classification } from "../domain/Model"
 import { packedCandidates } from "./PackedRanking"
 import { scoreVectors } from "./VectorScoring"
+import { packedPosting } from "./SearchIndexWriter"
 import { type AccessPredicate, seenVersion } from "./SourcesRepo"
-
-export interface IndexedChunk {
-  readonly id: string
-  readonly ordinal: number
-  readonly heading: string | null
-  readonly headingPath: ReadonlyArray<string>
-  readonly startPage: number | null
-  readonly endPage: number | null
-  readonly content: string
-}
-
-export interface ChunkScope {
-  readonly sourceId: string
-  readonly organizationId: string
-  readonly knowledgeSpaceId: string
-  readonly knowledgeAssetId: string
-  readonly classificationRank: number
-  readonly aclKeys: ReadonlyArray<string> | null
-  /** Key sets a reader must each satisfy too (connector intersections); null when none. */
-  readonly aclAll?: ReadonlyArray<string> | null | undefined
-  readonly title: string
-}
 
 /**
  * What narrows a search or the catalog beyond access: one space, one classification (by rank), and for
@@ -92,12 +71,6 @@ const CandidateVector = Schema.Struct({ id: Schema.String, tokenCount: Schema.Nu
 
 const Neighbour = Schema.Struct({ ordinal: Schema.Number, content: Schema.String })
 
-/** pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted. */
-const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Schema.Number })
-
-/** Below this many searchable chunks, tables are small enough that statistics do not matter. */
-const STATISTICS_MIN_CHUNKS = 100
-
 /**
  * A long question (a pasted paragraph) is reduced to this many of its most informative terms: the highest
  * IDF x query term frequency among the terms the caller's partitions contain. Bounds the postings scored.
@@ -144,21 +117,17 @@ const PRIORITY_EXPONENT = 4
  */
 const PENDING_READ_LIMIT = 64
 
-/** Chunks the packer takes per statement (about 120 postings each). */
-const PACK_BATCH = 2000
-
 /** Okapi BM25 parameters (textbook values; see DESIGN.md "Search ranking"). */
 const K1 = 1.2
 const B = 0.75
-const HEADING_SEPARATOR = "\u001f"
 
 /**
- * SQL for the search index: chunks with their tsvector, BM25 statistics per partition (space and
- * classification) maintained as chunks become searchable or stop being so, lexical (BM25) and vector
- * candidate queries. Callers pass the access predicates by closure, so filtering happens inside the same
- * query, and statistics come only from partitions the caller may read.
+ * The search index's reads: lexical (BM25, whole or with early termination over packed blocks) and vector
+ * candidates, and the chunks they name. Callers pass the access predicates by closure, so filtering happens
+ * inside the same query, and statistics come only from partitions the caller may read. What keeps the index
+ * (chunks, postings, statistics, blocks) is SearchIndexWriter's.
  */
-export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/SearchIndexRepo", {
+export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore/SearchIndexReader", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const database = yield* Database
@@ -184,69 +153,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           : alias === "c" ? sql`AND c.source_id = ANY(${sources}::uuid[])`
           : sql`AND ${a}.chunk_id IN (SELECT sc.id FROM chunks sc WHERE sc.source_id = ANY(${sources}::uuid[]))`}`
     }
-
-    /**
-     * Moves BM25 statistics and postings by the chunks that just changed searchability (sign +1 or -1), in
-     * each chunk's partition (space, classification rank). `flipped` returns the chunks' id, search_vector,
-     * token_count, knowledge_space_id, classification_rank. Term rows are upserted in key order so concurrent
-     * adjustments lock them in the same order.
-     */
-    const adjustStatistics = exec((flipped: Statement.Fragment, organizationId: string, sign: 1 | -1) => sql`
-      WITH flipped AS (${flipped}),
-      postings AS (
-        ${sign === 1
-          ? sql`INSERT INTO search_postings (term, chunk_id, organization_id, knowledge_space_id, classification_rank, frequency, token_count)
-              SELECT v.lexeme, f.id, ${organizationId}, f.knowledge_space_id, f.classification_rank,
-                (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.5 ELSE 1.0 END) FROM unnest(v.weights) AS w), f.token_count
-              FROM flipped f CROSS JOIN LATERAL unnest(f.search_vector) AS v
-              RETURNING 1`
-          : sql`DELETE FROM search_postings WHERE chunk_id IN (SELECT id FROM flipped) RETURNING 1`}
-      ),
-      terms AS (
-        INSERT INTO search_terms (organization_id, term, knowledge_space_id, classification_rank, document_frequency)
-        SELECT ${organizationId}, v.lexeme, f.knowledge_space_id, f.classification_rank, ${sign} * count(*)
-        FROM flipped f CROSS JOIN LATERAL unnest(f.search_vector) AS v
-        GROUP BY v.lexeme, f.knowledge_space_id, f.classification_rank
-        ORDER BY v.lexeme, f.knowledge_space_id, f.classification_rank
-        ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
-          DO UPDATE SET document_frequency = search_terms.document_frequency + EXCLUDED.document_frequency
-        RETURNING 1
-      ),
-      -- Postings made searchable wait for the packer; those taken out leave their blocks' entries stale (search
-      -- skips them; the packer's next rebuild of the term drops them).
-      pending AS (
-        ${sign === 1
-          ? sql`INSERT INTO search_pending (chunk_id, organization_id) SELECT id, ${organizationId} FROM flipped ON CONFLICT DO NOTHING RETURNING 1`
-          : sql`DELETE FROM search_pending WHERE chunk_id IN (SELECT id FROM flipped) RETURNING 1`}
-      )
-      INSERT INTO search_corpus (organization_id, knowledge_space_id, classification_rank, chunk_count, token_total)
-      SELECT ${organizationId}, knowledge_space_id, classification_rank, ${sign} * count(*), ${sign} * coalesce(sum(token_count), 0)
-      FROM flipped GROUP BY knowledge_space_id, classification_rank
-      ON CONFLICT (organization_id, knowledge_space_id, classification_rank) DO UPDATE SET
-        chunk_count = search_corpus.chunk_count + EXCLUDED.chunk_count,
-        token_total = search_corpus.token_total + EXCLUDED.token_total`)
-
-    const flippedColumns = sql.literal("id, search_vector, token_count, knowledge_space_id, classification_rank")
-
-    const deleteChunks = exec((sourceId: string) => sql`DELETE FROM chunks WHERE source_id = ${sourceId}`)
-    const insertChunks = exec((scope: ChunkScope, slice: ReadonlyArray<IndexedChunk>) => sql`
-      INSERT INTO chunks (id, source_id, organization_id, knowledge_space_id, knowledge_asset_id, classification_rank, acl_keys, acl_all,
-        ordinal, heading, heading_path, start_page, end_page, content, search_vector, token_count)
-      SELECT r.id, ${scope.sourceId}, ${scope.organizationId}, ${scope.knowledgeSpaceId}, ${scope.knowledgeAssetId},
-        ${scope.classificationRank}, ${scope.aclKeys === null ? null : scope.aclKeys}::text[], ${(scope.aclAll ?? null) as Array<string> | null}::text[],
-        r.ordinal, r.heading, string_to_array(r.heading_path, ${HEADING_SEPARATOR}), r.start_page, r.end_page, r.content,
-        r.vector, (SELECT coalesce(sum(array_length(p.positions, 1)), 0) FROM unnest(r.vector) AS p)::int
-      FROM (
-        SELECT u.*,
-          setweight(to_tsvector('english', ${scope.title}), 'A')
-            || setweight(to_tsvector('english', coalesce(u.heading_path, '')), 'B')
-            || to_tsvector('english', u.content) AS vector
-        FROM unnest(
-          ${slice.map((c) => c.id)}::uuid[], ${slice.map((c) => c.ordinal)}::int[], ${slice.map((c) => c.heading)}::text[],
-          ${slice.map((c) => c.headingPath.join(HEADING_SEPARATOR))}::text[], ${slice.map((c) => c.startPage)}::int[],
-          ${slice.map((c) => c.endPage)}::int[], ${slice.map((c) => c.content)}::text[]
-        ) AS u(id, ordinal, heading, heading_path, start_page, end_page, content)
-      ) AS r`)
 
     /**
      * The query's terms and BM25 statistics, as the CTEs `corpus` (chunk count n, average length avg_len) and
@@ -326,26 +232,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         SELECT NULL, ${gate === null ? sql`count(*)::float8` : sql`CASE WHEN (SELECT whole FROM postings) THEN count(*)::float8 ELSE -1::float8 END`}
         FROM best`
     )
-
-    /** A posting as packed in search_blocks (PackedRanking.POSTING_BYTES): the chunk id, then the impact. */
-    const packedPosting = (alias: string | null) => {
-      const column = (name: string) => (alias === null ? sql(name) : sql`${sql(alias)}.${sql(name)}`)
-      return sql`uuid_send(${column("chunk_id")}) || float4send(${column("impact")})`
-    }
-
-    /**
-     * Inserts the postings of `source` (term, knowledge_space_id, classification_rank, chunk_id, impact, appended,
-     * block_size) as blocks, each term's in a partition cut in impact order every `block_size` postings.
-     */
-    const insertBlocks = (organizationId: string, source: Statement.Fragment) => sql`
-      INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed, appended)
-      SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-        string_agg(${packedPosting(null)}, ''::bytea ORDER BY impact DESC, chunk_id), appended
-      FROM (
-        SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / block_size AS block
-        FROM (${source}) s
-      ) numbered
-      GROUP BY term, knowledge_space_id, classification_rank, appended, block`
 
     /**
      * Early termination's reading plan, as CTEs after `statisticsOf`: `depth` postings per query term in all,
@@ -489,7 +375,7 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed
         FROM cuts c CROSS JOIN corpus
         CROSS JOIN LATERAL (
-          SELECT string_agg(${packedPosting("p")}, ''::bytea) AS packed
+          SELECT string_agg(${packedPosting(sql, "p")}, ''::bytea) AS packed
           FROM search_pending q JOIN search_postings p ON p.chunk_id = q.chunk_id AND p.term = c.term
           WHERE q.organization_id = ${organizationId} AND ${partitioned("p")}
         ) f
@@ -533,126 +419,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
         return { ranked, unscoredBound: choice.unscoredBound }
       })
 
-    /**
-     * Takes up to `batch` chunks waiting in `search_pending` and packs their postings into `search_blocks`,
-     * in one statement. A term's blocks (in a partition) are rebuilt whole from its postings (dropping stale
-     * entries; chunks still waiting are left to their turn) when what was appended since the last rebuild
-     * reaches what was rebuilt (so a posting is rewritten about twice as a list grows), or the stale entries
-     * (entries past the term's document frequency) a quarter of it; otherwise the new postings are appended
-     * as blocks of their own (`appended`), each spanning about the share of its run that a rebuilt block spans
-     * of the rebuilt list, and no less than an eighth of a block: so a run's block that straddles a reading's
-     * threshold holds few postings below it (see `blockReading`). Bookkeeping is in `search_packing`, which only the packer
-     * writes, so it never waits on ingestion's locks (waiting chunks locked by another transaction are
-     * skipped). Returns the chunks taken. Callers hold the organization's packing lock.
-     */
-    const packPending = row(
-      "search.pack",
-      Schema.Struct({ chunks: Schema.Number }),
-      (organizationId: string, blockPostings: number, batch: number) => sql`
-        WITH taken AS (
-          DELETE FROM search_pending WHERE chunk_id IN (
-            SELECT chunk_id FROM search_pending WHERE organization_id = ${organizationId} ORDER BY chunk_id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
-          RETURNING chunk_id
-        ),
-        fresh AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact
-          FROM taken JOIN search_postings p ON p.chunk_id = taken.chunk_id
-        ),
-        touched AS (
-          SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
-            coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks,
-            coalesce(max(k.rebuilt_blocks), 0) AS rebuilt_blocks,
-            least(${blockPostings}, greatest(ceil(${blockPostings} / 8.0), ceil(${blockPostings}::float8 * count(*) / greatest(max(k.rebuilt), 1))))::int AS appended_block,
-            max(k.rebuilt) IS NULL
-              OR max(k.in_blocks) + count(*) - max(k.rebuilt) >= max(k.rebuilt)
-              OR (max(k.in_blocks) + count(*) - coalesce(max(st.document_frequency), 0)) * 4 >= greatest(max(st.document_frequency), 1) AS rebuild
-          FROM fresh f
-          LEFT JOIN search_packing k ON k.organization_id = ${organizationId} AND k.term = f.term
-            AND k.knowledge_space_id = f.knowledge_space_id AND k.classification_rank = f.classification_rank
-          LEFT JOIN search_terms st ON st.organization_id = ${organizationId} AND st.term = f.term
-            AND st.knowledge_space_id = f.knowledge_space_id AND st.classification_rank = f.classification_rank
-          GROUP BY f.term, f.knowledge_space_id, f.classification_rank
-        ),
-        source AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
-          FROM touched t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
-            AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
-          -- One snapshot for the whole statement: the chunks taken above still look pending here.
-          WHERE t.rebuild AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
-          UNION ALL
-          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact, true, t.appended_block
-          FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank)
-          WHERE NOT t.rebuild
-        ),
-        dropped AS (
-          DELETE FROM search_blocks b USING touched t
-          WHERE t.rebuild AND b.organization_id = ${organizationId} AND b.term = t.term
-            AND b.knowledge_space_id = t.knowledge_space_id AND b.classification_rank = t.classification_rank
-          RETURNING 1
-        ),
-        inserted AS (
-          ${insertBlocks(organizationId, sql`SELECT * FROM source`)}
-          RETURNING term, knowledge_space_id, classification_rank, postings
-        ),
-        counted AS (
-          SELECT term, knowledge_space_id, classification_rank, sum(postings)::int AS postings, count(*)::int AS blocks
-          FROM inserted GROUP BY 1, 2, 3
-        ),
-        packing AS (
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks)
-          SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
-            CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
-            CASE WHEN t.rebuild THEN 0 ELSE t.in_blocks END + coalesce(c.postings, 0),
-            CASE WHEN t.rebuild THEN coalesce(c.blocks, 0) ELSE t.rebuilt_blocks END
-          FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
-          ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
-            DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks
-          RETURNING 1
-        )
-        SELECT (SELECT count(*) FROM taken)::int AS chunks`)
-
-    /** How many of an organization's chunks wait for the packer, beside how many are searchable. */
-    const pendingBacklog = row("search.backlog", Schema.Struct({ pending: Schema.Number, searchable: Schema.Number }), (organizationId: string) => sql`
-      SELECT (SELECT count(*) FROM search_pending WHERE organization_id = ${organizationId})::int AS pending,
-        (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus WHERE organization_id = ${organizationId})::int AS searchable`)
-
-    /**
-     * The organization's packing lock: one packer (or repack) at a time, across processes. JIT is off for the
-     * rest of the transaction: the planner's estimates for rebuilding a common term's blocks pass JIT's cost
-     * threshold, and compiling the statement (~0.9 s measured) cost more than running it.
-     */
-    const packingLock = (organizationId: string) =>
-      Effect.zipRight(
-        sql`SELECT pg_advisory_xact_lock(hashtext(${`lore.search-pack:${organizationId}`}))`,
-        sql`SET LOCAL jit = off`
-      )
-
-    /**
-     * Every block of an organization rebuilt from its postings, in one transaction: with `takePending`, the
-     * chunks waiting for the packer are taken in the same statement (one snapshot: what it takes, it packs);
-     * without, they are left waiting and out of the blocks.
-     */
-    const repack = (organizationId: string, blockPostings: number, takePending: boolean) =>
-      sql.withTransaction(Effect.gen(function* () {
-        yield* packingLock(organizationId)
-        yield* sql`DELETE FROM search_blocks WHERE organization_id = ${organizationId}`
-        yield* sql`
-          WITH taken AS (
-            ${takePending ? sql`DELETE FROM search_pending WHERE organization_id = ${organizationId} RETURNING chunk_id` : sql`SELECT NULL::uuid AS chunk_id WHERE false`}
-          )
-          ${insertBlocks(organizationId, sql`
-            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
-            FROM search_postings p
-            WHERE p.organization_id = ${organizationId}
-              AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))`)}`
-        yield* sql`DELETE FROM search_packing WHERE organization_id = ${organizationId}`
-        yield* sql`
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks)
-          SELECT organization_id, term, knowledge_space_id, classification_rank, sum(postings), sum(postings), count(*)
-          FROM search_blocks WHERE organization_id = ${organizationId}
-          GROUP BY organization_id, term, knowledge_space_id, classification_rank`
-      }))
-
     const nearest = rows(
       "search.nearest",
       RankedChunk,
@@ -677,10 +443,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
       WHERE c.organization_id = ${organizationId} AND c.id = ANY(${ids}::uuid[]) AND s.deleted_at IS NULL
         AND ${seenVersion(sql, visible, "c")}`)
 
-    const statistics = row("search.statistics", StatisticsState, () => sql`
-      SELECT (SELECT reltuples FROM pg_class WHERE oid = 'chunks'::regclass)::float8 AS analyzed,
-        (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::float8 AS searchable`)
-
     const split = (found: ReadonlyArray<RankedChunk | typeof UnrankedRow.Type>) => {
       const ranked: Array<RankedChunk> = []
       let unranked = 0
@@ -692,44 +454,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
     }
 
     return {
-      /**
-       * Whether the search tables outgrew their planner statistics: never analyzed, or searchable chunks
-       * past the analyzed row count by a tenth. Below STATISTICS_MIN_CHUNKS nothing is worth refreshing.
-       */
-      statisticsStale: Effect.map(statistics(), (state) =>
-        state !== undefined && state.searchable >= STATISTICS_MIN_CHUNKS && state.searchable > Math.max(state.analyzed, 0) * 1.1),
-
-      /**
-       * VACUUM (ANALYZE) of the tables ingestion bulk-loads: planner statistics for the BM25 statement, and a
-       * current visibility map so its postings scan stays index-only. Autovacuum may be off and PGlite has
-       * none (DESIGN.md, known traps). Runs outside any transaction (VACUUM refuses one).
-       */
-      refreshStatistics: sql.unsafe("VACUUM (ANALYZE) chunks, search_postings, search_terms, search_corpus, search_blocks, search_pending, chunk_embeddings").pipe(Effect.asVoid, Effect.orDie),
-
-      /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
-      replaceChunks: (scope: ChunkScope, chunks: ReadonlyArray<IndexedChunk>) =>
-        Effect.gen(function* () {
-          yield* deleteChunks(scope.sourceId)
-          const batch = 500
-          for (let start = 0; start < chunks.length; start += batch) yield* insertChunks(scope, chunks.slice(start, start + batch))
-        }),
-
-      /** Makes a source's chunks searchable, and the statistics count them; a no-op when they already are. */
-      makeSearchable: (sourceId: string, organizationId: string) =>
-        adjustStatistics(
-          sql`UPDATE chunks SET searchable = true WHERE source_id = ${sourceId} AND NOT searchable RETURNING ${flippedColumns}`,
-          organizationId,
-          1
-        ),
-
-      /** Takes a source's chunks out of search at once (deletion, superseded versions). Idempotent. */
-      makeUnsearchable: (sourceId: string, organizationId: string) =>
-        adjustStatistics(
-          sql`UPDATE chunks SET searchable = false WHERE source_id = ${sourceId} AND searchable RETURNING ${flippedColumns}`,
-          organizationId,
-          -1
-        ),
-
       /**
        * Exhaustive BM25 (see `exhaustive`): the ranking, how many candidates the cap let through, and whether
        * it was skipped because the query's terms have more postings than the `gate` allows.
@@ -763,36 +487,6 @@ export class SearchIndexRepo extends Effect.Service<SearchIndexRepo>()("lore/Sea
           const certain = unscoredBound < 0 || (last !== undefined && last.score > unscoredBound + 1e-9 * Math.max(1, unscoredBound))
           return { ranked, certain, unscoredBound, via: packed ? "blocks" as const : "rows" as const }
         }),
-
-      /**
-       * Packs the postings of every chunk waiting for it in an organization (PACK_BATCH chunks per transaction,
-       * one packer per organization at a time). Returns the chunks packed.
-       */
-      packPending: (organizationId: string, blockPostings: number) =>
-        Effect.gen(function* () {
-          // A bulk load (a quarter or more of the chunks waiting): one rebuild of everything costs less than
-          // appending batch after batch to lists that keep outgrowing their last rebuild.
-          const backlog = yield* pendingBacklog(organizationId)
-          if (backlog !== undefined && backlog.pending >= PACK_BATCH && backlog.pending * 4 >= backlog.searchable) {
-            yield* repack(organizationId, blockPostings, true)
-            return backlog.pending
-          }
-          let packed = 0
-          for (;;) {
-            const taken = yield* packingLock(organizationId).pipe(
-              Effect.zipRight(packPending(organizationId, blockPostings, PACK_BATCH)),
-              sql.withTransaction
-            )
-            packed += taken?.chunks ?? 0
-            if ((taken?.chunks ?? 0) < PACK_BATCH) return packed
-          }
-        }),
-
-      /**
-       * Rebuilds every block of an organization from its postings: after postings were loaded other than
-       * through makeSearchable (the bench's synthesized corpus), or to drop every stale entry at once.
-       */
-      repack,
 
       /** Nearest chunks of one embedding generation by cosine similarity (unit vectors: the dot product). */
       nearest,
