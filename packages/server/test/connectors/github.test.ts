@@ -87,6 +87,7 @@ describe("the GitHub connector", { timeout: 300_000 }, () => {
   }
   const credential = { appId: model.appId, installationId: model.installationId, privateKeyPem: key.privateKeyPem }
   let spaceId = ""
+  let connection: { knowledgeSpaceId: string; sourceConfig: Record<string, unknown>; identityTrust: string; crawlEnabled: boolean; permissionSyncIntervalSeconds: number }
 
   beforeAll(async () => {
     github = await startGitHub(model, key.publicKeyPem)
@@ -97,13 +98,14 @@ describe("the GitHub connector", { timeout: 300_000 }, () => {
     expect((await admin.call("POST", `/api/admin/knowledge-spaces/${spaceId}/grants`, { relation: "viewer", kind: "ORGANIZATION" })).status).toBe(204)
     ann = await userClient(admin.call, server.url, { email: "ann@example.com", departmentId })
     ben = await userClient(admin.call, server.url, { email: "ben@example.com", departmentId })
-    const saved = await admin.call("PUT", path, {
+    connection = {
       knowledgeSpaceId: spaceId,
       sourceConfig: { owner: "acme", repositories: ["core", "handbook", "site"], include: ["ISSUES", "PULL_REQUESTS", "DISCUSSIONS", "MARKDOWN"] },
       identityTrust: "TRUSTED",
       crawlEnabled: true,
       permissionSyncIntervalSeconds: 3600
-    })
+    }
+    const saved = await admin.call("PUT", path, connection)
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
     expect((await admin.call("PUT", `${path}/credential`, { credential })).status).toBe(204)
   })
@@ -188,6 +190,15 @@ describe("the GitHub connector", { timeout: 300_000 }, () => {
     const { content } = await run("content")
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 2 })
     expect(await words(ann, ["zqoldidea", "zqdesign", "zqcrash"])).toEqual(["zqcrash"])
+  })
+
+  it("a repository taken out of sourceConfig has its documents retired at the next crawl", async () => {
+    const narrowed = await admin.call("PUT", path, { ...connection, sourceConfig: { ...connection.sourceConfig, repositories: ["core", "handbook"] } })
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200)
+    const { content } = await run("content")
+    expect(content, JSON.stringify(content)).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
+    expect(await words(ann, ["zqtypo", "zqholidays"])).toEqual(["zqholidays"])
+    expect((await admin.call("PUT", path, connection)).status).toBe(200)
   })
 
   it("a revoked key is reported, and nothing becomes more visible", async () => {

@@ -114,7 +114,20 @@ export const crawlGitHub = (context: KindContext, checkpoint: unknown): Effect.E
     const owner = config.owner
     const repo = config.repositories[cursor.repoIndex]
     const finished = (state: CrawlCursor): CrawlCursor => ({ ...initial(state), active: false, startedAt: null })
-    if (repo === undefined) return { ...empty, checkpoint: finished(cursor), done: true }
+    /** A repository the checkpoint holds state for that the config no longer names (its documents are to be retired). */
+    const leavingOf = (state: CrawlCursor) => context.documents ? Object.keys(state.repos).find((name) => !config.repositories.includes(name)) : undefined
+    if (repo === undefined) {
+      // Repositories taken out of sourceConfig.repositories: their documents are retired (a page a step), then their state dropped.
+      const leaving = leavingOf(cursor)
+      if (leaving === undefined) return { ...empty, checkpoint: finished(cursor), done: true }
+      const prefix = `${owner}/${leaving}/`
+      const ids = await Effect.runPromise(context.documents!.page(cursor.after ?? prefix, RECONCILE_PAGE))
+      const ours = ids.filter((id) => id.startsWith(prefix))
+      const more = ids.length === RECONCILE_PAGE && ours.length === ids.length
+      const { [leaving]: _dropped, ...kept } = cursor.repos
+      const following: CrawlCursor = more ? { ...cursor, after: ours.at(-1)! } : { ...cursor, after: null, repos: kept }
+      return { ...empty, deleted: ours, checkpoint: following, done: false }
+    }
     const order = phases(config)
     const state = cursor.repos[repo] ?? {}
     const nextPhase = (from: CrawlCursor, repos = from.repos): CrawlCursor => {
@@ -124,7 +137,7 @@ export const crawlGitHub = (context: KindContext, checkpoint: unknown): Effect.E
     }
     const nextRepository = (from: CrawlCursor): CrawlCursor => ({ ...initial(from), startedAt: from.startedAt, organizationRead: from.organizationRead, repoIndex: from.repoIndex + 1 })
     const step = (page: Omit<CrawlPage, "done" | "checkpoint">, following: CrawlCursor): CrawlPage => {
-      const done = following.repoIndex >= config.repositories.length
+      const done = following.repoIndex >= config.repositories.length && leavingOf(following) === undefined
       return { ...page, checkpoint: done ? finished(following) : following, done }
     }
     const withRepo = <A extends { readonly message: string }>(failure: A) => ({ ...failure, message: `${owner}/${repo}: ${failure.message}` })
