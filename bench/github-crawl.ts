@@ -20,9 +20,10 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { Effect } from "effect"
 import { Settings } from "../packages/server/src/Config"
+import { crawlSteps } from "./lib/crawl-steps"
 import { crawlGitHub } from "../packages/server/src/connectors/github/Crawl"
 import { syncGitHubPermissions } from "../packages/server/src/connectors/github/Permissions"
-import type { CrawlPage, PermissionPage } from "../packages/server/src/connectors/Kind"
+import type { PermissionPage } from "../packages/server/src/connectors/Kind"
 
 export const description = "GitHub crawl: items/s and heap over 100,000 issues from a loopback GitHub (pages streamed); permission change to enforcement"
 
@@ -85,35 +86,8 @@ export default async () => {
     credential: JSON.stringify({ token: "github_pat_bench0000000000000000" }),
     settings
   }
-  const gc = (globalThis as { gc?: () => void }).gc
-  const heapMb = () => {
-    gc?.()
-    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024)
-  }
   try {
-    let checkpoint: unknown = null
-    let items = 0
-    let steps = 0
-    let nextReport = ITEMS / 10
-    const started = performance.now()
-    const startHeap = heapMb()
-    const heaps: Array<number> = []
-    for (;;) {
-      const page: CrawlPage = await Effect.runPromise(crawlGitHub(context, checkpoint))
-      steps++
-      items += page.documents.length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
-      checkpoint = page.checkpoint
-      if (items >= nextReport) {
-        heaps.push(heapMb())
-        nextReport += ITEMS / 10
-      }
-      if (page.done) break
-    }
-    const seconds = (performance.now() - started) / 1000
-    console.log(`items crawled: ${items} in ${steps} steps (issue pages, then number pages), ${seconds.toFixed(1)} s: ${(items / seconds).toFixed(0)} items/s (a comment request for every tenth)`)
-    console.log(`heap MB at start ${startHeap}, after each 10%: ${heaps.join(", ")}${gc ? "" : " (run with --expose-gc for exact figures)"}`)
-    console.log(`checkpoint size at the end: ${JSON.stringify(checkpoint).length} bytes`)
+    await crawlSteps(crawlGitHub, context, { unit: "items", expected: ITEMS, note: "issue pages then number pages; a comment request for every tenth" })
 
     // Permission change to enforcement: remove ben from the team, run a whole sync, see the group without him.
     const known = Array.from({ length: KNOWN }, (_, i) => `acme/core/issues/${i + 1}`).sort()

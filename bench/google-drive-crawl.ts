@@ -22,9 +22,10 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { Effect } from "effect"
 import { Settings } from "../packages/server/src/Config"
+import { crawlSteps } from "./lib/crawl-steps"
 import { crawlGoogleDrive } from "../packages/server/src/connectors/google-drive/Crawl"
 import { syncGoogleDrivePermissions } from "../packages/server/src/connectors/google-drive/Permissions"
-import type { CrawlPage, KnownDocuments, PermissionPage } from "../packages/server/src/connectors/Kind"
+import type { KnownDocuments, PermissionPage } from "../packages/server/src/connectors/Kind"
 
 export const description = "Google Drive crawl: files/s and heap over 100,000 files from a loopback Drive (pages streamed); permission change to enforcement p50/p95"
 
@@ -92,35 +93,8 @@ export default async () => {
   const settings = Settings.make({ dataDir: tmpdir(), allowedPrivateHosts: [drive.host], connectorBaseUrls: { "google-drive": drive.base, "google-admin": drive.base, "google-token": `${drive.base}/token` } })
   const credential = JSON.stringify(serviceAccountKey())
   const context = { sourceConfig: { adminSubject: "admin@example.com", sharedDrives: [DRIVE] }, credential, settings }
-  const gc = (globalThis as { gc?: () => void }).gc
-  const heapMb = () => {
-    gc?.()
-    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024)
-  }
   try {
-    let checkpoint: unknown = null
-    let files = 0
-    let steps = 0
-    let nextReport = FILES / 10
-    const started = performance.now()
-    const startHeap = heapMb()
-    const heaps: Array<number> = []
-    for (;;) {
-      const page: CrawlPage = await Effect.runPromise(crawlGoogleDrive(context, checkpoint))
-      steps++
-      files += page.documents.length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
-      checkpoint = page.checkpoint
-      if (files >= nextReport) {
-        heaps.push(heapMb())
-        nextReport += FILES / 10
-      }
-      if (page.done) break
-    }
-    const seconds = (performance.now() - started) / 1000
-    console.log(`files crawled: ${files} in ${steps} steps, ${seconds.toFixed(1)} s: ${(files / seconds).toFixed(0)} files/s (permissions + bytes each, four at a time, one connection)`)
-    console.log(`heap MB at start ${startHeap}, after each 10%: ${heaps.join(", ")}${gc ? "" : " (run with --expose-gc for exact figures)"}`)
-    console.log(`checkpoint size at the end: ${JSON.stringify(checkpoint).length} bytes`)
+    await crawlSteps(crawlGoogleDrive, context, { unit: "files", expected: FILES, note: "permissions + bytes each, four at a time" })
 
     // Permission change to enforcement: the sync over SYNC_DOCS held documents after a group change at the source.
     const ids = Array.from({ length: SYNC_DOCS }, (_, i) => `d:${DRIVE}/file${String(i).padStart(7, "0")}`)

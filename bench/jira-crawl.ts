@@ -19,7 +19,8 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { Effect } from "effect"
 import { Settings } from "../packages/server/src/Config"
-import type { CrawlPage, KnownDocuments, PermissionPage } from "../packages/server/src/connectors/Kind"
+import { crawlSteps } from "./lib/crawl-steps"
+import type { KnownDocuments, PermissionPage } from "../packages/server/src/connectors/Kind"
 import { crawlJira } from "../packages/server/src/connectors/jira/Crawl"
 import { syncJiraPermissions } from "../packages/server/src/connectors/jira/Permissions"
 
@@ -98,35 +99,8 @@ export default async () => {
   const jira = await startJira()
   const settings = Settings.make({ dataDir: tmpdir(), allowedPrivateHosts: [jira.host] })
   const context = { sourceConfig: { deployment: "CLOUD", baseUrl: jira.base, projects: ["ENG"] }, credential: JSON.stringify(AUTH), settings }
-  const gc = (globalThis as { gc?: () => void }).gc
-  const heapMb = () => {
-    gc?.()
-    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024)
-  }
   try {
-    let checkpoint: unknown = null
-    let issues = 0
-    let steps = 0
-    let nextReport = ISSUES / 10
-    const started = performance.now()
-    const startHeap = heapMb()
-    const heaps: Array<number> = []
-    for (;;) {
-      const page: CrawlPage = await Effect.runPromise(crawlJira(context, checkpoint))
-      steps++
-      issues += page.documents.length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures after ${issues} issues, ${steps} steps: ${JSON.stringify(page.failures)}`)
-      checkpoint = page.checkpoint
-      if (issues >= nextReport) {
-        heaps.push(heapMb())
-        nextReport += ISSUES / 10
-      }
-      if (page.done) break
-    }
-    const seconds = (performance.now() - started) / 1000
-    console.log(`issues crawled: ${issues} in ${steps} steps, ${seconds.toFixed(1)} s: ${(issues / seconds).toFixed(0)} issues/s (ADF description and comments rendered, ACL from the scheme, one connection at a time)`)
-    console.log(`heap MB at start ${startHeap}, after each 10%: ${heaps.join(", ")}${gc ? "" : " (run with --expose-gc for exact figures)"}`)
-    console.log(`checkpoint size at the end: ${JSON.stringify(checkpoint).length} bytes`)
+    await crawlSteps(crawlJira, context, { unit: "issues", expected: ISSUES, note: "ADF description and comments rendered, ACL from the scheme" })
 
     // The permission sync over the documents Lore holds, after ben is removed from "engineering" at the fake.
     const ids = Array.from({ length: SYNC_DOCS }, (_, n) => `issue:${100_000 + n}`).sort()

@@ -24,7 +24,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { Settings } from "../packages/server/src/Config"
-import type { CrawlPage, KindContext } from "../packages/server/src/connectors/Kind"
+import { crawlSteps } from "./lib/crawl-steps"
+import type { KindContext } from "../packages/server/src/connectors/Kind"
 import { crawlSlack } from "../packages/server/src/connectors/slack/Crawl"
 import { createUser, http } from "../packages/server/test/support/http"
 import { startSlackSite, type SlackSiteModel } from "../packages/test-support/slack-site"
@@ -90,35 +91,8 @@ const crawlFigures = async () => {
     settings: Settings.make({ dataDir: tmpdir(), allowedPrivateHosts: [slack.host], connectorBaseUrls: { slack: slack.base } }),
     documents: { page: () => Effect.succeed([]), notSeenSince: () => Effect.succeed([]) }
   }
-  const gc = (globalThis as { gc?: () => void }).gc
-  const heapMb = () => {
-    gc?.()
-    return Math.round(process.memoryUsage().heapUsed / 1024 / 1024)
-  }
-  let checkpoint: unknown = null
-  let threads = 0
-  let steps = 0
-  let nextReport = THREADS / 10
-  const startHeap = heapMb()
-  const heaps: Array<number> = []
-  const started = performance.now()
   try {
-    for (;;) {
-      const page: CrawlPage = await Effect.runPromise(crawlSlack(context, checkpoint))
-      steps++
-      threads += page.documents.length
-      if ((page.failures ?? []).length > 0) throw new Error(`failures: ${JSON.stringify(page.failures)}`)
-      checkpoint = page.checkpoint
-      if (threads >= nextReport) {
-        heaps.push(heapMb())
-        nextReport += THREADS / 10
-      }
-      if (page.done) break
-    }
-    const seconds = (performance.now() - started) / 1000
-    console.log(`threads crawled: ${threads} in ${steps} steps, ${seconds.toFixed(1)} s: ${(threads / seconds).toFixed(0)} threads/s (1 in 20 with replies; the kind's crawl alone)`)
-    console.log(`heap MB at start ${startHeap}, after each 10%: ${heaps.join(", ")}${gc ? "" : " (run with --expose-gc for exact figures)"}`)
-    console.log(`checkpoint size at the end: ${JSON.stringify(checkpoint).length} bytes`)
+    await crawlSteps(crawlSlack, context, { unit: "threads", expected: THREADS, note: "1 in 20 with replies; the kind's crawl alone" })
   } finally {
     await slack.close()
   }
