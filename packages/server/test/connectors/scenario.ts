@@ -30,3 +30,9 @@ export const wordsFound = async (who: Client, candidates: ReadonlyArray<string>)
   for (const word of candidates) if ((await search(who, word)).length > 0) found.push(word)
   return found
 }
+
+/** The candidates `who` finds once ingestion, which runs behind the crawl, has made `expected` of them searchable:
+ * waiting on a few named words let the rest race the assertion. */
+export const wordsOnceIngested = (who: Client, candidates: ReadonlyArray<string>, expected: ReadonlyArray<string>, timeoutMs = 120_000) =>
+  eventually(() => wordsFound(who, candidates), (found) => expected.every((word) => found.includes(word)), `${expected.join(", ")} searchable`, timeoutMs)
+
