@@ -1,6 +1,7 @@
 /**
- * Runs the benchmarks in bench/*.ts (each module's default export), optionally only those whose
- * file name contains one of the given words: `npm run bench`, `npm run bench -- me`.
+ * Runs the benchmarks in bench/*.ts (each module's default export), optionally only those named: a word that is a
+ * benchmark's whole name picks that one (`npm run bench -- me` is not also `recommendations`), any other word every
+ * benchmark whose name contains it (`npm run bench -- crawl`).
  * Benchmarks print figures; none asserts on wall time.
  */
 import { readdirSync } from "node:fs"
@@ -20,7 +21,8 @@ const available = readdirSync(here)
   .sort()
 
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
-const chosen = filters.length === 0 ? available : available.filter((name) => filters.some((f) => name.includes(f)))
+const picks = (filter: string) => (name: string) => available.includes(filter) ? name === filter : name.includes(filter)
+const chosen = filters.length === 0 ? available : available.filter((name) => filters.some((f) => picks(f)(name)))
 
 if (chosen.length === 0) {
   console.error(`No benchmark matches ${filters.join(", ")}; available: ${available.join(", ")}`)

@@ -53,8 +53,16 @@ export const takeChunks = async (corpus: Iterator<SyntheticDocument>, chunks: nu
 }
 
 /** Uploads through POST /api/sources and waits until every source is READY (or ATTENTION). */
+/** Sources READY or in ATTENTION, in all. */
+const settledSources = async (lore: Lore) => {
+  const page = await lore.api<{ statusCounts: { ready: number; attention: number } }>("/api/sources?pageSize=1")
+  return page.statusCounts.ready + page.statusCounts.attention
+}
+
 export const ingestOverHttp = async (lore: Lore, spaceId: string, docs: ReadonlyArray<SyntheticDocument>, concurrency: number): Promise<Ingested> => {
   const started = performance.now()
+  // Sources uploaded before these count as settled already: wait for these on top of them, not for docs.length in all.
+  const settledBefore = await settledSources(lore)
   let next = 0
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -81,11 +89,7 @@ export const ingestOverHttp = async (lore: Lore, spaceId: string, docs: Readonly
       }
     })
   )
-  for (;;) {
-    const page = await lore.api<{ statusCounts: { ready: number; attention: number } }>("/api/sources?pageSize=1")
-    if (page.statusCounts.ready + page.statusCounts.attention >= docs.length) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  while ((await settledSources(lore)) < settledBefore + docs.length) await new Promise((resolve) => setTimeout(resolve, 100))
   const seconds = (performance.now() - started) / 1000
   const totals = await sourceTotals(lore)
   if (totals.attention > 0) throw new Error(`${totals.attention} uploads ended in ATTENTION`)

@@ -58,7 +58,12 @@ export interface ScopeParameters {
 /** An active user with what their access keys need, for counting who may read something (audience). */
 export const AudienceSubject = Schema.Struct({ ...SubjectRow.fields, managedDepartments: Schema.Array(Schema.String), groups: Schema.Array(Schema.String) })
 const SourceKey = Schema.Struct({ key: Schema.String })
-const ReadScopeRow = Schema.Struct({ spaceIds: Schema.Array(Schema.String), loreKeys: Schema.Array(Schema.String), connectorKeys: Schema.Array(Schema.String) })
+const ReadScopeRow = Schema.Struct({
+  spaceIds: Schema.Array(Schema.String),
+  graphRetrievalSpaceIds: Schema.Array(Schema.String),
+  loreKeys: Schema.Array(Schema.String),
+  connectorKeys: Schema.Array(Schema.String)
+})
 const SourceAclState = Schema.Struct({ unresolved: Schema.Boolean, expired: Schema.Boolean })
 const ManagedDepartment = Schema.Struct({ departmentId: Schema.String })
 const Membership = Schema.Struct({ kind: Schema.Literal("DEPARTMENT_MANAGERS", "GROUP"), id: Schema.String })
@@ -157,7 +162,8 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
        * statements were three round trips and two connections): the access keys (`baseKeys`, the ones the
        * principal itself gives, plus the departments they manage and their provisioned groups), the active spaces
        * of the organization on which those hold one of `relations`, their LORE_ keys, and their connector keys
-       * (sourceKeys' walk and key sets).
+       * (sourceKeys' walk and key sets). Also which of those spaces have graph retrieval on, so that a chat over
+       * spaces without it runs no graph statement.
        */
       readScope: one("access.readScope", ReadScopeRow, (userId: string, organizationId: string, baseKeys: ReadonlyArray<string>, relations: ReadonlyArray<string>) => sql`
         WITH RECURSIVE user_groups AS (SELECT group_id::text AS id FROM user_group_members WHERE user_id = ${userId}),
@@ -167,17 +173,21 @@ export class AccessRepo extends Effect.Service<AccessRepo>()("lore/AccessRepo", 
           UNION ALL SELECT 'GROUP:' || id FROM user_groups
         ),
         lore_keys AS (SELECT 'LORE_USER:' || ${userId}::text AS key UNION ALL SELECT 'LORE_GROUP:' || id FROM user_groups),
-        ${connectorKeys(userId, sql`SELECT key FROM lore_keys`)}
+        ${connectorKeys(userId, sql`SELECT key FROM lore_keys`)},
+        viewable AS (
+          SELECT ks.id, ks.name, ks.key FROM knowledge_spaces ks
+          WHERE ks.organization_id = ${organizationId} AND ks.active
+            AND EXISTS (
+              SELECT 1 FROM space_grants g
+              WHERE g.knowledge_space_id = ks.id AND g.subject_key IN (SELECT key FROM access_keys) AND g.relation IN ${sql.in(relations)}
+            )
+        )
         SELECT
+          array(SELECT id::text FROM viewable ORDER BY name, key) AS space_ids,
           array(
-            SELECT ks.id::text FROM knowledge_spaces ks
-            WHERE ks.organization_id = ${organizationId} AND ks.active
-              AND EXISTS (
-                SELECT 1 FROM space_grants g
-                WHERE g.knowledge_space_id = ks.id AND g.subject_key IN (SELECT key FROM access_keys) AND g.relation IN ${sql.in(relations)}
-              )
-            ORDER BY ks.name, ks.key
-          ) AS space_ids,
+            SELECT v.id::text FROM viewable v JOIN graph_space_settings gs ON gs.knowledge_space_id = v.id AND gs.retrieval_enabled
+            ORDER BY v.name, v.key
+          ) AS graph_retrieval_space_ids,
           array(SELECT key FROM lore_keys) AS lore_keys,
           array(SELECT key FROM connector_keys) AS connector_keys`),
 

@@ -35,6 +35,8 @@ export interface ReadScope {
   readonly userId: string
   readonly organizationId: string
   readonly spaceIds: ReadonlyArray<string>
+  /** Of `spaceIds`, those whose graph retrieval is on (the assistant adds passages from their graphs). */
+  readonly graphRetrievalSpaceIds: ReadonlyArray<string>
   readonly maxClassificationRank: number
   readonly sourcePrincipalKeys: ReadonlyArray<string>
   /** Ids of the key sets (acl_all) the caller satisfies. */
@@ -165,6 +167,7 @@ export class AccessEvaluator extends Effect.Service<AccessEvaluator>()("lore/Acc
         userId: principal.userId,
         organizationId: principal.organizationId,
         spaceIds: found.spaceIds,
+        graphRetrievalSpaceIds: found.graphRetrievalSpaceIds,
         maxClassificationRank: classificationRank[clearanceCeiling[principal.clearance]],
         // Satisfied key sets go apart: array overlap compares every pair, so the any-of list stays short.
         sourcePrincipalKeys: [...found.loreKeys, ...found.connectorKeys.filter((key) => !isSetKey(key))],

@@ -74,9 +74,36 @@ const embedded = (dataDir: string) =>
     })
   )
 
+/**
+ * Lore's statements are short and many: PostgreSQL's JIT compiles a statement whose estimate passes
+ * jit_above_cost, and at 100k chunks it spent 66 ms compiling a search statement that ran in 15 ms (docs/decisions.md,
+ * "Search as steady ingestion leaves it"). Set on each pool connection as it opens, before it serves anything.
+ */
+const SESSION_SETTINGS = "SET jit = off"
+
+/** Lore's own pg pool (PgClient.layer's cannot set anything per connection); fails like it when unreachable. */
+const postgresPool = (url: Redacted.Redacted, poolSize: number) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = new pg.Pool({ connectionString: Redacted.value(url), max: poolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, application_name: "lore" })
+        pool.on("error", () => undefined)
+        // A server without the setting answers an error that the connection survives: nothing to do about it.
+        pool.on("connect", (client) => void client.query(SESSION_SETTINGS).catch(() => undefined))
+        await pool.query("SELECT 1").catch(async (error) => {
+          await pool.end().catch(() => undefined)
+          throw error
+        })
+        return pool
+      },
+      catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(Duration.seconds(1)))
+  )
+
 /** PostgreSQL with a pool of `poolSize` connections (LORE_DATABASE_POOL_SIZE), and one more that listens. */
 const postgres = (url: Redacted.Redacted, poolSize: number) =>
-  Layer.provideMerge(DatabaseNotifications.dedicatedConnection, PgClient.layer({ url, maxConnections: poolSize, idleTimeout: Duration.seconds(30), ...names }))
+  Layer.provideMerge(DatabaseNotifications.dedicatedConnection, PgClient.layerFromPool({ acquire: postgresPool(url, poolSize), ...names }))
 
 const ServerVersion = Schema.Struct({ serverVersion: Schema.String })
 

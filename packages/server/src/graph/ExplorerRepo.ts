@@ -101,16 +101,16 @@ export class GraphExplorerRepo extends Effect.Service<GraphExplorerRepo>()("lore
 
     return {
       /**
-       * Graph evidence for a question: entities of spaces with graph retrieval on whose normalized name occurs as
-       * words of the (normalized) question, then the visible chunks behind their visible relations, strongest first.
+       * Graph evidence for a question: entities of `spaceIds` (graph retrieval on) whose normalized name is one of
+       * `phrases` (the question's word runs, graph/Retrieval.ts), then the visible chunks behind their visible
+       * relations, strongest first.
        */
-      passagesForQuestion: rows("graph.passagesForQuestion", GraphPassage, (organizationId: string, question: string, visible: AccessPredicate, spaceIds: ReadonlyArray<string> | null, limit: number) => sql`
+      passagesForQuestion: rows("graph.passagesForQuestion", GraphPassage, (organizationId: string, phrases: ReadonlyArray<string>, visible: AccessPredicate, spaceIds: ReadonlyArray<string>, limit: number) => sql`
         WITH matched AS (
           SELECT e.id FROM graph_entities e
           JOIN graph_space_settings gs ON gs.knowledge_space_id = e.knowledge_space_id AND gs.retrieval_enabled
-          WHERE e.organization_id = ${organizationId} AND length(e.normalized_name) >= 3
-            ${spaceIds === null ? sql.literal("") : sql`AND e.knowledge_space_id = ANY(${spaceIds}::uuid[])`}
-            AND ${" " + question + " "} LIKE '% ' || e.normalized_name || ' %'
+          WHERE e.organization_id = ${organizationId} AND e.knowledge_space_id = ANY(${spaceIds}::uuid[])
+            AND e.normalized_name = ANY(${phrases}::text[])
             AND ${entityVisible(visible, "e")}
           ORDER BY length(e.normalized_name) DESC, e.id
           LIMIT 5

@@ -5,6 +5,27 @@ import type { Principal } from "../domain/Principal"
 import { normalizeName } from "./Extraction"
 import { GraphExplorerRepo } from "./ExplorerRepo"
 
+/** Entity names of more words than this are not looked for in questions (extraction's names are a few words). */
+export const MAX_ENTITY_NAME_WORDS = 8
+
+/**
+ * Every run of 1 to MAX_ENTITY_NAME_WORDS consecutive words of a normalized question, of 3 characters or more: the
+ * names an entity may have to be named in it. Matching names by equality against these uses the entities' name
+ * index; `question LIKE '% ' || name || ' %'` read every entity of the organization for every chat.
+ */
+export const questionPhrases = (normalizedQuestion: string): ReadonlyArray<string> => {
+  const words = normalizedQuestion.split(" ").filter((word) => word.length > 0)
+  const phrases = new Set<string>()
+  for (let start = 0; start < words.length; start++) {
+    let phrase = ""
+    for (let end = start; end < Math.min(words.length, start + MAX_ENTITY_NAME_WORDS); end++) {
+      phrase = end === start ? words[end]! : `${phrase} ${words[end]}`
+      if (phrase.length >= 3) phrases.add(phrase)
+    }
+  }
+  return [...phrases]
+}
+
 /**
  * Graph-aware retrieval for the assistant: the entities a question names (in spaces whose graph retrieval is on)
  * bring the chunks behind their relations as extra evidence, filtered by the same access predicate as search.
@@ -21,13 +42,12 @@ export class GraphRetrieval extends Effect.Service<GraphRetrieval>()("lore/Graph
         const normalized = question.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()
         if (normalized.length < 3 || limit <= 0) return []
         const scope = yield* evaluator.readScope(caller)
-        const found = yield* repo.passagesForQuestion(
-          caller.organizationId,
-          normalizeName(normalized),
-          (alias) => evaluator.visibleTo(scope, alias),
-          spaceIds && spaceIds.length > 0 ? [...spaceIds] : null,
-          limit
-        )
+        // Only spaces the caller views with graph retrieval on (the read scope says which): none, no statement.
+        const asked = spaceIds && spaceIds.length > 0 ? new Set(spaceIds) : undefined
+        const spaces = scope.graphRetrievalSpaceIds.filter((id) => asked === undefined || asked.has(id))
+        const phrases = questionPhrases(normalizeName(normalized))
+        if (spaces.length === 0 || phrases.length === 0) return []
+        const found = yield* repo.passagesForQuestion(caller.organizationId, phrases, (alias) => evaluator.visibleTo(scope, alias), spaces, limit)
         return found.map((row) => ({
           citationId: row.citationId,
           knowledgeAssetId: row.knowledgeAssetId,

@@ -128,11 +128,17 @@ const ingest = ({ sourceId }: { sourceId: string }, context: JobContext) =>
     yield* Effect.logInfo("source ingested").pipe(
       Effect.annotateLogs({ sourceId, chunks: chunks.length, pages: parsed.pageCount, generations: embedded.length })
     )
-    // A bulk load must not leave search planning on stale (or no) statistics: one refresh at a time, when due.
-    if (yield* index.statisticsStale) {
-      yield* queue.enqueueJob(RefreshSearchStatistics, {}, { dedupeKey: "search-statistics", maxAttempts: 3 })
-    }
+    yield* refreshStatisticsWhenStale
   })
+
+/**
+ * A bulk load must not leave search planning on stale (or no) statistics, nor the packer's and maintenance's
+ * churn leave dead rows for search to scan: one refresh at a time, when due (after ingestion, packing, maintenance).
+ */
+const refreshStatisticsWhenStale = Effect.gen(function* () {
+  if (!(yield* (yield* SearchIndexWriter).statisticsStale)) return
+  yield* (yield* JobQueue).enqueueJob(RefreshSearchStatistics, {}, { dedupeKey: "search-statistics", maxAttempts: 3 })
+})
 
 const refreshStatistics = () =>
   Effect.gen(function* () {
@@ -178,6 +184,7 @@ const packSearchPostings = ({ organizationId }: { organizationId: string }) =>
     // Between rebuilds, each pack adds a run of blocks to every term it touched: past a term's rebuilt blocks, those
     // runs cost search more rows than the rebuilt list. Maintenance rebuilds such terms in the background.
     if (yield* index.maintenanceDue(organizationId)) yield* queueMaintenance(organizationId)
+    yield* refreshStatisticsWhenStale
   })
 
 /** Block maintenance: one budget of overdue terms rebuilt; the next window's run takes the rest. */
@@ -188,6 +195,7 @@ export const maintainSearchBlocks = ({ organizationId }: { organizationId: strin
     const done = yield* retryable(index.rebuildOverdue(organizationId, search.blockPostings, MAINTENANCE_BUDGET_POSTINGS))
     if (done.terms > 0) yield* Effect.logDebug("search blocks maintained").pipe(Effect.annotateLogs({ organizationId, ...done }))
     if (done.due > done.terms) yield* queueMaintenance(organizationId)
+    else yield* refreshStatisticsWhenStale
   })
 
 const purge = ({ sourceId }: { sourceId: string }) =>

@@ -24,8 +24,23 @@ export interface ChunkScope {
   readonly title: string
 }
 
-/** pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted. */
-const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Schema.Number })
+/**
+ * pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted, and whether
+ * one of the search tables holds more dead rows than autovacuum would leave (SEARCH_TABLES).
+ */
+const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Schema.Number, churned: Schema.Boolean })
+
+/**
+ * What ingestion, the packer and block maintenance write, and search reads: vacuumed and analyzed together. The
+ * packer and maintenance replace rows of the blocks, packing, terms and pending tables all the time; where nothing
+ * vacuums them (autovacuum off: this machine's PostgreSQL; PGlite has none) search scanned their dead rows and
+ * planned on statistics of a tenth of the corpus.
+ */
+const SEARCH_TABLES = ["chunks", "search_postings", "search_terms", "search_corpus", "search_blocks", "search_packing", "search_pending", "chunk_embeddings"]
+
+/** Dead rows past which a search table is vacuumed again: autovacuum's default rule with a larger floor. */
+const DEAD_ROWS_FLOOR = 1_000
+const DEAD_ROWS_SHARE = 0.2
 
 /** Below this many searchable chunks, tables are small enough that statistics do not matter. */
 const STATISTICS_MIN_CHUNKS = 100
@@ -348,22 +363,25 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
 
     const statistics = row("search.statistics", StatisticsState, () => sql`
       SELECT (SELECT reltuples FROM pg_class WHERE oid = 'chunks'::regclass)::float8 AS analyzed,
-        (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::float8 AS searchable`)
+        (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::float8 AS searchable,
+        coalesce((SELECT bool_or(n_dead_tup > ${DEAD_ROWS_FLOOR}::float8 + ${DEAD_ROWS_SHARE}::float8 * n_live_tup) FROM pg_stat_user_tables
+          WHERE relid = ANY(${SEARCH_TABLES}::text[]::regclass[])), false) AS churned`)
 
     return {
       /**
-       * Whether the search tables outgrew their planner statistics: never analyzed, or searchable chunks
-       * past the analyzed row count by a tenth. Below STATISTICS_MIN_CHUNKS nothing is worth refreshing.
+       * Whether the search tables outgrew their planner statistics (never analyzed, or searchable chunks past the
+       * analyzed row count by a tenth) or hold dead rows past autovacuum's rule. Below STATISTICS_MIN_CHUNKS nothing
+       * is worth refreshing.
        */
       statisticsStale: Effect.map(statistics(), (state) =>
-        state !== undefined && state.searchable >= STATISTICS_MIN_CHUNKS && state.searchable > Math.max(state.analyzed, 0) * 1.1),
+        state !== undefined && state.searchable >= STATISTICS_MIN_CHUNKS && (state.churned || state.searchable > Math.max(state.analyzed, 0) * 1.1)),
 
       /**
        * VACUUM (ANALYZE) of the tables ingestion bulk-loads: planner statistics for the BM25 statement, and a
        * current visibility map so its postings scan stays index-only. Autovacuum may be off and PGlite has
        * none (DESIGN.md, known traps). Runs outside any transaction (VACUUM refuses one).
        */
-      refreshStatistics: sql.unsafe("VACUUM (ANALYZE) chunks, search_postings, search_terms, search_corpus, search_blocks, search_pending, chunk_embeddings").pipe(Effect.asVoid, Effect.orDie),
+      refreshStatistics: sql.unsafe(`VACUUM (ANALYZE) ${SEARCH_TABLES.join(", ")}`).pipe(Effect.asVoid, Effect.orDie),
 
       /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
       replaceChunks: (scope: ChunkScope, chunks: ReadonlyArray<IndexedChunk>) =>

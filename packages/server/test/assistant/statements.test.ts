@@ -61,6 +61,8 @@ describe.each(backends)("statements before a chat's first token on $name", { tim
     const followUp = await counted({ message: "And trains?", conversationId: fresh.conversationId })
     console.log(`follow-up: ${followUp.before.length} statements before the first token (${followUp.all} in all)\n  ${followUp.before.join("\n  ")}`)
     expect(followUp.before.length, followUp.before.join("\n")).toBeLessThanOrEqual(LIMIT)
+    // No space here has graph retrieval on, and the read scope says so: no graph statement runs.
+    expect([...fresh.before, ...followUp.before].filter((statement) => statement.includes("graph_entities"))).toEqual([])
   })
 
   it("appends two follow-ups sent at once to one conversation, each with its own sequence (conversations count their messages)", async () => {

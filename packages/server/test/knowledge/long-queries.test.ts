@@ -91,4 +91,17 @@ describe("long questions, paging and search statistics", { timeout: 180_000 }, (
     )
     expect(analyzed).toBeGreaterThan(1_000)
   })
+
+  it("vacuums the search tables again by itself once churn left dead rows in them (autovacuum may be off)", async () => {
+    const deadPostings = () =>
+      server.sql((sql) => Effect.map(sql<{ dead: number }>`SELECT n_dead_tup::float8 AS dead FROM pg_stat_user_tables WHERE relid = 'search_postings'::regclass`, (rows) => rows[0]?.dead ?? 0))
+    // What the packer and block maintenance do to their tables all day, at once: every row replaced. The backend
+    // reports its counts when it next goes idle (PostgreSQL 15+ waits up to a second unless told to).
+    await server.sql((sql) => sql.withTransaction(Effect.zipRight(sql`UPDATE search_postings SET frequency = frequency`, sql`SELECT pg_stat_force_next_flush()`)))
+    const dead = await eventually(deadPostings, (count) => count > 1_000, "the dead rows counted")
+    // The next ingestion (or pack, or maintenance run) sees them and queues the refresh, which vacuums them.
+    const source = await uploaded(admin, { spaceId: space, name: "kites.md", bytes: handbook("kite line splicing", 2), type: "text/markdown", classification: "INTERNAL" })
+    expect((await settled(admin, source.id)).status).toBe("READY")
+    await eventually(deadPostings, (count) => count < dead / 10, "the dead rows vacuumed", 60_000)
+  })
 })
