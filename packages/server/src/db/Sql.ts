@@ -77,33 +77,27 @@ const embedded = (dataDir: string) =>
 /**
  * Lore's statements are short and many: PostgreSQL's JIT compiles a statement whose estimate passes
  * jit_above_cost, and at 100k chunks it spent 66 ms compiling a search statement that ran in 15 ms (docs/decisions.md,
- * "Search as steady ingestion leaves it"). Set on each pool connection as it opens, before it serves anything.
+ * "Search as steady ingestion leaves it"). Sent as the connection's startup options, after any the URL gives.
  */
-const SESSION_SETTINGS = "SET jit = off"
+const SESSION_OPTIONS = "-c jit=off"
 
-/** Lore's own pg pool (PgClient.layer's cannot set anything per connection); fails like it when unreachable. */
-const postgresPool = (url: Redacted.Redacted, poolSize: number) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        const pool = new pg.Pool({ connectionString: Redacted.value(url), max: poolSize, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, application_name: "lore" })
-        pool.on("error", () => undefined)
-        // A server without the setting answers an error that the connection survives: nothing to do about it.
-        pool.on("connect", (client) => void client.query(SESSION_SETTINGS).catch(() => undefined))
-        await pool.query("SELECT 1").catch(async (error) => {
-          await pool.end().catch(() => undefined)
-          throw error
-        })
-        return pool
-      },
-      catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
-    }),
-    (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(Duration.seconds(1)))
-  )
+/** The URL with SESSION_OPTIONS added to its `options` parameter; a string that is not a URL is left as given. */
+const withSessionOptions = (connectionString: string) => {
+  try {
+    const url = new URL(connectionString)
+    url.searchParams.set("options", [url.searchParams.get("options"), SESSION_OPTIONS].filter(Boolean).join(" "))
+    return url.toString()
+  } catch {
+    return connectionString
+  }
+}
 
 /** PostgreSQL with a pool of `poolSize` connections (LORE_DATABASE_POOL_SIZE), and one more that listens. */
 const postgres = (url: Redacted.Redacted, poolSize: number) =>
-  Layer.provideMerge(DatabaseNotifications.dedicatedConnection, PgClient.layerFromPool({ acquire: postgresPool(url, poolSize), ...names }))
+  Layer.provideMerge(
+    DatabaseNotifications.dedicatedConnection,
+    PgClient.layer({ url: Redacted.make(withSessionOptions(Redacted.value(url))), maxConnections: poolSize, idleTimeout: Duration.seconds(30), ...names })
+  )
 
 const ServerVersion = Schema.Struct({ serverVersion: Schema.String })
 
