@@ -143,9 +143,8 @@ const refreshStatisticsWhenStale = Effect.gen(function* () {
 const refreshStatistics = () =>
   Effect.gen(function* () {
     const index = yield* SearchIndexWriter
-    if (!(yield* index.statisticsStale)) return
-    yield* index.refreshStatistics
-    yield* Effect.logInfo("search statistics refreshed")
+    const tables = yield* index.refreshStatistics
+    if (tables.length > 0) yield* Effect.logInfo("search statistics refreshed").pipe(Effect.annotateLogs({ tables: tables.join(", ") }))
   })
 
 /**

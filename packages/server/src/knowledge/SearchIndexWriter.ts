@@ -25,10 +25,10 @@ export interface ChunkScope {
 }
 
 /**
- * pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted, and whether
- * one of the search tables holds more dead rows than autovacuum would leave (SEARCH_TABLES).
+ * pg_class's row estimate of chunks (-1 before the first ANALYZE) beside the searchable chunks counted, and the search
+ * tables holding more dead rows than autovacuum would leave (SEARCH_TABLES).
  */
-const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Schema.Number, churned: Schema.Boolean })
+const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Schema.Number, churned: Schema.Array(Schema.String) })
 
 /**
  * What ingestion, the packer and block maintenance write, and search reads: vacuumed and analyzed together. The
@@ -364,24 +364,32 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
     const statistics = row("search.statistics", StatisticsState, () => sql`
       SELECT (SELECT reltuples FROM pg_class WHERE oid = 'chunks'::regclass)::float8 AS analyzed,
         (SELECT coalesce(sum(chunk_count), 0) FROM search_corpus)::float8 AS searchable,
-        coalesce((SELECT bool_or(n_dead_tup > ${DEAD_ROWS_FLOOR}::float8 + ${DEAD_ROWS_SHARE}::float8 * n_live_tup) FROM pg_stat_user_tables
-          WHERE relid = ANY(${SEARCH_TABLES}::text[]::regclass[])), false) AS churned`)
+        array(SELECT relname::text FROM pg_stat_user_tables
+          WHERE relid = ANY(${SEARCH_TABLES}::text[]::regclass[]) AND n_dead_tup > ${DEAD_ROWS_FLOOR}::float8 + ${DEAD_ROWS_SHARE}::float8 * n_live_tup) AS churned`)
+
+    /**
+     * The search tables due a VACUUM (ANALYZE): all of them once searchable chunks outgrew the analyzed row count by
+     * a tenth (or were never analyzed), else those churn left with dead rows; none below STATISTICS_MIN_CHUNKS.
+     * Churn alone vacuums only the churned tables (the packer and maintenance rewrite terms, packing, pending and
+     * blocks all day), not postings and chunks, which mostly grow and make a whole refresh long.
+     */
+    const tablesDue = Effect.map(statistics(), (state): ReadonlyArray<string> => {
+      if (state === undefined || state.searchable < STATISTICS_MIN_CHUNKS) return []
+      if (state.searchable > Math.max(state.analyzed, 0) * 1.1) return SEARCH_TABLES
+      return SEARCH_TABLES.filter((table) => state.churned.includes(table))
+    })
 
     return {
-      /**
-       * Whether the search tables outgrew their planner statistics (never analyzed, or searchable chunks past the
-       * analyzed row count by a tenth) or hold dead rows past autovacuum's rule. Below STATISTICS_MIN_CHUNKS nothing
-       * is worth refreshing.
-       */
-      statisticsStale: Effect.map(statistics(), (state) =>
-        state !== undefined && state.searchable >= STATISTICS_MIN_CHUNKS && (state.churned || state.searchable > Math.max(state.analyzed, 0) * 1.1)),
+      /** Whether a search table is due a VACUUM (ANALYZE): see tablesDue. */
+      statisticsStale: Effect.map(tablesDue, (tables) => tables.length > 0),
 
       /**
-       * VACUUM (ANALYZE) of the tables ingestion bulk-loads: planner statistics for the BM25 statement, and a
-       * current visibility map so its postings scan stays index-only. Autovacuum may be off and PGlite has
-       * none (DESIGN.md, known traps). Runs outside any transaction (VACUUM refuses one).
+       * VACUUM (ANALYZE) of the search tables due (tablesDue), answering which: planner statistics for the BM25
+       * statement, a current visibility map so its postings scan stays index-only, and no dead rows to scan.
+       * Autovacuum may be off and PGlite has none (DESIGN.md, known traps). Runs outside any transaction.
        */
-      refreshStatistics: sql.unsafe(`VACUUM (ANALYZE) ${SEARCH_TABLES.join(", ")}`).pipe(Effect.asVoid, Effect.orDie),
+      refreshStatistics: Effect.flatMap(tablesDue, (tables) =>
+        tables.length === 0 ? Effect.succeed(tables) : Effect.as(sql.unsafe(`VACUUM (ANALYZE) ${tables.join(", ")}`), tables)).pipe(Effect.orDie),
 
       /** Replaces a source's chunks (idempotent for re-runs of the same ingestion). Not searchable yet. */
       replaceChunks: (scope: ChunkScope, chunks: ReadonlyArray<IndexedChunk>) =>
