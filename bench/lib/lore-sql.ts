@@ -245,6 +245,10 @@ export const loreSql = async (target: Target) => {
         let runs = 0
         for (;;) {
           const done = yield* index.rebuildOverdue(organizationId, defaultSearch.blockPostings, MAINTENANCE_BUDGET_POSTINGS)
+          if (done.busy) {
+            yield* Effect.sleep("100 millis")
+            continue
+          }
           runs++
           if (done.due <= done.terms) return runs
         }

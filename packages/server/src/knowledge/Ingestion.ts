@@ -193,7 +193,8 @@ export const maintainSearchBlocks = ({ organizationId }: { organizationId: strin
     const { search } = yield* Settings
     const done = yield* retryable(index.rebuildOverdue(organizationId, search.blockPostings, MAINTENANCE_BUDGET_POSTINGS))
     if (done.terms > 0) yield* Effect.logDebug("search blocks maintained").pipe(Effect.annotateLogs({ organizationId, ...done }))
-    if (done.due > done.terms) yield* queueMaintenance(organizationId)
+    // A packer (or another maintenance run) held the lock: the next window's run takes it up.
+    if (done.busy || done.due > done.terms) yield* queueMaintenance(organizationId)
     else yield* refreshStatisticsWhenStale
   })
 

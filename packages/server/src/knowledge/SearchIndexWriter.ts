@@ -431,12 +431,17 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
 
       /**
        * Block maintenance (a job after packing, docs/decisions.md "Search under steady ingestion"): rebuilds the
-       * terms due (`rebuildOverdue`), up to `budget` postings, in one transaction under the packing lock.
+       * terms due (`rebuildOverdue`), up to `budget` postings, in one transaction under the packing lock. Like the
+       * packer job it never waits for the lock (`busy`, nothing done): maintenance jobs of several windows waiting
+       * on each other took every job worker, and the packer's queue grew behind them (a 100k steady upload).
        */
       rebuildOverdue: (organizationId: string, blockPostings: number, budget: number) =>
-        packingLock(organizationId).pipe(
-          Effect.zipRight(rebuildOverdue(organizationId, blockPostings, budget)),
-          Effect.map((done) => done ?? { terms: 0, postings: 0, due: 0 }),
+        packingLockIfFree(organizationId).pipe(
+          Effect.flatMap((locked) =>
+            locked
+              ? Effect.map(rebuildOverdue(organizationId, blockPostings, budget), (done) => ({ ...(done ?? { terms: 0, postings: 0, due: 0 }), busy: false }))
+              : Effect.succeed({ terms: 0, postings: 0, due: 0, busy: true })
+          ),
           sql.withTransaction
         ),
 

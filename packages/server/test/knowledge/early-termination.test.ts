@@ -419,7 +419,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
       after.forEach((ranked, i) => expectSameRanking(ranked, before[i]!))
 
       // Called directly: nothing left to do; then, with work again, a budget of one posting still rebuilds one term.
-      expect(await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1_000_000))).toEqual({ terms: 0, postings: 0, due: 0 })
+      expect(await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1_000_000))).toEqual({ terms: 0, postings: 0, due: 0, busy: false })
       await appendRuns(5, "budget")
       const done = await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1))
       expect(done.terms).toBe(done.due > 0 ? 1 : 0)
@@ -428,7 +428,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
     })
 
     // PGlite serves one connection: a second transaction waits for the connection, not for the lock.
-    it.skipIf(!process.env.DATABASE_URL)("the packer job's way never waits for another packer: busy, and nothing taken", async () => {
+    it.skipIf(!process.env.DATABASE_URL)("the packer job's way and block maintenance never wait for another packer: busy, and nothing taken", async () => {
       const lockKey = (organizationId: string) => `lore.search-pack:${organizationId}`
       const result = await server.run(Effect.gen(function* () {
         const index = yield* SearchIndexWriter
@@ -439,10 +439,13 @@ describe("search early termination", { timeout: 180_000 }, () => {
         yield* Effect.sleep("500 millis")
         // Had it waited for the lock, it would have packed (nothing) and said it was free.
         const busy = yield* index.packPendingUnlessBusy(organizationId, BLOCK)
+        // Block maintenance neither: several windows' runs waiting on each other once took every job worker.
+        const maintenance = yield* index.rebuildOverdue(organizationId, BLOCK, 1_000_000)
         yield* holder.await
-        return { busy }
+        return { busy, maintenance }
       }).pipe(Effect.provide(repositories)))
       expect(result.busy).toEqual({ packed: 0, busy: true })
+      expect(result.maintenance).toEqual({ terms: 0, postings: 0, due: 0, busy: true })
     })
 
     it("never returns a chunk taken out of search, though its packed entries stay until a rebuild", async () => {
