@@ -33,8 +33,8 @@ const StatisticsState = Schema.Struct({ analyzed: Schema.Number, searchable: Sch
 /**
  * What ingestion, the packer and block maintenance write, and search reads: vacuumed and analyzed together. The
  * packer and maintenance replace rows of the blocks, packing, terms and pending tables all the time; where nothing
- * vacuums them (autovacuum off: this machine's PostgreSQL; PGlite has none) search scanned their dead rows and
- * planned on statistics of a tenth of the corpus.
+ * vacuums them (a PostgreSQL run with autovacuum off; PGlite has none) search scanned their dead rows and planned
+ * on statistics of a tenth of the corpus.
  */
 const SEARCH_TABLES = ["chunks", "search_postings", "search_terms", "search_corpus", "search_blocks", "search_packing", "search_pending", "chunk_embeddings"]
 
