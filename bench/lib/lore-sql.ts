@@ -237,14 +237,14 @@ export const loreSql = async (target: Target) => {
       })
     )
 
-  /** What Lore's block maintenance jobs do until no term is due (SearchIndexWriter.rebuildOverdue, a budget a run). */
+  /** What Lore's block maintenance jobs do until no term is due (SearchIndexWriter.maintainBlocks, a budget a run). */
   const maintain = (organizationId: string) =>
     runtime.runPromise(
       Effect.gen(function* () {
         const index = yield* SearchIndexWriter
         let runs = 0
         for (;;) {
-          const done = yield* index.rebuildOverdue(organizationId, defaultSearch.blockPostings, MAINTENANCE_BUDGET_POSTINGS)
+          const done = yield* index.maintainBlocks(organizationId, defaultSearch.blockPostings, MAINTENANCE_BUDGET_POSTINGS)
           if (done.busy) {
             yield* Effect.sleep("100 millis")
             continue

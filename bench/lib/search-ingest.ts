@@ -22,7 +22,10 @@ export const startLore = async (dataDir: string, token: string, databaseUrl: str
   const child = await startChild(LORE_CHILD, ["lore", dataDir, token, ...(databaseUrl ? [databaseUrl] : [])])
   const headers = { authorization: `Bearer ${token}` }
   const api = async <A>(path: string): Promise<A> => {
-    const response = await fetch(`${child.url}${path}`, { headers })
+    // A GET is sent again once when the connection it reused was closed: the server closes idle keep-alive
+    // sockets after 5 s, and a bench busy preparing its corpus may not have seen the close before reusing one.
+    const get = () => fetch(`${child.url}${path}`, { headers })
+    const response = await get().catch((error) => (error?.cause?.code === "UND_ERR_SOCKET" ? get() : Promise.reject(error)))
     if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`)
     return (await response.json()) as A
   }

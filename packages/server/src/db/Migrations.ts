@@ -35,6 +35,7 @@ import assetFeedback from "./migrations/0033_asset_feedback"
 import conversationLastSequence from "./migrations/0039_conversation_last_sequence"
 import assetSearch from "./migrations/0040_asset_search"
 import searchAppendedBlockCounts from "./migrations/0041_search_appended_block_counts"
+import searchBlockRuns from "./migrations/0042_search_block_runs"
 
 /** Numbered migrations, applied in order at start. Append only: never edit one that has shipped. */
 export const migrations = {
@@ -71,7 +72,8 @@ export const migrations = {
   "0033_asset_feedback": assetFeedback,
   "0039_conversation_last_sequence": conversationLastSequence,
   "0040_asset_search": assetSearch,
-  "0041_search_appended_block_counts": searchAppendedBlockCounts
+  "0041_search_appended_block_counts": searchAppendedBlockCounts,
+  "0042_search_block_runs": searchBlockRuns
 }
 
 const run = Migrator.make({})

@@ -148,10 +148,10 @@ const refreshStatistics = () =>
   })
 
 /**
- * Postings block maintenance rewrites per run (about a second of PostgreSQL's time on a quiet machine): rebuilding
- * a common term costs its whole list, so the work is spread over runs, most rows saved per posting first.
+ * Postings block maintenance merges per run (20 bytes each, read, merged in the process and written back): a steady
+ * upload appends a run to every common term each second, and merging keeps a term's runs few (RunMerging).
  */
-export const MAINTENANCE_BUDGET_POSTINGS = 200_000
+export const MAINTENANCE_BUDGET_POSTINGS = 500_000
 
 /** At most one block maintenance per organization per window, due when the window closes (its dedupe key). */
 const MAINTENANCE_WINDOW_MS = 5000
@@ -180,18 +180,18 @@ const packSearchPostings = ({ organizationId }: { organizationId: string }) =>
     // Another packer (or block maintenance) holds the lock and may have read the pending chunks before the change
     // that queued this job: pack again in the next window rather than hold a job worker waiting.
     if (busy) yield* Effect.flatMap(JobQueue, (queue) => queuePacking(queue, organizationId))
-    // Between rebuilds, each pack adds a run of blocks to every term it touched: past a term's rebuilt blocks, those
-    // runs cost search more rows than the rebuilt list. Maintenance rebuilds such terms in the background.
+    // Between rebuilds, each pack adds a run of blocks to every term it touched, which search reads nearly whole.
+    // Maintenance merges them in the background.
     if (yield* index.maintenanceDue(organizationId)) yield* queueMaintenance(organizationId)
     yield* refreshStatisticsWhenStale
   })
 
-/** Block maintenance: one budget of overdue terms rebuilt; the next window's run takes the rest. */
+/** Block maintenance: one budget of the due terms' runs merged; the next window's run takes the rest. */
 export const maintainSearchBlocks = ({ organizationId }: { organizationId: string }) =>
   Effect.gen(function* () {
     const index = yield* SearchIndexWriter
     const { search } = yield* Settings
-    const done = yield* retryable(index.rebuildOverdue(organizationId, search.blockPostings, MAINTENANCE_BUDGET_POSTINGS))
+    const done = yield* retryable(index.maintainBlocks(organizationId, search.blockPostings, MAINTENANCE_BUDGET_POSTINGS))
     if (done.terms > 0) yield* Effect.logDebug("search blocks maintained").pipe(Effect.annotateLogs({ organizationId, ...done }))
     // A packer (or another maintenance run) held the lock: the next window's run takes it up.
     if (done.busy || done.due > done.terms) yield* queueMaintenance(organizationId)

@@ -12,8 +12,8 @@ export const RefreshSearchStatistics = defineJob("knowledge.refresh-search-stati
 /** Pack the postings of an organization's chunks made searchable into search_blocks (one at a time per organization: dedupe key). */
 export const PackSearchPostings = defineJob("knowledge.pack-search-postings", Schema.Struct({ organizationId: Schema.UUID }))
 /**
- * Block maintenance: rebuild the terms whose appended runs cost search more rows than their rebuilt blocks
- * (SearchIndexWriter.rebuildOverdue), a budget at a time. Queued by the packer; one per organization per window.
+ * Block maintenance: merge the appended runs of the terms the packer appended to most since it last looked
+ * (SearchIndexWriter.maintainBlocks), a budget at a time. Queued by the packer; one per organization per window.
  */
 export const MaintainSearchBlocks = defineJob("knowledge.maintain-search-blocks", Schema.Struct({ organizationId: Schema.UUID }))
 /**

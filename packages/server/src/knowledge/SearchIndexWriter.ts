@@ -1,6 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { exec, row } from "../db/Rows"
+import { exec, row, rows } from "../db/Rows"
+import { appendedBlockSize, mergePlan, mergeRuns } from "./RunMerging"
 
 export interface IndexedChunk {
   readonly id: string
@@ -46,11 +47,16 @@ const DEAD_ROWS_SHARE = 0.2
 const STATISTICS_MIN_CHUNKS = 100
 
 /**
- * Block maintenance rebuilds a term once it has at least this many appended blocks, and as many as its rebuilt
- * ones: a term read whole then costs search at most about twice its rebuilt blocks' rows (at least this many).
- * Must match the partial index search_packing_overdue (migration 0041).
+ * Block maintenance looks at a term (in a partition) once the packer appended this many blocks to it since it last
+ * did: it then merges its appended runs (RunMerging). Must match the partial index search_packing_loose (migration 0042).
  */
-export const MAINTENANCE_MIN_APPENDED_BLOCKS = 4
+export const MAINTENANCE_LOOSE_BLOCKS = 8
+
+/** Terms block maintenance considers per run, most loose blocks first. */
+const MAINTENANCE_TERMS = 500
+
+/** Postings a merge writes per statement (20 bytes each, sent as one bytea). */
+const MERGE_WRITE_POSTINGS = 50_000
 
 /** Chunks the packer takes per statement (about 120 postings each). */
 const PACK_BATCH = 2000
@@ -113,9 +119,8 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
         chunk_count = search_corpus.chunk_count + EXCLUDED.chunk_count,
         token_total = search_corpus.token_total + EXCLUDED.token_total`)
 
-    /** A search_packing row (alias) whose appended blocks cost search more rows than its rebuilt ones: the partial index's predicate. */
-    const overdue = (alias: string) =>
-      sql`${sql(alias)}.appended_blocks >= greatest(${sql(alias)}.rebuilt_blocks, ${sql.literal(String(MAINTENANCE_MIN_APPENDED_BLOCKS))})`
+    /** A search_packing row (alias) with work for block maintenance: the partial index's predicate. */
+    const overdue = (alias: string) => sql`${sql(alias)}.loose_blocks >= ${sql.literal(String(MAINTENANCE_LOOSE_BLOCKS))}`
 
     const flippedColumns = sql.literal("id, search_vector, token_count, knowledge_space_id, classification_rank")
 
@@ -141,17 +146,17 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
 
     /**
      * Inserts the postings of `source` (term, knowledge_space_id, classification_rank, chunk_id, impact, appended,
-     * block_size) as blocks, each term's in a partition cut in impact order every `block_size` postings.
+     * block_size, run) as blocks, each term's in a partition cut in impact order every `block_size` postings.
      */
     const insertBlocks = (organizationId: string, source: Statement.Fragment) => sql`
-      INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed, appended)
+      INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed, appended, run)
       SELECT ${organizationId}, term, knowledge_space_id, classification_rank, max(impact), count(*),
-        string_agg(${packedPosting(sql, null)}, ''::bytea ORDER BY impact DESC, chunk_id), appended
+        string_agg(${packedPosting(sql, null)}, ''::bytea ORDER BY impact DESC, chunk_id), appended, run
       FROM (
         SELECT s.*, (row_number() OVER (PARTITION BY term, knowledge_space_id, classification_rank ORDER BY impact DESC, chunk_id) - 1) / block_size AS block
         FROM (${source}) s
       ) numbered
-      GROUP BY term, knowledge_space_id, classification_rank, appended, block`
+      GROUP BY term, knowledge_space_id, classification_rank, appended, run, block`
 
     /**
      * CTEs for rebuilding or appending blocks: `dropped` deletes the blocks of the terms (in a partition) in CTE
@@ -190,7 +195,8 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
       "search.pack",
       Schema.Struct({ chunks: Schema.Number }),
       (organizationId: string, blockPostings: number, batch: number) => sql`
-        WITH taken AS (
+        WITH run AS (SELECT nextval('search_block_runs') AS id),
+        taken AS (
           DELETE FROM search_pending WHERE chunk_id IN (
             SELECT chunk_id FROM search_pending WHERE organization_id = ${organizationId} ORDER BY chunk_id LIMIT ${batch} FOR UPDATE SKIP LOCKED)
           RETURNING chunk_id
@@ -203,6 +209,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
           SELECT f.term, f.knowledge_space_id, f.classification_rank, count(*)::int AS added,
             coalesce(max(k.rebuilt), 0) AS rebuilt, coalesce(max(k.in_blocks), 0) AS in_blocks,
             coalesce(max(k.rebuilt_blocks), 0) AS rebuilt_blocks, coalesce(max(k.appended_blocks), 0) AS appended_blocks,
+            coalesce(max(k.loose_blocks), 0) AS loose_blocks,
             least(${blockPostings}, greatest(ceil(${blockPostings} / 8.0), ceil(${blockPostings}::float8 * count(*) / greatest(max(k.rebuilt), 1))))::int AS appended_block,
             max(k.rebuilt) IS NULL
               OR max(k.in_blocks) + count(*) - max(k.rebuilt) >= max(k.rebuilt)
@@ -215,74 +222,170 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
           GROUP BY f.term, f.knowledge_space_id, f.classification_rank
         ),
         source AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
+          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size, NULL::bigint AS run
           FROM touched t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
             AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
           -- One snapshot for the whole statement: the chunks taken above still look pending here.
           WHERE t.rebuild AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))
           UNION ALL
-          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact, true, t.appended_block
-          FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank)
+          SELECT f.term, f.knowledge_space_id, f.classification_rank, f.chunk_id, f.impact, true, t.appended_block, run.id
+          FROM fresh f JOIN touched t USING (term, knowledge_space_id, classification_rank) CROSS JOIN run
           WHERE NOT t.rebuild
         ),
         ${blocksReplaced(organizationId, "touched", true)},
         packing AS (
-          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks, appended_blocks)
+          INSERT INTO search_packing (organization_id, term, knowledge_space_id, classification_rank, rebuilt, in_blocks, rebuilt_blocks, appended_blocks, loose_blocks)
           SELECT ${organizationId}, t.term, t.knowledge_space_id, t.classification_rank,
             CASE WHEN t.rebuild THEN coalesce(c.postings, 0) ELSE t.rebuilt END,
             CASE WHEN t.rebuild THEN 0 ELSE t.in_blocks END + coalesce(c.postings, 0),
             CASE WHEN t.rebuild THEN coalesce(c.blocks, 0) ELSE t.rebuilt_blocks END,
-            CASE WHEN t.rebuild THEN 0 ELSE t.appended_blocks + coalesce(c.blocks, 0) END
+            CASE WHEN t.rebuild THEN 0 ELSE t.appended_blocks + coalesce(c.blocks, 0) END,
+            CASE WHEN t.rebuild THEN 0 ELSE t.loose_blocks + coalesce(c.blocks, 0) END
           FROM touched t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
           ON CONFLICT (organization_id, term, knowledge_space_id, classification_rank)
             DO UPDATE SET rebuilt = EXCLUDED.rebuilt, in_blocks = EXCLUDED.in_blocks, rebuilt_blocks = EXCLUDED.rebuilt_blocks,
-              appended_blocks = EXCLUDED.appended_blocks
+              appended_blocks = EXCLUDED.appended_blocks, loose_blocks = EXCLUDED.loose_blocks
           RETURNING 1
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
 
+    /** The terms (in a partition) block maintenance has work for, most loose blocks first, and how many there are. */
+    const dueTerms = rows(
+      "search.maintain.due",
+      Schema.Struct({ term: Schema.String, knowledgeSpaceId: Schema.String, classificationRank: Schema.Number, rebuilt: Schema.Number, due: Schema.Number }),
+      (organizationId: string) => sql`
+        SELECT k.term, k.knowledge_space_id, k.classification_rank, k.rebuilt, count(*) OVER ()::int AS due
+        FROM search_packing k WHERE k.organization_id = ${organizationId} AND ${overdue("k")}
+        ORDER BY k.loose_blocks DESC, k.term, k.knowledge_space_id, k.classification_rank
+        LIMIT ${MAINTENANCE_TERMS}`
+    )
+
+    type TermKey = { readonly term: string; readonly knowledgeSpaceId: string; readonly classificationRank: number }
+    const keyOf = (key: TermKey) => `${key.classificationRank} ${key.knowledgeSpaceId} ${key.term}`
+    /** Terms (in a partition) as parallel arrays, with `extra` columns, for `unnest`. */
+    const termArrays = (keys: ReadonlyArray<TermKey>) => ({
+      terms: keys.map((key) => key.term), spaces: keys.map((key) => key.knowledgeSpaceId), ranks: keys.map((key) => key.classificationRank)
+    })
+
+    /** The appended runs of some terms (in a partition): each run's id and postings. */
+    const runSizes = rows(
+      "search.maintain.runs",
+      Schema.Struct({ term: Schema.String, knowledgeSpaceId: Schema.String, classificationRank: Schema.Number, run: Schema.String, postings: Schema.Number }),
+      (organizationId: string, keys: ReadonlyArray<TermKey>) => {
+        const { terms, spaces, ranks } = termArrays(keys)
+        return sql`
+          SELECT b.term, b.knowledge_space_id, b.classification_rank, b.run::text AS run, sum(b.postings)::int AS postings
+          FROM unnest(${terms}::text[], ${spaces}::uuid[], ${ranks}::int[]) AS t(term, space, rank)
+          JOIN search_blocks b ON b.organization_id = ${organizationId} AND b.term = t.term AND b.knowledge_space_id = t.space
+            AND b.classification_rank = t.rank AND b.appended
+          GROUP BY 1, 2, 3, 4`
+      }
+    )
+
+    /** Runs' blocks in each run's order (a run is cut in impact order, ties by chunk id, which `packed` starts with). */
+    const runBlocks = rows(
+      "search.maintain.blocks",
+      Schema.Struct({ run: Schema.String, packed: Schema.Uint8ArrayFromSelf }),
+      (organizationId: string, runs: ReadonlyArray<TermKey & { readonly run: string }>) => {
+        const { terms, spaces, ranks } = termArrays(runs)
+        return sql`
+          SELECT b.run::text AS run, b.packed
+          FROM unnest(${terms}::text[], ${spaces}::uuid[], ${ranks}::int[], ${runs.map((r) => r.run)}::bigint[]) AS t(term, space, rank, run)
+          JOIN search_blocks b ON b.organization_id = ${organizationId} AND b.term = t.term AND b.knowledge_space_id = t.space
+            AND b.classification_rank = t.rank AND b.run = t.run
+          ORDER BY b.run, b.top_impact DESC, b.packed`
+      }
+    )
+
+    const deleteRuns = exec((organizationId: string, runs: ReadonlyArray<TermKey & { readonly run: string }>) => {
+      const { terms, spaces, ranks } = termArrays(runs)
+      return sql`
+        DELETE FROM search_blocks b
+        USING unnest(${terms}::text[], ${spaces}::uuid[], ${ranks}::int[], ${runs.map((r) => r.run)}::bigint[]) AS t(term, space, rank, run)
+        WHERE b.organization_id = ${organizationId} AND b.term = t.term AND b.knowledge_space_id = t.space
+          AND b.classification_rank = t.rank AND b.run = t.run`
+    })
+
+    /** Merged runs' blocks, their bytes sent as one bytea and cut by offset. */
+    const insertMerged = exec((organizationId: string, blocks: ReadonlyArray<TermKey & { readonly run: string; readonly topImpact: number; readonly postings: number; readonly packed: Uint8Array }>) => {
+      const { terms, spaces, ranks } = termArrays(blocks)
+      const bytes = Buffer.concat(blocks.map((block) => block.packed))
+      const offsets: Array<number> = []
+      let offset = 0
+      for (const block of blocks) {
+        offsets.push(offset)
+        offset += block.packed.byteLength
+      }
+      return sql`
+        INSERT INTO search_blocks (organization_id, term, knowledge_space_id, classification_rank, top_impact, postings, packed, appended, run)
+        SELECT ${organizationId}, t.term, t.space, t.rank, t.top, t.postings, substring(${bytes}::bytea FROM t.at + 1 FOR t.length), true, t.run
+        FROM unnest(${terms}::text[], ${spaces}::uuid[], ${ranks}::int[], ${blocks.map((b) => b.topImpact)}::real[],
+          ${blocks.map((b) => b.postings)}::int[], ${offsets}::int[], ${blocks.map((b) => b.packed.byteLength)}::int[], ${blocks.map((b) => b.run)}::bigint[])
+          AS t(term, space, rank, top, postings, at, length, run)`
+    })
+
+    /** Maintenance looked at these terms: their loose blocks start again from 0, and their appended blocks are recounted. */
+    const maintained = exec((organizationId: string, keys: ReadonlyArray<TermKey>) => {
+      const { terms, spaces, ranks } = termArrays(keys)
+      return sql`
+        UPDATE search_packing k SET loose_blocks = 0, appended_blocks = (
+          SELECT count(*) FROM search_blocks b WHERE b.organization_id = k.organization_id AND b.term = k.term
+            AND b.knowledge_space_id = k.knowledge_space_id AND b.classification_rank = k.classification_rank AND b.appended)
+        FROM unnest(${terms}::text[], ${spaces}::uuid[], ${ranks}::int[]) AS t(term, space, rank)
+        WHERE k.organization_id = ${organizationId} AND k.term = t.term AND k.knowledge_space_id = t.space AND k.classification_rank = t.rank`
+    })
+
+    const newRunIds = rows("search.maintain.run-ids", Schema.Struct({ id: Schema.String }), (count: number) =>
+      sql`SELECT nextval('search_block_runs')::text AS id FROM generate_series(1, ${count})`)
+
     /**
-     * Block maintenance: rebuilds whole, from their postings, the terms (in a partition) whose appended blocks
-     * reached their rebuilt blocks (and at least MAINTENANCE_MIN_APPENDED_BLOCKS), taking first those that save
-     * search the most rows per posting rewritten, until `budget` postings (at least one term). Chunks still
-     * waiting for the packer are left to it, and stale entries go, as in the packer's own rebuilds. Returns
-     * the terms rebuilt, their postings, and how many terms were due (those rebuilt included). Callers hold the
-     * organization's packing lock.
+     * Block maintenance: merges the appended runs of the terms due (loose blocks), size-tiered (RunMerging), until
+     * about `budget` postings were merged (at least one term's). Returns the terms looked at, the postings merged
+     * and how many terms were due. Callers hold the organization's packing lock.
      */
-    const rebuildOverdue = row(
-      "search.maintain",
-      Schema.Struct({ terms: Schema.Number, postings: Schema.Number, due: Schema.Number }),
-      (organizationId: string, blockPostings: number, budget: number) => sql`
-        WITH due AS (
-          SELECT k.term, k.knowledge_space_id, k.classification_rank, k.in_blocks,
-            (k.appended_blocks + k.rebuilt_blocks - ceil(k.in_blocks::float8 / ${blockPostings}))::float8 / greatest(k.in_blocks, 1) AS saving
-          FROM search_packing k
-          WHERE k.organization_id = ${organizationId} AND ${overdue("k")}
-        ),
-        chosen AS (
-          SELECT term, knowledge_space_id, classification_rank FROM (
-            SELECT d.*, sum(d.in_blocks) OVER (ORDER BY d.saving DESC, d.term, d.knowledge_space_id, d.classification_rank) - d.in_blocks AS before
-            FROM due d
-          ) ranked
-          WHERE before < ${budget}
-        ),
-        source AS (
-          SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
-          FROM chosen t JOIN search_postings p ON p.organization_id = ${organizationId} AND p.term = t.term
-            AND p.knowledge_space_id = t.knowledge_space_id AND p.classification_rank = t.classification_rank
-          WHERE NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id)
-        ),
-        ${blocksReplaced(organizationId, "chosen", false)},
-        packing AS (
-          UPDATE search_packing k SET rebuilt = coalesce(c.postings, 0), in_blocks = coalesce(c.postings, 0),
-            rebuilt_blocks = coalesce(c.blocks, 0), appended_blocks = 0
-          FROM chosen t LEFT JOIN counted c USING (term, knowledge_space_id, classification_rank)
-          WHERE k.organization_id = ${organizationId} AND k.term = t.term
-            AND k.knowledge_space_id = t.knowledge_space_id AND k.classification_rank = t.classification_rank
-          RETURNING 1
-        )
-        SELECT (SELECT count(*) FROM chosen)::int AS terms, (SELECT coalesce(sum(postings), 0) FROM counted)::int AS postings,
-          (SELECT count(*) FROM due)::int AS due`)
+    const mergeDue = (organizationId: string, blockPostings: number, budget: number) =>
+      Effect.gen(function* () {
+        const due = yield* dueTerms(organizationId)
+        if (due.length === 0) return { terms: 0, postings: 0, due: 0 }
+        const sizes = yield* runSizes(organizationId, due)
+        const runsOf = new Map<string, Array<{ run: string; postings: number }>>()
+        for (const size of sizes) runsOf.set(keyOf(size), [...(runsOf.get(keyOf(size)) ?? []), size])
+        const looked: Array<TermKey> = []
+        const merges: Array<{ key: (typeof due)[number]; runs: ReadonlyArray<string>; postings: number }> = []
+        let postings = 0
+        for (const key of due) {
+          if (looked.length > 0 && postings >= budget) break
+          looked.push(key)
+          const runs = runsOf.get(keyOf(key)) ?? []
+          const sizeOf = new Map(runs.map((run) => [run.run, run.postings]))
+          for (const group of mergePlan(runs)) {
+            const merged = group.reduce((sum, run) => sum + sizeOf.get(run)!, 0)
+            merges.push({ key, runs: group, postings: merged })
+            postings += merged
+          }
+        }
+        const ids = merges.length === 0 ? [] : yield* newRunIds(merges.length)
+        // Written a statement at a time: a merge's old runs read, merged in the process, deleted and written back.
+        let pending: Array<Parameters<typeof insertMerged>[1][number]> = []
+        let pendingPostings = 0
+        for (const [index, merge] of merges.entries()) {
+          const runs = merge.runs.map((run) => ({ ...merge.key, run }))
+          const blocks = yield* runBlocks(organizationId, runs)
+          const bytes = new Map<string, Array<Uint8Array>>()
+          for (const block of blocks) bytes.set(block.run, [...(bytes.get(block.run) ?? []), block.packed])
+          const merged = mergeRuns(merge.runs.map((run) => Buffer.concat(bytes.get(run) ?? [])), appendedBlockSize(blockPostings, merge.postings, merge.key.rebuilt))
+          yield* deleteRuns(organizationId, runs)
+          pending.push(...merged.map((block) => ({ ...merge.key, run: ids[index]!.id, ...block })))
+          pendingPostings += merge.postings
+          if (pendingPostings >= MERGE_WRITE_POSTINGS || index === merges.length - 1) {
+            yield* insertMerged(organizationId, pending)
+            pending = []
+            pendingPostings = 0
+          }
+        }
+        yield* maintained(organizationId, looked)
+        return { terms: looked.length, postings, due: due[0]!.due }
+      })
 
     /** Whether any term of an organization is due for block maintenance (partial index search_packing_overdue). */
     const anyOverdue = row("search.overdue", Schema.Struct({ due: Schema.Boolean }), (organizationId: string) => sql`
@@ -349,7 +452,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
             ${takePending ? sql`DELETE FROM search_pending WHERE organization_id = ${organizationId} RETURNING chunk_id` : sql`SELECT NULL::uuid AS chunk_id WHERE false`}
           )
           ${insertBlocks(organizationId, sql`
-            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size
+            SELECT p.term, p.knowledge_space_id, p.classification_rank, p.chunk_id, p.impact, false AS appended, ${blockPostings}::int AS block_size, NULL::bigint AS run
             FROM search_postings p
             WHERE p.organization_id = ${organizationId}
               AND (p.chunk_id IN (SELECT chunk_id FROM taken) OR NOT EXISTS (SELECT 1 FROM search_pending q WHERE q.chunk_id = p.chunk_id))`)}`
@@ -430,16 +533,16 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
       packPendingUnlessBusy: (organizationId: string, blockPostings: number) => packAll(organizationId, blockPostings, false),
 
       /**
-       * Block maintenance (a job after packing, docs/decisions.md "Search under steady ingestion"): rebuilds the
-       * terms due (`rebuildOverdue`), up to `budget` postings, in one transaction under the packing lock. Like the
-       * packer job it never waits for the lock (`busy`, nothing done): maintenance jobs of several windows waiting
-       * on each other took every job worker, and the packer's queue grew behind them (a 100k steady upload).
+       * Block maintenance (a job after packing, docs/decisions.md "Search under steady ingestion: merged runs"): merges
+       * the appended runs of the terms due (`mergeDue`), about `budget` postings, in one transaction under the packing
+       * lock. Like the packer job it never waits for the lock (`busy`, nothing done): maintenance jobs of several
+       * windows waiting on each other took every job worker, and the packer's queue grew behind them (a 100k steady upload).
        */
-      rebuildOverdue: (organizationId: string, blockPostings: number, budget: number) =>
+      maintainBlocks: (organizationId: string, blockPostings: number, budget: number) =>
         packingLockIfFree(organizationId).pipe(
           Effect.flatMap((locked) =>
             locked
-              ? Effect.map(rebuildOverdue(organizationId, blockPostings, budget), (done) => ({ ...(done ?? { terms: 0, postings: 0, due: 0 }), busy: false }))
+              ? Effect.map(mergeDue(organizationId, blockPostings, budget), (done) => ({ ...done, busy: false }))
               : Effect.succeed({ terms: 0, postings: 0, due: 0, busy: true })
           ),
           sql.withTransaction

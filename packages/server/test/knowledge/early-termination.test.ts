@@ -5,8 +5,9 @@ import { AccessEvaluator } from "../../src/access/Evaluator"
 import { toPrincipal } from "../../src/identity/Authenticator"
 import { IdentityRepo } from "../../src/identity/Repo"
 import { type KnowledgeFilters, type RankedChunk, type SearchAccess, SearchIndexReader, type WholeScoringGate } from "../../src/knowledge/SearchIndexReader"
-import { MAINTENANCE_MIN_APPENDED_BLOCKS, SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
+import { MAINTENANCE_LOOSE_BLOCKS, SearchIndexWriter } from "../../src/knowledge/SearchIndexWriter"
 import { POSTING_BYTES } from "../../src/knowledge/PackedRanking"
+import { RUN_FANOUT } from "../../src/knowledge/RunMerging"
 import { hashSecret } from "../../src/platform/SecretBox"
 import { type InspectableServer, startInspectableServer } from "./inspect"
 import { client, search, settled, uploaded } from "./support"
@@ -359,9 +360,31 @@ describe("search early termination", { timeout: 180_000 }, () => {
       expect(await recall()).toBeGreaterThan(0.5)
     })
 
-    it("block maintenance rebuilds the terms whose appended blocks reached their rebuilt ones, queued by the packer; rankings unchanged", async () => {
+    it("block maintenance merges the appended runs of the terms the packer appended to, queued by the packer; rankings unchanged", async () => {
       const overdue = async () => Number((await server.sql((sql) => sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM search_packing WHERE appended_blocks >= greatest(rebuilt_blocks, ${MAINTENANCE_MIN_APPENDED_BLOCKS})`))[0]!.n)
+        SELECT count(*)::int AS n FROM search_packing WHERE loose_blocks >= ${MAINTENANCE_LOOSE_BLOCKS}`))[0]!.n)
+      /** The most appended runs any term (in a partition) has. */
+      const mostRuns = async () => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT coalesce(max(runs), 0)::int AS n FROM (
+          SELECT count(DISTINCT run) AS runs FROM search_blocks WHERE appended GROUP BY organization_id, term, knowledge_space_id, classification_rank) r`))[0]!.n)
+      /** The terms (in a partition) maintenance has work for. */
+      const dueTerms = async () => (await server.sql((sql) => sql<{ term: string }>`
+        SELECT term || ' ' || knowledge_space_id || ' ' || classification_rank AS term FROM search_packing
+        WHERE loose_blocks >= ${MAINTENANCE_LOOSE_BLOCKS}`)).map((row) => row.term)
+      /** The most appended runs any of these terms has. */
+      const mostRunsOf = async (terms: ReadonlyArray<string>) => Number((await server.sql((sql) => sql<{ n: number }>`
+        SELECT coalesce(max(runs), 0)::int AS n FROM (
+          SELECT count(DISTINCT run) AS runs FROM search_blocks
+          WHERE appended AND term || ' ' || knowledge_space_id || ' ' || classification_rank = ANY(${terms}::text[])
+          GROUP BY term, knowledge_space_id, classification_rank) r`))[0]!.n)
+      /** Appended blocks whose top impact is not their best posting's (search reads a block by its top impact). */
+      const misTopped = async () => (await server.sql((sql) => sql<{ top: number; packed: Uint8Array }>`
+        SELECT top_impact AS top, packed FROM search_blocks WHERE appended`)).filter((block) => {
+        const view = new DataView(block.packed.buffer, block.packed.byteOffset, block.packed.byteLength)
+        let best = 0
+        for (let at = 0; at < block.packed.byteLength; at += POSTING_BYTES) best = Math.max(best, view.getFloat32(at + 16))
+        return best !== Math.fround(block.top)
+      }).length
       /** search_packing's count of appended blocks against the blocks themselves, in one snapshot: terms where they differ. */
       const miscounted = async () => Number((await server.sql((sql) => sql<{ n: number }>`
         SELECT count(*)::int AS n FROM search_packing k
@@ -400,29 +423,38 @@ describe("search early termination", { timeout: 180_000 }, () => {
       for (let i = 0; i < 3; i++) await ingest(`seed-${i}`, 8, spaces[0]!)
 
       // Every block rebuilt, then small documents packed one at a time: each pack appends a run to every term it
-      // touches, so the rare terms soon hold as many appended blocks as rebuilt ones.
+      // touches, so the rare terms soon hold a run per document.
       await onIndex((index, organizationId) => index.repack(organizationId, BLOCK, true))
       expect(await overdue()).toBe(0)
-      await appendRuns(6, "steady")
+      await appendRuns(MAINTENANCE_LOOSE_BLOCKS + 1, "steady")
       expect(await miscounted()).toBe(0)
+      expect(await mostRuns()).toBeGreaterThanOrEqual(MAINTENANCE_LOOSE_BLOCKS)
+      const due = await dueTerms()
+      expect(due.length).toBeGreaterThan(0)
+      expect(await mostRunsOf(due)).toBeGreaterThanOrEqual(MAINTENANCE_LOOSE_BLOCKS)
       const before = await rankings()
 
-      // Nobody maintains anything by hand: the packer job queues maintenance, which rebuilds every overdue term.
+      // Nobody maintains anything by hand: the packer job queues maintenance, which merges every due term's runs.
       for (let i = 0; i < 200 && ((await overdue()) > 0 || (await maintenanceJobs(["QUEUED", "RUNNING"])) > 0); i++) {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       expect(await overdue()).toBe(0)
       expect(await maintenanceJobs(["SUCCEEDED"])).toBeGreaterThan(0)
       expect(await miscounted()).toBe(0)
+      // The due terms' runs merged: fewer than RUN_FANOUT of a size each; a term appended to fewer times waits its turn.
+      expect(await mostRunsOf(due)).toBeLessThan(RUN_FANOUT)
+      expect(await mostRuns()).toBeLessThan(MAINTENANCE_LOOSE_BLOCKS)
+      expect(await misTopped()).toBe(0)
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
       const after = await rankings()
       after.forEach((ranked, i) => expectSameRanking(ranked, before[i]!))
 
-      // Called directly: nothing left to do; then, with work again, a budget of one posting still rebuilds one term.
-      expect(await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1_000_000))).toEqual({ terms: 0, postings: 0, due: 0, busy: false })
-      await appendRuns(5, "budget")
-      const done = await onIndex((index, organizationId) => index.rebuildOverdue(organizationId, BLOCK, 1))
+      // Called directly: nothing left to do; then, with work again, a budget of one posting still merges one term's runs.
+      expect(await onIndex((index, organizationId) => index.maintainBlocks(organizationId, BLOCK, 1_000_000))).toEqual({ terms: 0, postings: 0, due: 0, busy: false })
+      await appendRuns(MAINTENANCE_LOOSE_BLOCKS, "budget")
+      const done = await onIndex((index, organizationId) => index.maintainBlocks(organizationId, BLOCK, 1))
       expect(done.terms).toBe(done.due > 0 ? 1 : 0)
+      expect(await misTopped()).toBe(0)
       expect(await miscounted()).toBe(0)
       expect((await packedEntries()).map(key).sort()).toEqual((await searchablePostings()).map(key).sort())
     })
@@ -440,7 +472,7 @@ describe("search early termination", { timeout: 180_000 }, () => {
         // Had it waited for the lock, it would have packed (nothing) and said it was free.
         const busy = yield* index.packPendingUnlessBusy(organizationId, BLOCK)
         // Block maintenance neither: several windows' runs waiting on each other once took every job worker.
-        const maintenance = yield* index.rebuildOverdue(organizationId, BLOCK, 1_000_000)
+        const maintenance = yield* index.maintainBlocks(organizationId, BLOCK, 1_000_000)
         yield* holder.await
         return { busy, maintenance }
       }).pipe(Effect.provide(repositories)))
