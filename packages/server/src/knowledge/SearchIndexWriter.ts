@@ -52,7 +52,7 @@ const STATISTICS_MIN_CHUNKS = 100
  */
 export const MAINTENANCE_LOOSE_BLOCKS = 8
 
-/** Terms block maintenance considers per run, most loose blocks first. */
+/** Terms block maintenance considers per run (see `dueTerms` for which first). */
 const MAINTENANCE_TERMS = 500
 
 /** Postings a merge writes per statement (20 bytes each, sent as one bytea). */
@@ -249,14 +249,18 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
         )
         SELECT (SELECT count(*) FROM taken)::int AS chunks`)
 
-    /** The terms (in a partition) block maintenance has work for, most loose blocks first, and how many there are. */
+    /**
+     * The terms (in a partition) block maintenance has work for, and how many there are: first those whose loose blocks
+     * are the most rows for the postings a merge rewrites (rare and middling terms, which search reads whole, before a
+     * common term's long appended runs).
+     */
     const dueTerms = rows(
       "search.maintain.due",
       Schema.Struct({ term: Schema.String, knowledgeSpaceId: Schema.String, classificationRank: Schema.Number, rebuilt: Schema.Number, due: Schema.Number }),
       (organizationId: string) => sql`
         SELECT k.term, k.knowledge_space_id, k.classification_rank, k.rebuilt, count(*) OVER ()::int AS due
         FROM search_packing k WHERE k.organization_id = ${organizationId} AND ${overdue("k")}
-        ORDER BY k.loose_blocks DESC, k.term, k.knowledge_space_id, k.classification_rank
+        ORDER BY k.loose_blocks::float8 / greatest(k.in_blocks - k.rebuilt, 1) DESC, k.term, k.knowledge_space_id, k.classification_rank
         LIMIT ${MAINTENANCE_TERMS}`
     )
 
