@@ -30,8 +30,9 @@
  * BENCH_SEARCH_HTTP_CHUNKS=10000  BENCH_SEARCH_ROUNDS=3  BENCH_SEARCH_CONCURRENCY=4  BENCH_SEARCH_MAX_SECONDS=25 (time cap of each timed run)
  * BENCH_SEARCH_STATE=steady: search as a steady stream of uploads leaves it (PostgreSQL): every document goes through
  * POST /api/sources one after another (BENCH_SEARCH_UPLOADS in flight, default 2) with Lore's own jobs (packer, statistics,
- * block maintenance) and nothing done by hand (no VACUUM, no rebuild); each size is measured once the packer has
- * caught up, and the largest size again after every block is rebuilt whole (the "rebuilt" rows), on the same corpus.
+ * block maintenance) and nothing done by hand (no VACUUM, no rebuild); each size is measured once the packer
+ * and block maintenance have caught up, and the largest size again after every block is rebuilt whole (the "rebuilt" rows), on the
+ * same corpus (BENCH_SEARCH_REBUILD=0: not, so a kept database stays as steady ingestion left it).
  * Peers are skipped in this state. BENCH_SEARCH_MAINTAINED=1 (with BENCH_SEARCH_REUSE of a database steady ingestion left before block
  * maintenance existed) measures it also as maintenance leaves it once caught up, between the steady and rebuilt rows.
  * BENCH_SEARCH_KEEP=1 keeps the PostgreSQL database (for investigating plans on it afterwards).
@@ -397,7 +398,8 @@ const benchDatabase = async (database: "embedded" | "postgresql", databaseUrl: s
         await withPgClient(databaseUrl!, (c) => c.query("VACUUM ANALYZE"))
       }
       target = await measureState(target, size, totals, ingested, settings.steady ? "steady" : "loaded", size === targets[targets.length - 1])
-      if (settings.steady && size === targets[targets.length - 1] && target.kind === "postgresql") {
+      // BENCH_SEARCH_REBUILD=0 keeps the steady state (with BENCH_SEARCH_KEEP, a database to measure again with BENCH_SEARCH_REUSE).
+      if (settings.steady && size === targets[targets.length - 1] && target.kind === "postgresql" && process.env.BENCH_SEARCH_REBUILD !== "0") {
         // The same corpus as block maintenance leaves it once caught up (BENCH_SEARCH_MAINTAINED=1: for a database
         // reused from before maintenance existed), then with every block rebuilt whole.
         if (process.env.BENCH_SEARCH_MAINTAINED === "1") {

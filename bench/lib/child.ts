@@ -10,13 +10,14 @@ export interface ChildServer {
 /**
  * Runs a server module in a child process so the load generator (autocannon, in this process) does
  * not share its event loop. The module answers `{ ready: url }` or `{ failed: message }` over IPC,
- * reports its CPU time on "cpu" and stops cleanly on "stop". BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the child there.
+ * reports its CPU time on "cpu" and stops cleanly on "stop". BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the child there;
+ * BENCH_TRACE_GC=1 prints its garbage collections; BENCH_NODE_FLAGS passes it more node flags (e.g. "--max-semi-space-size=64").
  */
 export const startChild = (modulePath: string, args: ReadonlyArray<string>): Promise<ChildServer> =>
   new Promise((resolve, reject) => {
     const profileDir = process.env.BENCH_CPU_PROF
     const child = fork(modulePath, [...args], {
-      execArgv: ["--import", "tsx", ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
+      execArgv: ["--import", "tsx", ...(process.env.BENCH_TRACE_GC ? ["--trace-gc"] : []), ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(" ") : []), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
     const exited = new Promise<void>((done) => child.once("exit", () => done()))

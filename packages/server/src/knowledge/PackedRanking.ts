@@ -60,6 +60,25 @@ const kthLargest = (values: Float64Array, k: number): number => {
 }
 
 /**
+ * The open-addressing table's arrays, kept between calls and grown as needed: a long question's are several
+ * megabytes, which V8 allocates as large objects that only a full collection frees. Safe to share: a call runs
+ * synchronously.
+ */
+let scratch = { size: 0, keys: new Int32Array(0), taken: new Uint8Array(0), partial: new Float64Array(0), excess: new Float64Array(0), used: new Int32Array(0), sums: new Float64Array(0) }
+
+/** The table's arrays for `size` slots, the slots' flags and sums cleared (only the first `size` slots are used). */
+const scratchFor = (size: number) => {
+  if (scratch.size < size) {
+    scratch = { size, keys: new Int32Array(size * 4), taken: new Uint8Array(size), partial: new Float64Array(size), excess: new Float64Array(size), used: new Int32Array(size), sums: new Float64Array(size) }
+  } else {
+    scratch.taken.fill(0, 0, size)
+    scratch.partial.fill(0, 0, size)
+    scratch.excess.fill(0, 0, size)
+  }
+  return scratch
+}
+
+/**
  * Sums each chunk's postings over the lists (an open-addressing table keyed by the id's four words), then
  * takes the best `candidates` by that sum. A chunk's `excess` is what its postings read could add beyond the
  * cuts at most (impact x factor, capped at `maxTermScore`, less the term's cut), as in the SQL statement.
@@ -70,11 +89,7 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
   let size = 1024
   while (size < postings * 2) size *= 2
   const mask = size - 1
-  const keys = new Int32Array(size * 4)
-  const taken = new Uint8Array(size)
-  const partial = new Float64Array(size)
-  const excess = new Float64Array(size)
-  const used = new Int32Array(Math.min(size, postings))
+  const { keys, taken, partial, excess, used, sums: sumsScratch } = scratchFor(size)
   let count = 0
   let unread = 0
   for (const { weight, cut, factor, blocks } of lists) {
@@ -107,7 +122,7 @@ export const packedCandidates = (lists: ReadonlyArray<PackedList>, candidates: n
   // The `candidates`-th best sum (a selection, linear on average), then one pass to pick.
   let threshold = -Infinity
   if (count > candidates) {
-    const sums = new Float64Array(count)
+    const sums = sumsScratch.subarray(0, count)
     for (let i = 0; i < count; i++) sums[i] = partial[used[i]!]!
     threshold = kthLargest(sums, candidates)
   }

@@ -391,7 +391,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
         return { terms: looked.length, postings, due: due[0]!.due }
       })
 
-    /** Whether any term of an organization is due for block maintenance (partial index search_packing_overdue). */
+    /** Whether any term of an organization is due for block maintenance (partial index search_packing_loose). */
     const anyOverdue = row("search.overdue", Schema.Struct({ due: Schema.Boolean }), (organizationId: string) => sql`
       SELECT EXISTS (SELECT 1 FROM search_packing k WHERE k.organization_id = ${organizationId} AND ${overdue("k")}) AS due`)
 
