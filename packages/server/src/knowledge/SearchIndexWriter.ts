@@ -266,7 +266,7 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
 
     type TermKey = { readonly term: string; readonly knowledgeSpaceId: string; readonly classificationRank: number }
     const keyOf = (key: TermKey) => `${key.classificationRank} ${key.knowledgeSpaceId} ${key.term}`
-    /** Terms (in a partition) as parallel arrays, with `extra` columns, for `unnest`. */
+    /** Terms (in a partition) as parallel arrays, for `unnest`. */
     const termArrays = (keys: ReadonlyArray<TermKey>) => ({
       terms: keys.map((key) => key.term), spaces: keys.map((key) => key.knowledgeSpaceId), ranks: keys.map((key) => key.classificationRank)
     })
