@@ -286,18 +286,21 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
       }
     )
 
-    /** Runs' blocks in each run's order (a run is cut in impact order, ties by chunk id, which `packed` starts with). */
+    /**
+     * Runs' blocks, each run's in its order (cut in impact order, ties by chunk id, which `packed` starts with). A run id
+     * is shared by the terms one pack appended to: a run is its term (in a partition) and its id.
+     */
     const runBlocks = rows(
       "search.maintain.blocks",
-      Schema.Struct({ run: Schema.String, packed: Schema.Uint8ArrayFromSelf }),
+      Schema.Struct({ term: Schema.String, knowledgeSpaceId: Schema.String, classificationRank: Schema.Number, run: Schema.String, packed: Schema.Uint8ArrayFromSelf }),
       (organizationId: string, runs: ReadonlyArray<TermKey & { readonly run: string }>) => {
         const { terms, spaces, ranks } = termArrays(runs)
         return sql`
-          SELECT b.run::text AS run, b.packed
+          SELECT b.term, b.knowledge_space_id, b.classification_rank, b.run::text AS run, b.packed
           FROM unnest(${terms}::text[], ${spaces}::uuid[], ${ranks}::int[], ${runs.map((r) => r.run)}::bigint[]) AS t(term, space, rank, run)
           JOIN search_blocks b ON b.organization_id = ${organizationId} AND b.term = t.term AND b.knowledge_space_id = t.space
             AND b.classification_rank = t.rank AND b.run = t.run
-          ORDER BY b.run, b.top_impact DESC, b.packed`
+          ORDER BY b.term, b.knowledge_space_id, b.classification_rank, b.run, b.top_impact DESC, b.packed`
       }
     )
 
@@ -353,7 +356,11 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
         if (due.length === 0) return { terms: 0, postings: 0, due: 0 }
         const sizes = yield* runSizes(organizationId, due)
         const runsOf = new Map<string, Array<{ run: string; postings: number }>>()
-        for (const size of sizes) runsOf.set(keyOf(size), [...(runsOf.get(keyOf(size)) ?? []), size])
+        for (const size of sizes) {
+          const runs = runsOf.get(keyOf(size))
+          if (runs) runs.push(size)
+          else runsOf.set(keyOf(size), [size])
+        }
         const looked: Array<TermKey> = []
         const merges: Array<{ key: (typeof due)[number]; runs: ReadonlyArray<string>; postings: number }> = []
         let postings = 0
@@ -368,23 +375,30 @@ export class SearchIndexWriter extends Effect.Service<SearchIndexWriter>()("lore
             postings += merged
           }
         }
-        const ids = merges.length === 0 ? [] : yield* newRunIds(merges.length)
-        // Written a statement at a time: a merge's old runs read, merged in the process, deleted and written back.
-        let pending: Array<Parameters<typeof insertMerged>[1][number]> = []
-        let pendingPostings = 0
-        for (const [index, merge] of merges.entries()) {
-          const runs = merge.runs.map((run) => ({ ...merge.key, run }))
-          const blocks = yield* runBlocks(organizationId, runs)
+        if (merges.length > 0) {
+          // The merged runs' blocks read and deleted in one statement each; the new runs written a batch at a time.
+          const runs = merges.flatMap((merge) => merge.runs.map((run) => ({ ...merge.key, run })))
           const bytes = new Map<string, Array<Uint8Array>>()
-          for (const block of blocks) bytes.set(block.run, [...(bytes.get(block.run) ?? []), block.packed])
-          const merged = mergeRuns(merge.runs.map((run) => Buffer.concat(bytes.get(run) ?? [])), appendedBlockSize(blockPostings, merge.postings, merge.key.rebuilt))
+          for (const block of yield* runBlocks(organizationId, runs)) {
+            const key = `${keyOf(block)} ${block.run}`
+            const blocks = bytes.get(key)
+            if (blocks) blocks.push(block.packed)
+            else bytes.set(key, [block.packed])
+          }
           yield* deleteRuns(organizationId, runs)
-          pending.push(...merged.map((block) => ({ ...merge.key, run: ids[index]!.id, ...block })))
-          pendingPostings += merge.postings
-          if (pendingPostings >= MERGE_WRITE_POSTINGS || index === merges.length - 1) {
-            yield* insertMerged(organizationId, pending)
-            pending = []
-            pendingPostings = 0
+          const ids = yield* newRunIds(merges.length)
+          let pending: Array<Parameters<typeof insertMerged>[1][number]> = []
+          let pendingPostings = 0
+          for (const [index, merge] of merges.entries()) {
+            const runBytes = merge.runs.map((run) => Buffer.concat(bytes.get(`${keyOf(merge.key)} ${run}`) ?? []))
+            const merged = mergeRuns(runBytes, appendedBlockSize(blockPostings, merge.postings, merge.key.rebuilt))
+            pending.push(...merged.map((block) => ({ ...merge.key, run: ids[index]!.id, ...block })))
+            pendingPostings += merge.postings
+            if (pendingPostings >= MERGE_WRITE_POSTINGS || index === merges.length - 1) {
+              yield* insertMerged(organizationId, pending)
+              pending = []
+              pendingPostings = 0
+            }
           }
         }
         yield* maintained(organizationId, looked)
