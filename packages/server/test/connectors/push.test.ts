@@ -290,7 +290,8 @@ describe.each(backends)("the PUSH connector on $name", { timeout: 240_000 }, (ba
     expect(crawl.status, JSON.stringify(crawl.body)).toBe(202)
     const activity = await eventually(
       () => admin.call("GET", "/api/admin/connectors/PUSH/crm/activity"),
-      (r) => r.status === 200 && r.body.lastCrawlAt !== null,
+      // Finished, not only started: the content component says IN_PROGRESS while the crawl still runs.
+      (r) => r.status === 200 && r.body.lastCrawlAt !== null && r.body.componentCheckpoints?.[0]?.captureStatus !== "IN_PROGRESS",
       "the crawl ran"
     )
     expect(activity.body).toMatchObject({ sourceSystem: "PUSH", sourceConnectionKey: "crm", objectsTotal: 5, objectsActive: 3, objectsArchived: 2 })
