@@ -151,7 +151,10 @@ export const startServerFromEnv = (overrides: { readonly host?: string; readonly
 const launch = async <E>(layer: Layer.Layer<any, E>, dataDir: string): Promise<RunningServer> => {
   const scope = Effect.runSync(Scope.make())
   try {
-    const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+    // The scope first in the root context, as Layer.launch (main.ts) has it: every context built below keeps it
+    // first, and Effect.scoped compares the context it replaces entry by entry up to the scope's place (issue 33
+    // point 16; docs/benchmarks.md "me").
+    const context = await Effect.runPromise(Layer.buildWithScope(layer, scope).pipe(Effect.provideService(Scope.Scope, scope)))
     const url = Effect.runSync(Effect.provide(serverUrl, Context.pick(HttpServer.HttpServer)(context)))
     let bootstrapToken: string | undefined
     try {

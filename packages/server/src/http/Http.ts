@@ -58,7 +58,7 @@ const inServingContext = <A, E>(server: Layer.Layer<A, E, HttpApi.Api>) =>
       const memoMap = yield* Layer.CurrentMemoMap
       // mapInputContext replaces the context; Effect.provide would merge the app's into it again.
       return yield* Layer.buildWithMemoMap(server, memoMap, scope).pipe(
-        Effect.mapInputContext((_: Context.Context<never>) => Context.make(HttpApi.Api, api).pipe(Context.add(Scope.Scope, scope)))
+        Effect.mapInputContext((_: Context.Context<never>) => Context.make(Scope.Scope, scope).pipe(Context.add(HttpApi.Api, api)))
       )
     })
   )
