@@ -27,6 +27,7 @@ import { startStreamingChat } from "../packages/test-support/aiProviders"
 import { salientTerms } from "../packages/server/src/ai/LocalModel"
 import { documents, QUESTIONS } from "./lib/corpus"
 import { percentile } from "./lib/latency"
+import { postgresCpuMicros } from "./lib/pg"
 import { table } from "./lib/load"
 import { ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
 
@@ -89,6 +90,31 @@ const postJson = async (lore: Lore, method: string, path: string, body: unknown)
   const text = await response.text()
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
   return text ? JSON.parse(text) : undefined
+}
+
+/**
+ * What a LOCAL chat (its whole stream) and a search cost in CPU, one at a time: Lore's process and every
+ * PostgreSQL process. Under a burst on two cores the first tokens wait on that work, so its ratio bounds the
+ * p95 ratio above.
+ */
+const cpuPerRequest = async (lore: Lore, questions: ReadonlyArray<string>) => {
+  const measure = async (run: (question: string) => Promise<unknown>) => {
+    const count = 3 * questions.length
+    const lore0 = await lore.child.cpuMicros()
+    const pg0 = postgresCpuMicros()
+    for (let i = 0; i < count; i++) await run(questions[i % questions.length]!)
+    const pg1 = postgresCpuMicros()
+    return { lore: ((await lore.child.cpuMicros()) - lore0) / count, pg: pg0 === undefined || pg1 === undefined ? NaN : (pg1 - pg0) / count }
+  }
+  const chat = await measure((question) => timedChat(lore, { message: question }))
+  const search = await measure((question) => timedSearch(lore, question))
+  const us = (value: number) => (Number.isNaN(value) ? "-" : value.toFixed(0))
+  console.log("\nCPU per request, one at a time (Lore's process; every postgres process, 10 ms ticks)")
+  console.log(table(["request", "Lore µs", "PostgreSQL µs", "together µs"], [
+    ["LOCAL chat, whole stream", us(chat.lore), us(chat.pg), us(chat.lore + chat.pg)],
+    ["search", us(search.lore), us(search.pg), us(search.lore + search.pg)],
+    ["chat / search", (chat.lore / search.lore).toFixed(2), (chat.pg / search.pg).toFixed(2), ((chat.lore + chat.pg) / (search.lore + search.pg)).toFixed(2)]
+  ]))
 }
 
 const runDatabase = async (database: string, providerUrl: string) => {
@@ -166,6 +192,7 @@ const runDatabase = async (database: string, providerUrl: string) => {
       }
       console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level)`)
       console.log(table(["at once", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
+      await cpuPerRequest(lore, questions)
       const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))
       const f = stats(burst.map((timing) => timing.firstTokenMs))
       const t = stats(burst.map((timing) => timing.totalMs))

@@ -1,5 +1,6 @@
 /** PostgreSQL helpers the benchmarks share: a short-lived client, and a throwaway database per run. */
 import { randomBytes } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
 import pg from "pg"
 
 export const DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/test"
@@ -31,4 +32,30 @@ export const createThrowawayDatabase = async (prefix: string, adminUrl = process
   await withPgClient(adminUrl, (c) => c.query(`CREATE DATABASE ${name}`))
   const url = Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString()
   return { name, url, drop: () => withPgClient(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) }
+}
+
+/**
+ * CPU time (user + system, microseconds) every process named `postgres` on this machine has used so far, from
+ * /proc (Linux; 10 ms ticks, so compare over many requests). Undefined where /proc cannot be read.
+ */
+export const postgresCpuMicros = (): number | undefined => {
+  try {
+    let ticks = 0
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue
+      let stat: string
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+      } catch {
+        continue // the process ended while we looked
+      }
+      const close = stat.lastIndexOf(")")
+      if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue
+      const fields = stat.slice(close + 2).split(" ")
+      ticks += Number(fields[11]) + Number(fields[12]) // utime, stime (fields 14 and 15 of stat)
+    }
+    return (ticks * 1e6) / 100
+  } catch {
+    return undefined
+  }
 }
