@@ -51,11 +51,11 @@ interface Timing {
 }
 
 /** One chat: POST, then read the event stream until [DONE], noting when the first text-delta arrived. */
-const timedChat = async (lore: Lore, body: unknown): Promise<Timing> => {
+const timedChat = async (lore: Lore, body: unknown, headers: Record<string, string> = lore.headers): Promise<Timing> => {
   const started = performance.now()
   const response = await fetch(`${lore.child.url}/api/assistant/chat`, {
     method: "POST",
-    headers: { ...lore.headers, "content-type": "application/json" },
+    headers: { ...headers, "content-type": "application/json" },
     body: JSON.stringify(body)
   })
   if (!response.ok || !response.body) return { firstTokenMs: NaN, totalMs: performance.now() - started, ok: false }
@@ -72,9 +72,9 @@ const timedChat = async (lore: Lore, body: unknown): Promise<Timing> => {
   return { firstTokenMs, totalMs: performance.now() - started, ok: text.includes('"type":"finish"') && text.trimEnd().endsWith("data: [DONE]") }
 }
 
-const timedSearch = async (lore: Lore, question: string) => {
+const timedSearch = async (lore: Lore, question: string, headers: Record<string, string> = lore.headers) => {
   const started = performance.now()
-  const response = await fetch(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(salientTerms(question).join(" "))}&limit=6`, { headers: lore.headers })
+  const response = await fetch(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(salientTerms(question).join(" "))}&limit=6`, { headers })
   await response.arrayBuffer()
   return performance.now() - started
 }
@@ -90,6 +90,22 @@ const postJson = async (lore: Lore, method: string, path: string, body: unknown)
   const text = await response.text()
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
   return text ? JSON.parse(text) : undefined
+}
+
+/**
+ * `count` users of the bench admin's department, role and clearance (so they read what it reads), each with a token
+ * of its own (an invitation, accepted): a burst from many users, as a burst really comes, where one user's chats
+ * take their tokens from one rate-limit bucket, a row whose lock makes them commit one after another.
+ */
+const benchUsers = async (lore: Lore, count: number): Promise<Array<Record<string, string>>> => {
+  const me = await lore.api<{ departmentId: string; role: string; clearance: string }>("/api/me")
+  const users: Array<Record<string, string>> = []
+  for (let i = 0; i < count; i++) {
+    const invitation = await postJson(lore, "POST", "/api/admin/invitations", { email: `bench-${i}@lore.test`, departmentId: me.departmentId, role: me.role, clearance: me.clearance })
+    const accepted = await postJson(lore, "POST", "/api/invitations/accept", { code: invitation.invitationCode })
+    users.push({ authorization: `Bearer ${accepted.token.token}` })
+  }
+  return users
 }
 
 /**
@@ -174,24 +190,29 @@ const runDatabase = async (database: string, providerUrl: string) => {
     if (database === "postgresql") {
       // LOCAL answers beside the same number of searches for the same questions, at 1, 10 and 50 at once
       // (BENCH_CHAT_LEVELS): chat first token against search's whole answer, each burst three times.
+      // Each level twice: every request from the bench admin, then each from a user of its own.
       const levels = (process.env.BENCH_CHAT_LEVELS ?? "1,10,50").split(",").map(Number)
+      const users = await benchUsers(lore, Math.max(...levels))
       const levelRows: Array<Array<string>> = []
-      for (const level of levels) {
-        const firsts: number[] = []
-        const searches: number[] = []
-        let failed = 0
-        for (let round = 0; round < 3; round++) {
-          const chats = await Promise.all(Array.from({ length: level }, (_, i) => timedChat(lore, { message: questions[(i + round) % questions.length] })))
-          failed += chats.filter((timing) => !timing.ok).length
-          firsts.push(...chats.map((timing) => timing.firstTokenMs))
-          searches.push(...await Promise.all(Array.from({ length: level }, (_, i) => timedSearch(lore, questions[(i + round) % questions.length]!))))
+      for (const manyUsers of [false, true]) {
+        for (const level of levels) {
+          const headersOf = (i: number) => (manyUsers ? users[i]! : lore.headers)
+          const firsts: number[] = []
+          const searches: number[] = []
+          let failed = 0
+          for (let round = 0; round < 3; round++) {
+            const chats = await Promise.all(Array.from({ length: level }, (_, i) => timedChat(lore, { message: questions[(i + round) % questions.length] }, headersOf(i))))
+            failed += chats.filter((timing) => !timing.ok).length
+            firsts.push(...chats.map((timing) => timing.firstTokenMs))
+            searches.push(...await Promise.all(Array.from({ length: level }, (_, i) => timedSearch(lore, questions[(i + round) % questions.length]!, headersOf(i)))))
+          }
+          const f = stats(firsts)
+          const s = stats(searches)
+          levelRows.push([String(level), manyUsers ? String(level) : "1", String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), String(failed)])
         }
-        const f = stats(firsts)
-        const s = stats(searches)
-        levelRows.push([String(level), String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), String(failed)])
       }
-      console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level)`)
-      console.log(table(["at once", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
+      console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level), from one user and from as many users`)
+      console.log(table(["at once", "users", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
       await cpuPerRequest(lore, questions)
       const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))
       const f = stats(burst.map((timing) => timing.firstTokenMs))
