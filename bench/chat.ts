@@ -85,13 +85,6 @@ const stats = (values: ReadonlyArray<number>) => {
 }
 const ms = (value: number) => (Number.isNaN(value) ? "-" : value.toFixed(1))
 
-const postJson = async (lore: Lore, method: string, path: string, body: unknown) => {
-  const response = await fetch(`${lore.child.url}${path}`, { method, headers: { ...lore.headers, "content-type": "application/json" }, body: JSON.stringify(body) })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-  return text ? JSON.parse(text) : undefined
-}
-
 /**
  * `count` users of the bench admin's department, role and clearance (so they read what it reads), each with a token
  * of its own (an invitation, accepted): a burst from many users, as a burst really comes, where one user's chats
@@ -101,8 +94,8 @@ const benchUsers = async (lore: Lore, count: number): Promise<Array<Record<strin
   const me = await lore.api<{ departmentId: string; role: string; clearance: string }>("/api/me")
   const users: Array<Record<string, string>> = []
   for (let i = 0; i < count; i++) {
-    const invitation = await postJson(lore, "POST", "/api/admin/invitations", { email: `bench-${i}@lore.test`, departmentId: me.departmentId, role: me.role, clearance: me.clearance })
-    const accepted = await postJson(lore, "POST", "/api/invitations/accept", { code: invitation.invitationCode })
+    const invitation = await lore.call("POST", "/api/admin/invitations", { email: `bench-${i}@lore.test`, departmentId: me.departmentId, role: me.role, clearance: me.clearance })
+    const accepted = await lore.call("POST", "/api/invitations/accept", { code: invitation.invitationCode })
     users.push({ authorization: `Bearer ${accepted.token.token}` })
   }
   return users
@@ -153,11 +146,11 @@ const runDatabase = async (database: string, providerUrl: string) => {
     const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/visible")
     const corpus = documents({ seed: 20240611, minPages: 1, maxPages: 3 })
     const ingested = await ingestOverHttp(lore, space!.id, await takeChunks(corpus, settings.chunks), 4)
-    const gateway = await postJson(lore, "POST", "/api/admin/ai/gateways", {
+    const gateway = await lore.call("POST", "/api/admin/ai/gateways", {
       gatewayKey: "bench", displayName: "Bench provider", preset: "OPENAI_COMPATIBLE", baseUrl: `${providerUrl}/v1`, requestTimeoutSeconds: 30
     })
-    await postJson(lore, "PUT", `/api/admin/ai/gateways/${gateway.id}/credential`, { apiKey: "sk-bench" })
-    const [model] = await postJson(lore, "PUT", `/api/admin/ai/gateways/${gateway.id}/assistant-models`, [{ modelId: "bench-model", displayName: "Bench model" }])
+    await lore.call("PUT", `/api/admin/ai/gateways/${gateway.id}/credential`, { apiKey: "sk-bench" })
+    const [model] = await lore.call("PUT", `/api/admin/ai/gateways/${gateway.id}/assistant-models`, [{ modelId: "bench-model", displayName: "Bench model" }])
     const questions = QUESTIONS.slice(0, QUESTION_COUNT)
     const answerers = [
       { name: "LOCAL", body: (q: string) => ({ message: q }), delay: 0 },
