@@ -52,7 +52,9 @@ export const postgresCpuMicros = (): number | undefined => {
       const close = stat.lastIndexOf(")")
       if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue
       const fields = stat.slice(close + 2).split(" ")
-      ticks += Number(fields[11]) + Number(fields[12]) // utime, stime (fields 14 and 15 of stat)
+      // utime, stime, and the ended children's cutime, cstime (fields 14-17 of stat): a backend that ends (a pool
+      // connection closed, a parallel worker) moves its time into the postmaster's, so the sum never goes back.
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
     }
     return (ticks * 1e6) / 100
   } catch {
