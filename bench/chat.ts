@@ -15,7 +15,8 @@
  * planning, model resolution, prompt, the provider connection). For LOCAL the provider delay is 0.
  *
  * Settings (env): BENCH_CHAT_DATABASES=embedded,postgresql  BENCH_CHAT_CHUNKS=2000  BENCH_CHAT_ROUNDS=2
- * BENCH_CHAT_PROVIDER_DELAY_MS=200  BENCH_CHAT_CONCURRENT=50  DATABASE_URL (admin URL, default
+ * BENCH_CHAT_PROVIDER_DELAY_MS=200  BENCH_CHAT_CONCURRENT=50  BENCH_CHAT_LEVELS=1,10,50 (0: no bursts, only the
+ * one-at-a-time figures and CPU per request)  DATABASE_URL (admin URL, default
  * postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -51,7 +52,7 @@ interface Timing {
 }
 
 /** One chat: POST, then read the event stream until [DONE], noting when the first text-delta arrived. */
-const timedChat = async (lore: Lore, body: unknown, headers: Record<string, string> = lore.headers): Promise<Timing> => {
+const timedChat = async (lore: Lore, body: unknown, headers: Record<string, string> = lore.headers, onFirstToken?: () => void): Promise<Timing> => {
   const started = performance.now()
   const response = await fetch(`${lore.child.url}/api/assistant/chat`, {
     method: "POST",
@@ -67,7 +68,10 @@ const timedChat = async (lore: Lore, body: unknown, headers: Record<string, stri
     const { done, value } = await reader.read()
     if (done) break
     text += decoder.decode(value, { stream: true })
-    if (Number.isNaN(firstTokenMs) && text.includes('"type":"text-delta"')) firstTokenMs = performance.now() - started
+    if (Number.isNaN(firstTokenMs) && text.includes('"type":"text-delta"')) {
+      firstTokenMs = performance.now() - started
+      onFirstToken?.()
+    }
   }
   return { firstTokenMs, totalMs: performance.now() - started, ok: text.includes('"type":"finish"') && text.trimEnd().endsWith("data: [DONE]") }
 }
@@ -102,27 +106,57 @@ const benchUsers = async (lore: Lore, count: number): Promise<Array<Record<strin
 }
 
 /**
- * What a LOCAL chat (its whole stream) and a search cost in CPU, one at a time: Lore's process and every
- * PostgreSQL process. Under a burst on two cores the first tokens wait on that work, so its ratio bounds the
- * p95 ratio above.
+ * What a LOCAL chat and a search cost in CPU, one at a time: Lore's process and every PostgreSQL process, for
+ * the chat's whole stream and for its part before the first token (read when the first text-delta arrives). Under
+ * a burst on two cores the first tokens wait on that work, so the ratio before the first token bounds the p95
+ * ratio above.
  */
 const cpuPerRequest = async (lore: Lore, questions: ReadonlyArray<string>) => {
+  const count = 3 * questions.length
   const measure = async (run: (question: string) => Promise<unknown>) => {
-    const count = 3 * questions.length
     const lore0 = await lore.child.cpuMicros()
     const pg0 = postgresCpuMicros()
     for (let i = 0; i < count; i++) await run(questions[i % questions.length]!)
     const pg1 = postgresCpuMicros()
     return { lore: ((await lore.child.cpuMicros()) - lore0) / count, pg: pg0 === undefined || pg1 === undefined ? NaN : (pg1 - pg0) / count }
   }
+  /** Only what comes before each one's first token (or a search's answer): CPU read at its start and there, summed. */
+  const beforeFirst = async (run: (question: string, reached: () => void) => Promise<unknown>) => {
+    let loreMicros = 0
+    let pgMicros = 0
+    for (let i = 0; i < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20)) // the last one's save is over
+      const lore0 = await lore.child.cpuMicros()
+      const pg0 = postgresCpuMicros() ?? NaN
+      let reached: Promise<void> = Promise.resolve()
+      await run(questions[i % questions.length]!, () => {
+        const pg1 = postgresCpuMicros() ?? NaN
+        reached = lore.child.cpuMicros().then((lore1) => {
+          loreMicros += lore1 - lore0
+          pgMicros += pg1 - pg0
+        })
+      })
+      await reached
+    }
+    return { lore: loreMicros / count, pg: pgMicros / count }
+  }
   const chat = await measure((question) => timedChat(lore, { message: question }))
   const search = await measure((question) => timedSearch(lore, question))
+  const chatFirst = await beforeFirst((question, reached) => timedChat(lore, { message: question }, lore.headers, reached))
+  const searchFirst = await beforeFirst(async (question, reached) => {
+    await timedSearch(lore, question)
+    reached()
+  })
   const us = (value: number) => (Number.isNaN(value) ? "-" : value.toFixed(0))
+  const ratio = (a: number, b: number) => (a / b).toFixed(2)
   console.log("\nCPU per request, one at a time (Lore's process; every postgres process, 10 ms ticks)")
   console.log(table(["request", "Lore µs", "PostgreSQL µs", "together µs"], [
     ["LOCAL chat, whole stream", us(chat.lore), us(chat.pg), us(chat.lore + chat.pg)],
     ["search", us(search.lore), us(search.pg), us(search.lore + search.pg)],
-    ["chat / search", (chat.lore / search.lore).toFixed(2), (chat.pg / search.pg).toFixed(2), ((chat.lore + chat.pg) / (search.lore + search.pg)).toFixed(2)]
+    ["chat / search", ratio(chat.lore, search.lore), ratio(chat.pg, search.pg), ratio(chat.lore + chat.pg, search.lore + search.pg)],
+    ["LOCAL chat, to its first token", us(chatFirst.lore), us(chatFirst.pg), us(chatFirst.lore + chatFirst.pg)],
+    ["search, to its answer", us(searchFirst.lore), us(searchFirst.pg), us(searchFirst.lore + searchFirst.pg)],
+    ["first token / search", ratio(chatFirst.lore, searchFirst.lore), ratio(chatFirst.pg, searchFirst.pg), ratio(chatFirst.lore + chatFirst.pg, searchFirst.lore + searchFirst.pg)]
   ]))
 }
 
@@ -184,8 +218,8 @@ const runDatabase = async (database: string, providerUrl: string) => {
       // LOCAL answers beside the same number of searches for the same questions, at 1, 10 and 50 at once
       // (BENCH_CHAT_LEVELS): chat first token against search's whole answer, each burst three times.
       // Each level twice: every request from the bench admin, then each from a user of its own.
-      const levels = (process.env.BENCH_CHAT_LEVELS ?? "1,10,50").split(",").map(Number)
-      const users = await benchUsers(lore, Math.max(...levels))
+      const levels = (process.env.BENCH_CHAT_LEVELS ?? "1,10,50").split(",").map(Number).filter((level) => level > 0)
+      const users = await benchUsers(lore, Math.max(0, ...levels))
       const levelRows: Array<Array<string>> = []
       for (const manyUsers of [false, true]) {
         for (const level of levels) {
@@ -204,8 +238,8 @@ const runDatabase = async (database: string, providerUrl: string) => {
           levelRows.push([String(level), manyUsers ? String(level) : "1", String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), String(failed)])
         }
       }
-      console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level), from one user and from as many users`)
-      console.log(table(["at once", "users", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
+      if (levels.length > 0) console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level), from one user and from as many users`)
+      if (levels.length > 0) console.log(table(["at once", "users", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
       await cpuPerRequest(lore, questions)
       const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))
       const f = stats(burst.map((timing) => timing.firstTokenMs))
