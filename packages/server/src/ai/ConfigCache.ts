@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
 import { DatabaseNotifications } from "../db/Notifications"
 import { type AssistantModelRow, type GatewayRow, GatewaysRepo, type RouteRow } from "./GatewaysRepo"
 
@@ -17,7 +17,7 @@ export interface AiConfigSnapshot {
   readonly assistantModels: ReadonlyArray<AssistantModelRow>
 }
 
-interface Entry {
+export interface Entry {
   readonly snapshot: AiConfigSnapshot
   /** Sealed keys by gateway id (null: none set), read on first use. Keys are opened per call, never kept open. */
   readonly sealed: Map<string, string | null>
@@ -37,6 +37,21 @@ interface Entry {
  *   a change made through any server applies to the next call on every server, without a restart;
  * - inside a transaction the database is read, never the cache: the transaction may have changed what it reads.
  */
+/**
+ * One chat's configuration: within `shareAiConfig`, the organization's entry read first serves every later read of
+ * the chat (keyword planning, the model options, the answering model), so a chat sees one configuration and pays
+ * for one catch-up with the change notifications instead of one per read. Only for work that changes no AI
+ * configuration itself: its own change would not be seen.
+ */
+export type SharedAiConfig = Map<string, Entry>
+const sharedAiConfig = FiberRef.unsafeMake<Option.Option<SharedAiConfig>>(Option.none())
+
+/** For the rest of the scope, reads of the AI configuration share `shared`. */
+export const shareAiConfig = (shared: SharedAiConfig) => Effect.locallyScoped(sharedAiConfig, Option.some(shared))
+
+/** Runs `effect` sharing `shared` (a fiber forked apart from the one that called shareAiConfig). */
+export const withAiConfig = (shared: SharedAiConfig) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, sharedAiConfig, Option.some(shared))
+
 export class AiConfigCache extends Effect.Service<AiConfigCache>()("lore/AiConfigCache", {
   scoped: Effect.gen(function* () {
     const repo = yield* GatewaysRepo
@@ -84,11 +99,22 @@ export class AiConfigCache extends Effect.Service<AiConfigCache>()("lore/AiConfi
         return entry
       })
 
-    const entryOf = (organizationId: string) =>
+    const current = (organizationId: string) =>
       Effect.flatMap(usable(organizationId), (cached) => {
         if (cached === undefined) return load(organizationId)
         counts.hits++
         return Effect.succeed(cached)
+      })
+
+    const entryOf = (organizationId: string) =>
+      Effect.flatMap(FiberRef.get(sharedAiConfig), (shared) => {
+        if (Option.isNone(shared)) return current(organizationId)
+        const held = shared.value.get(organizationId)
+        if (held !== undefined) {
+          counts.hits++
+          return Effect.succeed(held)
+        }
+        return Effect.tap(current(organizationId), (entry) => Effect.sync(() => shared.value.set(organizationId, entry)))
       })
 
     return {

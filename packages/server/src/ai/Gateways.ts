@@ -148,8 +148,14 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
     ]
 
     /** Every gateway of an organization's configuration: the built-in ones, then the administrators'. */
-    const viewsOf = (snapshot: AiConfigSnapshot): ReadonlyArray<GatewayView> =>
-      [...builtIn(), ...snapshot.gateways.map((row) => viewOf(row, snapshot.assistantModels))]
+    const viewsBySnapshot = new WeakMap<AiConfigSnapshot, ReadonlyArray<GatewayView>>()
+    const viewsOf = (snapshot: AiConfigSnapshot): ReadonlyArray<GatewayView> => {
+      const known = viewsBySnapshot.get(snapshot)
+      if (known) return known
+      const views = [...builtIn(), ...snapshot.gateways.map((row) => viewOf(row, snapshot.assistantModels))]
+      viewsBySnapshot.set(snapshot, views)
+      return views
+    }
 
     /** Read through the process's cache of the AI configuration (invalidated on every change). */
     const list = (actor: Principal) => Effect.map(cache.snapshot(actor.organizationId), viewsOf)

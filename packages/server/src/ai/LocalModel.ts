@@ -12,10 +12,21 @@ const STOPWORDS = new Set(
     "some such only own same too very just not no nor please tell explain describe give show find list").split(" ")
 )
 
+/** The words of a text, lower-cased, as salient terms and sentences are matched. */
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}_-]*/gu
+const words = (text: string) => text.toLowerCase().match(WORD) ?? []
+
+/** A crude suffix stem: -ing, -ed, -es or -s off (the longest that ends the word). */
+const stem = (word: string) =>
+  word.endsWith("ing") ? word.slice(0, -3)
+    : word.endsWith("ed") || word.endsWith("es") ? word.slice(0, -2)
+    : word.endsWith("s") ? word.slice(0, -1)
+    : word
+
 /** The question's salient terms: lower-cased words, stop words dropped, each once, in order of appearance. */
 export const salientTerms = (question: string): ReadonlyArray<string> => {
   const seen = new Set<string>()
-  for (const word of question.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []) {
+  for (const word of words(question)) {
     if (word.length < 2 || STOPWORDS.has(word) || seen.has(word)) continue
     seen.add(word)
   }
@@ -24,8 +35,6 @@ export const salientTerms = (question: string): ReadonlyArray<string> => {
 
 const sentences = (text: string) =>
   text.replace(/\s+/g, " ").split(/(?<=[.!?])\s+/).map((sentence) => sentence.trim()).filter((sentence) => sentence.length > 0)
-
-const stem = (word: string) => word.replace(/(ing|ed|es|s)$/, "")
 
 export const NOTHING_RELEVANT = "I found nothing relevant to this question in the passages available to you."
 
@@ -37,11 +46,21 @@ export const NOTHING_RELEVANT = "I found nothing relevant to this question in th
  */
 export const extractiveAnswer = (question: string, passages: ReadonlyArray<Passage>, limit = 3) => {
   const terms = salientTerms(question).map(stem)
+  const wanted = new Set(terms)
+  // A sentence's score: how many of the question's (stemmed) terms it holds.
+  const score = (sentence: string) => {
+    const lower = sentence.toLowerCase()
+    // A word whose stem is a term begins with it: a sentence without any term in its text holds none (most do not).
+    if (!terms.some((term) => lower.includes(term))) return 0
+    const held = new Set<string>()
+    for (const word of lower.match(WORD) ?? []) {
+      const stemmed = stem(word)
+      if (wanted.has(stemmed)) held.add(stemmed)
+    }
+    return terms.filter((term) => held.has(term)).length
+  }
   const ranked = passages.flatMap((passage, index) =>
-    sentences(passage.text).map((sentence, position) => {
-      const words = new Set((sentence.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []).map(stem))
-      return { passage: index, position, sentence, score: terms.filter((term) => words.has(term)).length }
-    }))
+    sentences(passage.text).map((sentence, position) => ({ passage: index, position, sentence, score: score(sentence) })))
     .filter((candidate) => candidate.score > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position)
   const quoted = new Set<string>()

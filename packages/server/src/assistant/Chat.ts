@@ -8,6 +8,7 @@ import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
 import { type SharedReadScopes, shareReadScopes, withReadScopes } from "../access/Evaluator"
 import { heldUsage, Usage, type UsageRecord } from "../ai/Usage"
+import { shareAiConfig, type SharedAiConfig, withAiConfig } from "../ai/ConfigCache"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
 import { citationNumbering, titleFrom } from "./CitationNumbering"
@@ -126,8 +127,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
     }
 
     /** Everything before the stream: 4xx problems here are problem+json. */
-    const prepare = (caller: Principal, body: ChatRequest) =>
-      Effect.gen(function* () {
+    const prepare = (caller: Principal, body: ChatRequest) => {
+      // One AI configuration for the whole chat (planning, the model options, the answering model): see SharedAiConfig.
+      const aiConfig: SharedAiConfig = new Map()
+      return withAiConfig(aiConfig)(Effect.gen(function* () {
         const question = questionOf(body).trim()
         if (question.length === 0) {
           return yield* new InvalidChatRequest({ detail: "The question is empty: send a non-empty `message` (or a user message with text)", errors: [{ path: "message", message: "must not be empty" }] })
@@ -156,8 +159,9 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         const { choice, toolCalling } = requested
           ? { choice: requested.defaultChoice ? undefined : { gatewayId: requested.gatewayId, modelId: requested.modelId }, toolCalling: requested.toolCalling }
           : yield* modelOptions.choiceFor(caller, recorded.modelActivationId)
-        return { question, ...recorded, choice, toolCalling, attached, messageId: randomUUID(), scopes, usageRows, early }
-      })
+        return { question, ...recorded, choice, toolCalling, attached, messageId: randomUUID(), scopes, aiConfig, usageRows, early }
+      }))
+    }
 
     /**
      * The question recorded in one statement with the caller's rate-limit token: a follow-up (ownership, the
@@ -268,6 +272,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         // The chat's read scopes and held usage rows (see prepare) for everything the stream runs; rows not written
         // with the answer (a failed save) are written when the stream has ended.
         yield* shareReadScopes(turn.scopes)
+        yield* shareAiConfig(turn.aiConfig)
         yield* Effect.locallyScoped(heldUsage, Option.some(turn.usageRows))
         yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(turn.usageRows.splice(0)))))
         yield* Effect.addFinalizer(() => (turn.early ? Fiber.interrupt(turn.early) : Effect.void))

@@ -3,7 +3,7 @@ import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { ConfigProvider, type Context, Effect, Either, Exit, Layer, Option, Redacted, Scope, Tracer } from "effect"
-import { AiConfigCache } from "../../src/ai/ConfigCache"
+import { AiConfigCache, type SharedAiConfig, withAiConfig } from "../../src/ai/ConfigCache"
 import { EmbeddingSettings } from "../../src/ai/EmbeddingSettings"
 import { Models } from "../../src/ai/Models"
 import { appLayer } from "../../src/App"
@@ -156,6 +156,20 @@ describe("routes, gateways and models cached per process", { timeout: 120_000 },
     expect((await admin.call("PUT", `/api/admin/ai/gateways/${cached.id}`, { enabled: false, version: cached.version })).status).toBe(200)
     const fallen = await run(Effect.flatMap(Models, (models) => models.resolve(actor, "ASSISTANT_CHAT")))
     expect(fallen.provider).toMatchObject({ gatewayKey: "local", fallbackReason: expect.stringContaining("cached-a is disabled") })
+  })
+
+  it("one chat reads one configuration: reads sharing it keep the first, while a change reaches every read outside", async () => {
+    // Last: it leaves ASSISTANT_CHAT routed to model-s2.
+    const gateway = await createGateway("shared-a")
+    await routeChat(gateway, "model-s1")
+    const chatRoute = Effect.flatMap(AiConfigCache, (cache) =>
+      Effect.map(cache.snapshot(actor.organizationId), (snapshot) => snapshot.routes.find((route) => route.workload === "ASSISTANT_CHAT")?.modelId))
+    const shared: SharedAiConfig = new Map()
+    expect(await run(withAiConfig(shared)(chatRoute))).toBe("model-s1")
+    await routeChat(gateway, "model-s2")
+    expect(await run(chatRoute)).toBe("model-s2")
+    expect(await run(withAiConfig(shared)(chatRoute))).toBe("model-s1")
+    expect(await run(withAiConfig(new Map())(chatRoute))).toBe("model-s2")
   })
 })
 
