@@ -24,20 +24,6 @@ export interface Entry {
 }
 
 /**
- * Routes, gateways and assistant models per organization, kept by each server process so that a model call
- * (keyword planning, the chat model, query embeddings) resolves its route without SQL. Correct for the
- * same reasons as the principal cache (identity/PrincipalCache.ts):
- *
- * - triggers announce every change on `lore_ai_config` at commit (the organization's id, or `*`), and the
- *   organization's entry goes;
- * - nothing is trusted while the listener is down (lookups read the database, nothing is stored);
- * - a read that raced a change is not stored (a version bumped by every announcement);
- * - an entry serves a call only once every change committed before the call began has been heard
- *   (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on PostgreSQL), so
- *   a change made through any server applies to the next call on every server, without a restart;
- * - inside a transaction the database is read, never the cache: the transaction may have changed what it reads.
- */
-/**
  * One chat's configuration: within `shareAiConfig`, the organization's entry read first serves every later read of
  * the chat (keyword planning, the model options, the answering model), so a chat sees one configuration and pays
  * for one catch-up with the change notifications instead of one per read. Only for work that changes no AI
@@ -52,6 +38,20 @@ export const shareAiConfig = (shared: SharedAiConfig) => Effect.locallyScoped(sh
 /** Runs `effect` sharing `shared` (a fiber forked apart from the one that called shareAiConfig). */
 export const withAiConfig = (shared: SharedAiConfig) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, sharedAiConfig, Option.some(shared))
 
+/**
+ * Routes, gateways and assistant models per organization, kept by each server process so that a model call
+ * (keyword planning, the chat model, query embeddings) resolves its route without SQL. Correct for the
+ * same reasons as the principal cache (identity/PrincipalCache.ts):
+ *
+ * - triggers announce every change on `lore_ai_config` at commit (the organization's id, or `*`), and the
+ *   organization's entry goes;
+ * - nothing is trusted while the listener is down (lookups read the database, nothing is stored);
+ * - a read that raced a change is not stored (a version bumped by every announcement);
+ * - an entry serves a call only once every change committed before the call began has been heard
+ *   (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on PostgreSQL), so
+ *   a change made through any server applies to the next call on every server, without a restart;
+ * - inside a transaction the database is read, never the cache: the transaction may have changed what it reads.
+ */
 export class AiConfigCache extends Effect.Service<AiConfigCache>()("lore/AiConfigCache", {
   scoped: Effect.gen(function* () {
     const repo = yield* GatewaysRepo
