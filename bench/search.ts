@@ -189,8 +189,8 @@ const measureLore = async (lore: Lore, questions: ReadonlyArray<string>) => {
     })
     // Lore's CPU per search beside its latency: on a shared machine the latency moves with the neighbours, the CPU less.
     const cpuBefore = await lore.child.cpuMicros()
-    const sequential = { ...await measureLatency(operations, { rounds: settings.rounds, concurrency: 1, maxSeconds: settings.maxSeconds }), cpuMicros: 0 }
-    sequential.cpuMicros = ((await lore.child.cpuMicros()) - cpuBefore) / calls
+    const latency = await measureLatency(operations, { rounds: settings.rounds, concurrency: 1, maxSeconds: settings.maxSeconds })
+    const sequential = { ...latency, cpuMicros: ((await lore.child.cpuMicros()) - cpuBefore) / calls }
     const concurrent = sequential.p50Ms < settings.slowMs
       ? await measureLatency(operations, { rounds: settings.rounds, concurrency: settings.concurrency, maxSeconds: settings.maxSeconds })
       : skipped

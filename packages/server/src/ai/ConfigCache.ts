@@ -24,6 +24,20 @@ export interface Entry {
 }
 
 /**
+ * `build` of a snapshot, computed once per snapshot: a snapshot is replaced, never changed, when the configuration
+ * changes, so what is derived from it holds as long as it does (route and gateway views, read several times a chat).
+ */
+export const perSnapshot = <A>(build: (snapshot: AiConfigSnapshot) => A) => {
+  const built = new WeakMap<AiConfigSnapshot, A>()
+  return (snapshot: AiConfigSnapshot): A => {
+    if (built.has(snapshot)) return built.get(snapshot)!
+    const value = build(snapshot)
+    built.set(snapshot, value)
+    return value
+  }
+}
+
+/**
  * One chat's configuration: within `shareAiConfig`, the organization's entry read first serves every later read of
  * the chat (keyword planning, the model options, the answering model), so a chat sees one configuration and pays
  * for one catch-up with the change notifications instead of one per read. Only for work that changes no AI

@@ -4,7 +4,7 @@ import { transactional } from "../db/Sql"
 import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { SecretBox } from "../platform/SecretBox"
-import { type AiConfigSnapshot, AiConfigCache } from "./ConfigCache"
+import { AiConfigCache, perSnapshot } from "./ConfigCache"
 import { EmbeddingSettings } from "./EmbeddingSettings"
 import { AiVersionConflict, GatewayKeyTaken, GatewayNotFound, InvalidGateway } from "./Errors"
 import { GatewayProbe, type GatewayTestResult } from "./GatewayProbe"
@@ -148,14 +148,8 @@ export class Gateways extends Effect.Service<Gateways>()("lore/Gateways", {
     ]
 
     /** Every gateway of an organization's configuration: the built-in ones, then the administrators'. */
-    const viewsBySnapshot = new WeakMap<AiConfigSnapshot, ReadonlyArray<GatewayView>>()
-    const viewsOf = (snapshot: AiConfigSnapshot): ReadonlyArray<GatewayView> => {
-      const known = viewsBySnapshot.get(snapshot)
-      if (known) return known
-      const views = [...builtIn(), ...snapshot.gateways.map((row) => viewOf(row, snapshot.assistantModels))]
-      viewsBySnapshot.set(snapshot, views)
-      return views
-    }
+    const viewsOf = perSnapshot((snapshot): ReadonlyArray<GatewayView> =>
+      [...builtIn(), ...snapshot.gateways.map((row) => viewOf(row, snapshot.assistantModels))])
 
     /** Read through the process's cache of the AI configuration (invalidated on every change). */
     const list = (actor: Principal) => Effect.map(cache.snapshot(actor.organizationId), viewsOf)

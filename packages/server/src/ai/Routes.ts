@@ -5,7 +5,7 @@ import { actingUserId, type Principal } from "../domain/Principal"
 import { Audit } from "../platform/Audit"
 import { EmbeddingIndexHooks, type GenerationView, type IndexStatus } from "./EmbeddingIndexHooks"
 import { EmbeddingSettings } from "./EmbeddingSettings"
-import { AiConfigCache, type AiConfigSnapshot } from "./ConfigCache"
+import { AiConfigCache, perSnapshot } from "./ConfigCache"
 import { AiVersionConflict, GatewayNotFound, GatewayTestFailed } from "./Errors"
 import { Gateways, type GatewayView } from "./Gateways"
 import { GatewaysRepo, type RouteRow } from "./GatewaysRepo"
@@ -88,18 +88,13 @@ export class Routes extends Effect.Service<Routes>()("lore/Routes", {
     })
 
     /** The routes of a configuration, built once per snapshot (a chat reads them for planning, options and its answer). */
-    const viewsBySnapshot = new WeakMap<AiConfigSnapshot, ReadonlyArray<RouteView>>()
-    const viewsOf = (snapshot: AiConfigSnapshot) => {
-      const known = viewsBySnapshot.get(snapshot)
-      if (known) return known
+    const viewsOf = perSnapshot((snapshot): ReadonlyArray<RouteView> => {
       const all = gateways.viewsOf(snapshot)
-      const views = Workload.literals.map((workload) => {
+      return Workload.literals.map((workload) => {
         const route = snapshot.routes.find((candidate) => candidate.workload === workload)
         return route ? adminView(route, all.find((gateway) => gateway.id === route.gatewayId)) : fallback(workload)
       })
-      viewsBySnapshot.set(snapshot, views)
-      return views
-    }
+    })
 
     // One read of the organization's configuration (cached per process) for the routes and their gateways.
     const list = (actor: Principal) => Effect.map(cache.snapshot(actor.organizationId), viewsOf)
