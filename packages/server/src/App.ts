@@ -1,37 +1,24 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { AccessAdminHttp, KnowledgeSpacesHttp } from "./access/Http"
 import { AccessLive } from "./access/Layer"
-import { AiAdminHttp } from "./ai/Http"
 import { AiLive } from "./ai/Layer"
-import { AssistantAdminHttp, AssistantHttp } from "./assistant/Http"
 import { AssistantLive } from "./assistant/Layer"
-import { AssistantFilesHttp } from "./assistant/files/Http"
 import { AssistantFilesLive } from "./assistant/files/Layer"
-import { AssistantEvidenceHttp } from "./assistant/evidence/Http"
 import { AssistantEvidenceLive } from "./assistant/evidence/Layer"
-import { AssetDeliveryHttp, AssetsHttp, AssetToolsHttp } from "./assets/Http"
 import { AssetsLive } from "./assets/Layer"
-import { SkillsHttp } from "./assets/skills/Http"
 import type { EmbeddingSettings } from "./ai/EmbeddingSettings"
 import { Settings } from "./Config"
 import { DatabaseLive } from "./db/Layer"
 import { LoreApi } from "./http/Api"
 import { EndpointAccessLive, serveApi, serverUrl } from "./http/Http"
+import { HandlerGroups } from "./Handlers"
 import { BootstrapLive, FirstStart } from "./identity/Bootstrap"
-import { InvitationsHttp, MeHttp, SessionHttp, UsersAdminHttp } from "./identity/Http"
 import { IdentityLive } from "./identity/Layer"
-import { SsoAdminHttp, SsoSessionHttp } from "./identity/sso/Http"
 import { JobsLive, JobWorkers } from "./jobs/Worker"
-import { KnowledgeHttp, SourcesHttp } from "./knowledge/Http"
 import { KnowledgeLive } from "./knowledge/Layer"
-import { GraphHttp } from "./graph/Http"
 import { GraphLive } from "./graph/Layer"
-import { AuditHttp, PlatformHttp } from "./platform/Http"
 import { PlatformLive } from "./platform/Layer"
-import { ProvisioningAdminHttp } from "./provisioning/Http"
 import { ProvisioningLive } from "./provisioning/Layer"
-import { ConnectorsAdminHttp, IndexingHttp, SourceIdentityHttp } from "./connectors/Http"
 import { ConnectorsLive } from "./connectors/Layer"
 import { makeScimApp } from "./provisioning/scim/Http"
 import { SCIM_BASE_PATH } from "./provisioning/Connections"
@@ -66,7 +53,7 @@ const RawRoutesLive = Layer.mergeAll(mountRaw(SCIM_BASE_PATH, makeScimApp), moun
 
 /** Every area's handlers; the middleware their endpoints declare comes with the identity area. */
 const ApiLive = HttpApiBuilder.api(LoreApi).pipe(
-  Layer.provide([PlatformHttp, AuditHttp, SessionHttp, MeHttp, UsersAdminHttp, InvitationsHttp, KnowledgeSpacesHttp, AccessAdminHttp, SourcesHttp, KnowledgeHttp, GraphHttp, AiAdminHttp, AssistantHttp, AssistantAdminHttp, AssistantFilesHttp, AssistantEvidenceHttp, AssetsHttp, AssetDeliveryHttp, AssetToolsHttp, SkillsHttp, ProvisioningAdminHttp, ConnectorsAdminHttp, SourceIdentityHttp, IndexingHttp, SsoSessionHttp, SsoAdminHttp, RawRoutesLive])
+  Layer.provide([...HandlerGroups, RawRoutesLive])
 )
 
 const BannerLive = Layer.effectDiscard(
