@@ -26,6 +26,6 @@ export const groupWith = <A, E, R, const Tags extends ReadonlyArray<Context.Tag<
       // The app's memo map: the router every group adds its routes to is a memoized layer (Router.Live).
       const memoMap = yield* Layer.CurrentMemoMap
       // mapInputContext replaces the context; Effect.provide would merge the app's into it again.
-      return yield* Layer.buildWithMemoMap(group, memoMap, yield* Effect.scope).pipe(Effect.mapInputContext(() => only))
+      return yield* Layer.buildWithMemoMap(group, memoMap, yield* Effect.scope).pipe(Effect.mapInputContext((_: Context.Context<R>) => only))
     })
   )
