@@ -21,9 +21,27 @@ export interface DatabaseInfo {
 }
 export class Database extends Context.Tag("lore/Database")<Database, DatabaseInfo>() {}
 
+/**
+ * A name transform remembered per name: @effect/sql renames every column of every row it reads, and a search's
+ * ~900 rows made that thousands of string conversions (and their garbage) a request. Names come from Lore's own
+ * statements, so the set is small; the cap only guards against a statement that builds names from data.
+ */
+const rememberedPerName = (transform: (name: string) => string) => {
+  const known = new Map<string, string>()
+  return (name: string) => {
+    let renamed = known.get(name)
+    if (renamed === undefined) {
+      if (known.size >= 10_000) known.clear()
+      renamed = transform(name)
+      known.set(name, renamed)
+    }
+    return renamed
+  }
+}
+
 const names = {
-  transformResultNames: Str.snakeToCamel,
-  transformQueryNames: Str.camelToSnake
+  transformResultNames: rememberedPerName(Str.snakeToCamel),
+  transformQueryNames: rememberedPerName(Str.camelToSnake)
 }
 
 /**

@@ -104,4 +104,12 @@ describe("ranking evaluation (lexical BM25)", () => {
     const [host] = await search(admin, "build-server.example.com", { knowledgeSpaceId: other })
     expect(host?.knowledgeAssetVersionId).toBe(found["host"])
   })
+
+  it("highlights the passage's words that begin like a question word, as written there, once each", async () => {
+    const [top] = await search(admin, "Which LAPTOPS get replaced, and through which portal?", { knowledgeSpaceId: space })
+    expect(top?.knowledgeAssetVersionId).toBe(ids["laptop-replacement"])
+    // "LAPTOPS" matches "Laptops" (its first letters), "replaced" both "replaced" and "replacement"; "and" and
+    // "which" are stopwords, "get" too short to highlight, and "IT" no question word's beginning.
+    expect([...top!.highlights].sort()).toEqual(["Laptops", "portal", "replaced", "replacement", "through"])
+  })
 })
