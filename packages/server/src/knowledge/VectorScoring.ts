@@ -39,14 +39,16 @@ interface EncodedTerm {
 
 const encoder = new TextEncoder()
 
-/** The query terms by their UTF-8 length, so a lexeme is compared byte by byte only with terms as long as it. */
+/**
+ * The query terms by their UTF-8 length (an array indexed by length: one lookup per lexeme of every candidate,
+ * ~60k a long question), so a lexeme is compared byte by byte only with terms as long as it.
+ */
 const byLength = (terms: ReadonlyArray<WeightedTerm>) => {
-  const lengths = new Map<number, Array<EncodedTerm>>()
+  const lengths: Array<Array<EncodedTerm> | undefined> = []
   for (const { term, weight } of terms) {
     const bytes = encoder.encode(term)
-    const same = lengths.get(bytes.length) ?? []
-    same.push({ bytes, weight })
-    lengths.set(bytes.length, same)
+    while (lengths.length <= bytes.length) lengths.push(undefined)
+    ;(lengths[bytes.length] ??= []).push({ bytes, weight })
   }
   return lengths
 }
@@ -79,7 +81,7 @@ export const scoreVectors = (terms: ReadonlyArray<WeightedTerm>, chunks: Readonl
     for (let n = 0; n < lexemes; n++) {
       const start = at
       while (vector[at] !== 0) at++
-      const term = matching(lengths.get(at - start), vector, start, at - start)
+      const term = at - start < lengths.length ? matching(lengths[at - start], vector, start, at - start) : undefined
       const positions = view.getUint16(at + 1)
       at += 3
       if (term !== undefined) {
