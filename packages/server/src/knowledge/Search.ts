@@ -34,14 +34,25 @@ const PART_SEPARATOR = "\n\n"
 
 const stopwords = new Set("a an and are as at be by for from has have how i in is it of on or that the this to was what when where which who why will with".split(" "))
 
+/** The question's distinct words that say something: longer than two letters, not stopwords. */
+const questionWords = (query: string) =>
+  [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.filter((w) => w.length > 2 && !stopwords.has(w)))]
+
+/**
+ * From this many words (questionWords) a question goes to early termination first (SearchIndexReader.blocksFirst):
+ * the terms of a pasted paragraph are almost never few enough to score whole, and asking first cost every such
+ * search a statement (~2.5 ms of PostgreSQL at 100k chunks) and a round trip.
+ */
+const BLOCKS_FIRST_WORDS = 16
+
 /**
  * Highlighting for one question: the words of a passage that begin like a query word (its first letters, all
  * but its last two, at least four), as written there. The prefixes are taken once per question, not per word of
  * every passage: a pasted paragraph's 50 words against 10 passages of 200 words each were 100k slices a search.
  */
 const highlighter = (query: string) => {
-  // Distinct words, and few enough that a pasted paragraph does not make highlighting quadratic.
-  const words = [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu)?.filter((w) => w.length > 2 && !stopwords.has(w)))].slice(0, 100)
+  // Few enough words that a pasted paragraph does not make highlighting quadratic.
+  const words = questionWords(query).slice(0, 100)
   const prefixes = [...new Set(words.map((w) => w.slice(0, Math.max(4, w.length - 2))))]
   return (content: string) => {
     if (prefixes.length === 0) return []
@@ -99,6 +110,7 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
      * (source ACLs removed some). Past that, early termination (SearchIndexReader.lexicalPruned): exact when it
      * can prove so, else the best of its candidates scored exactly, within the tolerance measured in
      * docs/benchmarks.md; and when source ACLs leave fewer than `limit` of its candidates, the whole list.
+     * A wordy question (BLOCKS_FIRST_WORDS) asks early termination first, whose statement answers the gate too.
      */
     const lexicalRanking = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number) =>
       Effect.gen(function* () {
@@ -106,9 +118,14 @@ export class KnowledgeSearch extends Effect.Service<KnowledgeSearch>()("lore/Kno
         const whole = Effect.map(index.lexical(organizationId, query, access, filters, limit, null), (all) => all.ranked)
         const candidates = Math.max(ranking.prunedCandidates, limit * 4)
         const gate = { maxPostings: ranking.exhaustiveMaxPostings, depth: ranking.prunedDepth, candidates }
+        const wordy = questionWords(query).length >= BLOCKS_FIRST_WORDS
+        const first = wordy ? yield* index.blocksFirst(organizationId, query, access, filters, limit, gate, ranking.blockPostings) : undefined
+        if (first !== undefined && first !== "whole") return first.ranked.length >= limit || first.certain ? first.ranked : yield* whole
         const small = yield* index.lexical(organizationId, query, access, filters, limit, cap, gate)
         if (!small.skipped) return small.ranked.length >= limit || small.candidates < cap ? small.ranked : yield* whole
-        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, candidates, ranking.blockPostings)
+        // Blocks that could not serve a wordy question just now will not serve it now either: postings rows.
+        const via = wordy && first === undefined ? "rows" as const : "any" as const
+        const pruned = yield* index.lexicalPruned(organizationId, query, access, filters, limit, ranking.prunedDepth, candidates, ranking.blockPostings, via)
         return pruned.ranked.length >= limit || pruned.certain ? pruned.ranked : yield* whole
       })
 

@@ -63,7 +63,9 @@ const BlockRow = Schema.Struct({
   cut: Schema.NullOr(Schema.Number),
   factor: Schema.NullOr(Schema.Number),
   avgLen: Schema.NullOr(Schema.Number),
-  packed: Schema.NullOr(Schema.Uint8ArrayFromSelf)
+  packed: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  /** Whether the WholeScoringGate would let the terms be scored whole (asked for only; null otherwise). */
+  whole: Schema.NullOr(Schema.Boolean)
 })
 
 /** A candidate of early termination over blocks, as VectorScoring scores it. */
@@ -208,15 +210,21 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
      * than it allows (a one-time filter: the scan does not start). One more row, without an id, counts the
      * candidates, so the caller knows whether the cap bit; -1 when the gate stopped the scoring.
      */
+    /**
+     * One row, `whole`: whether the terms of CTE `weights` are few enough to score whole under `gate` (see
+     * WholeScoringGate); null without a gate.
+     */
+    const gateRow = (gate: WholeScoringGate | null) => gate === null
+      ? sql`SELECT NULL::boolean AS whole`
+      : sql`SELECT coalesce(sum(df), 0) <= greatest(${gate.maxPostings}, least(coalesce(sum(df), 0), ${gate.depth} * count(*)) + ${CANDIDATE_COST * gate.candidates}) AS whole
+          FROM weights`
+
     const exhaustive = rows(
       "search.lexical",
       Schema.Union(RankedChunk, UnrankedRow),
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, gate: WholeScoringGate | null) => sql`
         WITH ${statisticsOf(organizationId, query, access)},
-        postings AS (
-          SELECT coalesce(sum(df), 0) <= ${gate === null ? null : sql`greatest(${gate.maxPostings}, least(coalesce(sum(df), 0), ${gate.depth} * count(*)) + ${CANDIDATE_COST * gate.candidates})`} AS whole
-          FROM weights
-        ),
+        postings AS (${gateRow(gate)}),
         best AS (
           SELECT p.chunk_id, sum(w.weight * ${saturation("p")}) AS score
           FROM weights w
@@ -335,7 +343,7 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
     const blockReading = rows(
       "search.blocks",
       BlockRow,
-      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, depth: number, blockPostings: number) => {
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, depth: number, blockPostings: number, gate: WholeScoringGate | null) => {
         const partitioned = (alias: string) => sql`${access.partitions(alias)} ${filtersOn(alias, filters)}`
         /** A term's rebuilt or appended blocks, best top impact first. */
         const blocksOf = (alias: string, appended: boolean, above: Statement.Fragment = sql``) => sql`
@@ -362,9 +370,10 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
           FROM fill w CROSS JOIN bounds
           LEFT JOIN LATERAL (${blocksOf("w", false)} OFFSET w.blocks LIMIT 1) next ON w.blocks IS NOT NULL
         ),
-        pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p)
-        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed
-        FROM cuts c CROSS JOIN corpus
+        pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p),
+        gate AS (${gateRow(gate)})
+        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed, gate.whole
+        FROM cuts c CROSS JOIN corpus CROSS JOIN gate
         LEFT JOIN LATERAL (
           (${blocksOf("c", false)} LIMIT c.blocks)
           UNION ALL
@@ -372,8 +381,8 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
         ) b ON true
         WHERE (SELECT few FROM pending)
         UNION ALL
-        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed
-        FROM cuts c CROSS JOIN corpus
+        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed, gate.whole
+        FROM cuts c CROSS JOIN corpus CROSS JOIN gate
         CROSS JOIN LATERAL (
           SELECT string_agg(${packedPosting(sql, "p")}, ''::bytea) AS packed
           FROM search_pending q JOIN search_postings p ON p.chunk_id = q.chunk_id AND p.term = c.term
@@ -381,7 +390,7 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
         ) f
         WHERE (SELECT few FROM pending) AND f.packed IS NOT NULL
         UNION ALL
-        SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT (SELECT few FROM pending)`
+        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE NOT (SELECT few FROM pending)`
       }
     )
 
@@ -400,12 +409,14 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
     /**
      * Early termination over packed blocks: `blockReading`, the chunks' sums taken in the process
      * (PackedRanking), and the best `candidates` read (`candidateVectors`) and scored exactly in the process
-     * (VectorScoring). Undefined when too many chunks wait for the packer.
+     * (VectorScoring). Undefined when too many chunks wait for the packer; with a `gate`, "whole" (and nothing
+     * more read) when it would let the terms be scored whole.
      */
-    const prunedBlocks = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number) =>
+    const prunedBlocks = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number, gate: WholeScoringGate | null = null) =>
       Effect.gen(function* () {
-        const read = yield* blockReading(organizationId, query, access, filters, depth, blockPostings)
+        const read = yield* blockReading(organizationId, query, access, filters, depth, blockPostings, gate)
         if (read.some((row) => row.term === null)) return undefined
+        if (read[0]?.whole === true) return "whole" as const
         const lists = new Map<string, { weight: number; cut: number; factor: number; blocks: Array<Uint8Array> }>()
         for (const row of read) {
           const list = lists.get(row.term!) ?? { weight: row.weight!, cut: row.cut!, factor: row.factor!, blocks: [] }
@@ -418,6 +429,16 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
         const ranked = scoreVectors(terms, chunks, { k1: K1, b: B, avgLen: read[0]!.avgLen! }).slice(0, limit)
         return { ranked, unscoredBound: choice.unscoredBound }
       })
+
+    /**
+     * Whether early termination's ranking is certainly the exhaustive one: `limit` chunks whose last beats
+     * anything not scored (a relative margin absorbs the float rounding of sums taken in another order), or
+     * every chunk with a query term scored.
+     */
+    const certainly = (ranked: ReadonlyArray<RankedChunk>, unscoredBound: number, limit: number) => {
+      const last = ranked[limit - 1]
+      return unscoredBound < 0 || (last !== undefined && last.score > unscoredBound + 1e-9 * Math.max(1, unscoredBound))
+    }
 
     const nearest = rows(
       "search.nearest",
@@ -467,15 +488,15 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
       /**
        * BM25 with early termination: over packed blocks (`prunedBlocks`), or postings rows (`prunedRows`) with a
        * filter by source, when too many chunks wait for the packer, or when `via` asks for rows. The ranking,
-       * and whether it is certainly the exhaustive one: `limit` chunks whose last beats anything not scored (a
-       * relative margin absorbs the float rounding of sums taken in another order), or every chunk with a query
-       * term scored.
+       * and whether it is certainly the exhaustive one (`certainly`).
        */
       lexicalPruned: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number, via: "any" | "rows" = "any") =>
         Effect.gen(function* () {
-          const packed = via === "any" && filters.sourceIds === undefined
+          const blocks = via === "any" && filters.sourceIds === undefined
             ? yield* prunedBlocks(organizationId, query, access, filters, limit, depth, candidates, blockPostings)
             : undefined
+          // Without a gate the block statement never answers "whole".
+          const packed = blocks === "whole" ? undefined : blocks
           const { ranked, unscoredBound } = packed ?? (yield* Effect.map(
             prunedRows(organizationId, query, access, filters, limit, depth, candidates),
             (found) => {
@@ -483,10 +504,20 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
               return { ranked, unscoredBound: unranked }
             }
           ))
-          const last = ranked[limit - 1]
-          const certain = unscoredBound < 0 || (last !== undefined && last.score > unscoredBound + 1e-9 * Math.max(1, unscoredBound))
-          return { ranked, certain, unscoredBound, via: packed ? "blocks" as const : "rows" as const }
+          return { ranked, certain: certainly(ranked, unscoredBound, limit), unscoredBound, via: packed ? "blocks" as const : "rows" as const }
         }),
+
+      /**
+       * Early termination over blocks first, for questions whose terms are seldom few enough to score whole:
+       * its statement also answers the `gate` (as `lexical` with it would), so such a question costs no gate
+       * statement of its own. "whole" when the gate would let the terms be scored whole (the caller scores them
+       * so); undefined when blocks cannot serve (a filter by source, too many chunks waiting for the packer).
+       */
+      blocksFirst: (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, gate: WholeScoringGate, blockPostings: number) =>
+        filters.sourceIds !== undefined
+          ? Effect.succeed(undefined)
+          : Effect.map(prunedBlocks(organizationId, query, access, filters, limit, gate.depth, gate.candidates, blockPostings, gate), (packed) =>
+            packed === undefined || packed === "whole" ? packed : { ranked: packed.ranked, certain: certainly(packed.ranked, packed.unscoredBound, limit) }),
 
       /** Nearest chunks of one embedding generation by cosine similarity (unit vectors: the dot product). */
       nearest,

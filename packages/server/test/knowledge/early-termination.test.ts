@@ -112,6 +112,16 @@ describe("search early termination", { timeout: 180_000 }, () => {
       }).pipe(Effect.provide(repositories))
     )
 
+  /** Early termination asked first (SearchIndexReader.blocksFirst), its statement answering the gate too. */
+  const blocksFirst = (query: string, gate: WholeScoringGate, limit = 5) =>
+    server.run(
+      Effect.gen(function* () {
+        const index = yield* SearchIndexReader
+        const { organizationId, access } = yield* accessOf(false)
+        return yield* index.blocksFirst(organizationId, query, access, {}, limit, gate, BLOCK)
+      }).pipe(Effect.provide(repositories))
+    )
+
   /** The same ranking, where scores differ (float sums taken in another order may swap exact ties). */
   const expectSameRanking = (actual: ReadonlyArray<RankedChunk>, expected: ReadonlyArray<RankedChunk>) => {
     expect(actual.map((hit) => hit.score)).toEqual(expected.map((hit) => expect.closeTo(hit.score, 9)))
@@ -172,6 +182,23 @@ describe("search early termination", { timeout: 180_000 }, () => {
       const whole = await gated(common, gate)
       expect(whole.skipped).toBe(false)
       expectSameRanking(whole.ranked, exhaustive)
+    }
+  })
+
+  it("answers the gate from early termination's own statement when asked blocks first, and ranks as it does", async () => {
+    await waitForPacking()
+    for (const q of questions.slice(0, 12)) {
+      for (const gate of [{ maxPostings: 0, depth: 2, candidates: 8 }, { maxPostings: 1, depth: 1_000_000, candidates: 1 }, { maxPostings: 1_000_000, depth: 4, candidates: 8 }]) {
+        const first = await blocksFirst(q, gate)
+        expect(first).toBeDefined()
+        const skipped = (await gated(q, gate)).skipped
+        expect(first === "whole").toBe(!skipped)
+        if (first !== undefined && first !== "whole") {
+          const { pruned } = await compare(q, { depth: gate.depth, candidates: gate.candidates, limit: 5 })
+          expect(first.certain).toBe(pruned.certain)
+          expectSameRanking(first.ranked, pruned.ranked)
+        }
+      }
     }
   })
 
