@@ -64,8 +64,8 @@ const BlockRow = Schema.Struct({
   factor: Schema.NullOr(Schema.Number),
   avgLen: Schema.NullOr(Schema.Number),
   packed: Schema.NullOr(Schema.Uint8ArrayFromSelf),
-  /** Whether the WholeScoringGate would let the terms be scored whole (asked for only; null otherwise). */
-  whole: Schema.NullOr(Schema.Boolean)
+  /** The term's document frequency in the caller's partitions (for the WholeScoringGate, `wholeAllowed`). */
+  df: Schema.NullOr(Schema.Number)
 })
 
 /** A candidate of early termination over blocks, as VectorScoring scores it. */
@@ -210,21 +210,16 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
      * than it allows (a one-time filter: the scan does not start). One more row, without an id, counts the
      * candidates, so the caller knows whether the cap bit; -1 when the gate stopped the scoring.
      */
-    /**
-     * One row, `whole`: whether the terms of CTE `weights` are few enough to score whole under `gate` (see
-     * WholeScoringGate); null without a gate.
-     */
-    const gateRow = (gate: WholeScoringGate | null) => gate === null
-      ? sql`SELECT NULL::boolean AS whole`
-      : sql`SELECT coalesce(sum(df), 0) <= greatest(${gate.maxPostings}, least(coalesce(sum(df), 0), ${gate.depth} * count(*)) + ${CANDIDATE_COST * gate.candidates}) AS whole
-          FROM weights`
 
     const exhaustive = rows(
       "search.lexical",
       Schema.Union(RankedChunk, UnrankedRow),
       (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, cap: number | null, gate: WholeScoringGate | null) => sql`
         WITH ${statisticsOf(organizationId, query, access)},
-        postings AS (${gateRow(gate)}),
+        postings AS (
+          SELECT coalesce(sum(df), 0) <= ${gate === null ? null : sql`greatest(${gate.maxPostings}, least(coalesce(sum(df), 0), ${gate.depth} * count(*)) + ${CANDIDATE_COST * gate.candidates})`} AS whole
+          FROM weights
+        ),
         best AS (
           SELECT p.chunk_id, sum(w.weight * ${saturation("p")}) AS score
           FROM weights w
@@ -343,7 +338,7 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
     const blockReading = rows(
       "search.blocks",
       BlockRow,
-      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, depth: number, blockPostings: number, gate: WholeScoringGate | null) => {
+      (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, depth: number, blockPostings: number) => {
         const partitioned = (alias: string) => sql`${access.partitions(alias)} ${filtersOn(alias, filters)}`
         /** A term's rebuilt or appended blocks, best top impact first. */
         const blocksOf = (alias: string, appended: boolean, above: Statement.Fragment = sql``) => sql`
@@ -365,15 +360,14 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
           FROM reads w
         ),
         cuts AS (
-          SELECT w.term, w.weight, bounds.factor, w.blocks, next.top_impact AS threshold,
+          SELECT w.term, w.weight, w.df, bounds.factor, w.blocks, next.top_impact AS threshold,
             CASE WHEN next.top_impact IS NULL THEN 0::float8 ELSE w.weight * least(${k1Plus1}, next.top_impact * bounds.factor) END AS cut
           FROM fill w CROSS JOIN bounds
           LEFT JOIN LATERAL (${blocksOf("w", false)} OFFSET w.blocks LIMIT 1) next ON w.blocks IS NOT NULL
         ),
-        pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p),
-        gate AS (${gateRow(gate)})
-        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed, gate.whole
-        FROM cuts c CROSS JOIN corpus CROSS JOIN gate
+        pending AS (SELECT count(*) <= ${PENDING_READ_LIMIT} AS few FROM (SELECT 1 FROM search_pending WHERE organization_id = ${organizationId} LIMIT ${PENDING_READ_LIMIT + 1}) p)
+        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, b.packed, c.df::float8 AS df
+        FROM cuts c CROSS JOIN corpus
         LEFT JOIN LATERAL (
           (${blocksOf("c", false)} LIMIT c.blocks)
           UNION ALL
@@ -381,8 +375,8 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
         ) b ON true
         WHERE (SELECT few FROM pending)
         UNION ALL
-        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed, gate.whole
-        FROM cuts c CROSS JOIN corpus CROSS JOIN gate
+        SELECT c.term, c.weight, c.cut, c.factor, corpus.avg_len, f.packed, c.df::float8
+        FROM cuts c CROSS JOIN corpus
         CROSS JOIN LATERAL (
           SELECT string_agg(${packedPosting(sql, "p")}, ''::bytea) AS packed
           FROM search_pending q JOIN search_postings p ON p.chunk_id = q.chunk_id AND p.term = c.term
@@ -407,6 +401,17 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
     )
 
     /**
+     * The WholeScoringGate's answer (as `exhaustive` computes it in SQL) from the terms' document frequencies that
+     * `blockReading` returns: every term has a row, its blocks or one without.
+     */
+    const wholeAllowed = (read: ReadonlyArray<typeof BlockRow.Type>, gate: WholeScoringGate) => {
+      const frequencies = new Map(read.map((row) => [row.term, row.df ?? 0]))
+      let postings = 0
+      for (const df of frequencies.values()) postings += df
+      return postings <= Math.max(gate.maxPostings, Math.min(postings, gate.depth * frequencies.size) + CANDIDATE_COST * gate.candidates)
+    }
+
+    /**
      * Early termination over packed blocks: `blockReading`, the chunks' sums taken in the process
      * (PackedRanking), and the best `candidates` read (`candidateVectors`) and scored exactly in the process
      * (VectorScoring). Undefined when too many chunks wait for the packer; with a `gate`, "whole" (and nothing
@@ -414,9 +419,9 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
      */
     const prunedBlocks = (organizationId: string, query: string, access: SearchAccess, filters: KnowledgeFilters, limit: number, depth: number, candidates: number, blockPostings: number, gate: WholeScoringGate | null = null) =>
       Effect.gen(function* () {
-        const read = yield* blockReading(organizationId, query, access, filters, depth, blockPostings, gate)
+        const read = yield* blockReading(organizationId, query, access, filters, depth, blockPostings)
         if (read.some((row) => row.term === null)) return undefined
-        if (read[0]?.whole === true) return "whole" as const
+        if (gate !== null && wholeAllowed(read, gate)) return "whole" as const
         const lists = new Map<string, { weight: number; cut: number; factor: number; blocks: Array<Uint8Array> }>()
         for (const row of read) {
           const list = lists.get(row.term!) ?? { weight: row.weight!, cut: row.cut!, factor: row.factor!, blocks: [] }
