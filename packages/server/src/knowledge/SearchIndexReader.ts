@@ -69,7 +69,7 @@ const BlockRow = Schema.Struct({
 })
 
 /** A candidate of early termination over blocks, as VectorScoring scores it. */
-const CandidateVector = Schema.Struct({ id: Schema.String, tokenCount: Schema.Number, vector: Schema.Uint8ArrayFromSelf })
+const CandidateVector = Schema.Struct({ id: Schema.String, tokenCount: Schema.Number, vector: Schema.String })
 
 const Neighbour = Schema.Struct({ ordinal: Schema.Number, content: Schema.String })
 
@@ -390,13 +390,13 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
 
     /**
      * The chosen candidates that pass the full access predicate and the filters, with what scores them exactly
-     * in the process (VectorScoring): their length and their search_vector in binary form.
+     * in the process (VectorScoring): their length and their search_vector as text.
      */
     const candidateVectors = rows(
       "search.candidates",
       CandidateVector,
       (ids: ReadonlyArray<string>, access: SearchAccess, filters: KnowledgeFilters) => sql`
-        SELECT c.id, c.token_count, tsvectorsend(c.search_vector) AS vector FROM chunks c
+        SELECT c.id, c.token_count, c.search_vector::text AS vector FROM chunks c
         WHERE c.id = ANY(${ids}::uuid[]) AND c.searchable AND ${access.visible("c")} ${filtersOn("c", filters)}`
     )
 

@@ -1,13 +1,16 @@
 /**
- * Exact BM25 of early termination's candidates in the process, from each chunk's `search_vector` in its binary
- * form (`tsvectorsend`): one row per candidate, where scoring them in SQL reads and joins ~120 postings rows
- * each (17-19 ms for 500 candidates at 100k chunks, docs/benchmarks.md).
+ * Exact BM25 of early termination's candidates in the process, from each chunk's `search_vector` as text: one
+ * row per candidate, where scoring them in SQL reads and joins ~120 postings rows each (17-19 ms for 500
+ * candidates at 100k chunks, docs/benchmarks.md). The text form is read rather than the binary one
+ * (`tsvectorsend`), because node-postgres receives every column as text: bytes came as hex, twice their size,
+ * then decoded; the text form is 42% smaller than that hex and is scanned as it arrives.
  *
- * The binary form: the lexeme count (int32), then per lexeme its UTF-8 bytes, a NUL, its position count
- * (uint16) and each position (uint16, the label in the top two bits: 3 A, 2 B, 1 C, 0 D).
- * A term's frequency weighs its positions by label as `search_postings.frequency` does (title A x2, heading B
- * x1.5, body x1), and the saturation is SearchIndexReader's, operation for operation, so scores equal the
- * exhaustive statement's up to the order of the sum.
+ * The text form (`tsvectorout`): lexemes in single quotes (a quote or backslash inside doubled), in order,
+ * separated by a space; after each, `:` and its positions, comma-separated, each a number with its label
+ * (`3A`, `5B`, `7C`; D is written bare). A term's frequency weighs its positions by label as
+ * `search_postings.frequency` does (title A x2, heading B x1.5, body x1), and the saturation is
+ * SearchIndexReader's, operation for operation, so scores equal the exhaustive statement's up to the order of
+ * the sum.
  */
 
 /** A query term and its weight (IDF x query term frequency). */
@@ -16,11 +19,11 @@ export interface WeightedTerm {
   readonly weight: number
 }
 
-/** A candidate chunk as read: its id, its length in tokens, and `tsvectorsend(search_vector)`. */
+/** A candidate chunk as read: its id, its length in tokens, and `search_vector::text`. */
 export interface ChunkVector {
   readonly id: string
   readonly tokenCount: number
-  readonly vector: Uint8Array
+  readonly vector: string
 }
 
 export interface Bm25Parameters {
@@ -29,38 +32,52 @@ export interface Bm25Parameters {
   readonly avgLen: number
 }
 
-/** A position's weight by its label bits (D, C, B, A). */
-const LABEL_WEIGHTS = [1, 1, 1.5, 2] as const
+const QUOTE = 39
+const COLON = 58
+const COMMA = 44
+const LABEL_A = 65
+const LABEL_B = 66
 
-interface EncodedTerm {
-  readonly bytes: Uint8Array
+interface QuotedTerm {
+  /** The term as the text form writes it between its quotes. */
+  readonly quoted: string
   readonly weight: number
 }
 
-const encoder = new TextEncoder()
-
 /**
- * The query terms by their UTF-8 length (an array indexed by length: one lookup per lexeme of every candidate,
- * ~60k a long question), so a lexeme is compared byte by byte only with terms as long as it.
+ * The query terms by the length of their quoted form (an array indexed by length: one lookup per lexeme of
+ * every candidate, ~60k a long question), so a lexeme is compared only with terms as long as it.
  */
 const byLength = (terms: ReadonlyArray<WeightedTerm>) => {
-  const lengths: Array<Array<EncodedTerm> | undefined> = []
+  const lengths: Array<Array<QuotedTerm> | undefined> = []
   for (const { term, weight } of terms) {
-    const bytes = encoder.encode(term)
-    while (lengths.length <= bytes.length) lengths.push(undefined)
-    ;(lengths[bytes.length] ??= []).push({ bytes, weight })
+    const quoted = term.replace(/\\/g, "\\\\").replace(/'/g, "''")
+    while (lengths.length <= quoted.length) lengths.push(undefined)
+    ;(lengths[quoted.length] ??= []).push({ quoted, weight })
   }
   return lengths
 }
 
-const matching = (candidates: ReadonlyArray<EncodedTerm> | undefined, vector: Uint8Array, start: number, length: number) => {
+/** The query term the lexeme at [start, end) of `vector` is, if any. */
+const matching = (candidates: ReadonlyArray<QuotedTerm> | undefined, vector: string, start: number) => {
   if (candidates === undefined) return undefined
-  for (const candidate of candidates) {
-    let i = 0
-    while (i < length && candidate.bytes[i] === vector[start + i]) i++
-    if (i === length) return candidate
-  }
+  for (const candidate of candidates) if (vector.startsWith(candidate.quoted, start)) return candidate
   return undefined
+}
+
+/** The weighted frequency of the positions at [from, to): each position by its label (A 2, B 1.5, C and D 1). */
+const frequencyOf = (vector: string, from: number, to: number) => {
+  let frequency = 0
+  let label = 1
+  for (let at = from; at < to; at++) {
+    const code = vector.charCodeAt(at)
+    if (code === COMMA) {
+      frequency += label
+      label = 1
+    } else if (code === LABEL_A) label = 2
+    else if (code === LABEL_B) label = 1.5
+  }
+  return from < to ? frequency + label : 0
 }
 
 /**
@@ -72,25 +89,27 @@ export const scoreVectors = (terms: ReadonlyArray<WeightedTerm>, chunks: Readonl
   const scored: Array<{ id: string; score: number }> = []
   for (const chunk of chunks) {
     const vector = chunk.vector
-    const view = new DataView(vector.buffer, vector.byteOffset, vector.byteLength)
-    const lexemes = view.getInt32(0)
+    const end = vector.length
     const lengthNorm = k1 * (1 - b + b * chunk.tokenCount / avgLen)
-    let at = 4
     let score = 0
     let matched = false
-    for (let n = 0; n < lexemes; n++) {
-      const start = at
-      while (vector[at] !== 0) at++
-      const term = at - start < lengths.length ? matching(lengths[at - start], vector, start, at - start) : undefined
-      const positions = view.getUint16(at + 1)
-      at += 3
+    // `at` is on a lexeme's opening quote.
+    for (let at = 0; at < end;) {
+      const start = at + 1
+      // The closing quote: the first one not doubled.
+      let close = vector.indexOf("'", start)
+      while (close >= 0 && vector.charCodeAt(close + 1) === QUOTE) close = vector.indexOf("'", close + 2)
+      if (close < 0) break
+      const next = vector.indexOf(" ", close)
+      const stop = next < 0 ? end : next
+      const length = close - start
+      const term = length < lengths.length ? matching(lengths[length], vector, start) : undefined
       if (term !== undefined) {
-        let frequency = 0
-        for (let p = 0; p < positions; p++) frequency += LABEL_WEIGHTS[view.getUint16(at + 2 * p) >>> 14]!
+        const frequency = vector.charCodeAt(close + 1) === COLON ? frequencyOf(vector, close + 2, stop) : 0
         score += term.weight * ((frequency * (k1 + 1)) / (frequency + lengthNorm))
         matched = true
       }
-      at += 2 * positions
+      at = stop + 1
     }
     if (matched) scored.push({ id: chunk.id, score })
   }
