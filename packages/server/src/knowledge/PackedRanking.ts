@@ -28,7 +28,7 @@ export interface PackedCandidates {
   readonly unscoredBound: number
 }
 
-/** Each byte's two hex digits, as a table: since 500 ids a search made toString/padStart/slice show in profiles. */
+/** Each byte's two hex digits, as a table: writing 500 ids a search through toString, padStart and slice showed in profiles. */
 const BYTE_HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
 const wordHex = (word: number) => BYTE_HEX[word >>> 24]! + BYTE_HEX[(word >>> 16) & 255]! + BYTE_HEX[(word >>> 8) & 255]! + BYTE_HEX[word & 255]!
 const halfHex = (half: number) => BYTE_HEX[(half >>> 8) & 255]! + BYTE_HEX[half & 255]!

@@ -41,7 +41,7 @@ const questionWords = (query: string) =>
 /**
  * From this many words (questionWords) a question goes to early termination first (SearchIndexReader.blocksFirst):
  * the terms of a pasted paragraph are almost never few enough to score whole, and asking first cost every such
- * search a statement (~2.5 ms of PostgreSQL at 100k chunks) and a round trip.
+ * search a statement (~2.2 ms of PostgreSQL at 100k chunks) and a round trip.
  */
 const BLOCKS_FIRST_WORDS = 16
 

@@ -210,7 +210,6 @@ export class SearchIndexReader extends Effect.Service<SearchIndexReader>()("lore
      * than it allows (a one-time filter: the scan does not start). One more row, without an id, counts the
      * candidates, so the caller knows whether the cap bit; -1 when the gate stopped the scoring.
      */
-
     const exhaustive = rows(
       "search.lexical",
       Schema.Union(RankedChunk, UnrankedRow),
