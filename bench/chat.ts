@@ -16,7 +16,8 @@
  *
  * Settings (env): BENCH_CHAT_DATABASES=embedded,postgresql  BENCH_CHAT_CHUNKS=2000  BENCH_CHAT_ROUNDS=2
  * BENCH_CHAT_PROVIDER_DELAY_MS=200  BENCH_CHAT_CONCURRENT=50  BENCH_CHAT_LEVELS=1,10,50 (0: no bursts, only the
- * one-at-a-time figures and CPU per request)  DATABASE_URL (admin URL, default
+ * one-at-a-time figures and CPU per request)  BENCH_CHAT_BURSTS=3 (bursts per level)  BENCH_CHAT_USERS=one,many
+ * (bursts from the bench admin, from a user each)  DATABASE_URL (admin URL, default
  * postgres://postgres@127.0.0.1:5432/test).
  */
 import { randomBytes } from "node:crypto"
@@ -41,7 +42,9 @@ const settings = {
   chunks: number("BENCH_CHAT_CHUNKS", 2000),
   rounds: number("BENCH_CHAT_ROUNDS", 2),
   providerDelayMs: number("BENCH_CHAT_PROVIDER_DELAY_MS", 200),
-  concurrent: number("BENCH_CHAT_CONCURRENT", 50)
+  concurrent: number("BENCH_CHAT_CONCURRENT", 50),
+  bursts: number("BENCH_CHAT_BURSTS", 3),
+  users: (process.env.BENCH_CHAT_USERS ?? "one,many").split(",").map((s) => s.trim())
 }
 const QUESTION_COUNT = 20
 
@@ -221,13 +224,13 @@ const runDatabase = async (database: string, providerUrl: string) => {
       const levels = (process.env.BENCH_CHAT_LEVELS ?? "1,10,50").split(",").map(Number).filter((level) => level > 0)
       const users = await benchUsers(lore, Math.max(0, ...levels))
       const levelRows: Array<Array<string>> = []
-      for (const manyUsers of [false, true]) {
+      for (const manyUsers of [false, true].filter((many) => settings.users.includes(many ? "many" : "one"))) {
         for (const level of levels) {
           const headersOf = (i: number) => (manyUsers ? users[i]! : lore.headers)
           const firsts: number[] = []
           const searches: number[] = []
           let failed = 0
-          for (let round = 0; round < 3; round++) {
+          for (let round = 0; round < settings.bursts; round++) {
             const chats = await Promise.all(Array.from({ length: level }, (_, i) => timedChat(lore, { message: questions[(i + round) % questions.length] }, headersOf(i))))
             failed += chats.filter((timing) => !timing.ok).length
             firsts.push(...chats.map((timing) => timing.firstTokenMs))
@@ -238,7 +241,7 @@ const runDatabase = async (database: string, providerUrl: string) => {
           levelRows.push([String(level), manyUsers ? String(level) : "1", String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), String(failed)])
         }
       }
-      if (levels.length > 0) console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (3 bursts per level), from one user and from as many users`)
+      if (levels.length > 0) console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (${settings.bursts} bursts per level; users: ${settings.users.join(", ")})`)
       if (levels.length > 0) console.log(table(["at once", "users", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
       await cpuPerRequest(lore, questions)
       const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))

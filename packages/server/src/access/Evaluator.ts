@@ -56,6 +56,10 @@ const sharedReadScopes = FiberRef.unsafeMake<Option.Option<SharedReadScopes>>(Op
 /** Runs the rest of the scope with one read scope per caller (see sharedReadScopes); `scopes` to share them with other fibers. */
 export const shareReadScopes = (scopes: SharedReadScopes = new Map()) => Effect.locallyScoped(sharedReadScopes, Option.some(scopes))
 
+/** Runs `effect` with one read scope per caller: the one already shared around it, or its own. */
+export const sharingReadScopes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(FiberRef.get(sharedReadScopes), (shared) => (Option.isSome(shared) ? effect : Effect.locally(effect, sharedReadScopes, Option.some(new Map()))))
+
 /** Runs `effect` sharing `scopes` (a fiber forked apart from the one that called shareReadScopes). */
 export const withReadScopes = (scopes: SharedReadScopes) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, sharedReadScopes, Option.some(scopes))
 

@@ -33,8 +33,41 @@ export const salientTerms = (question: string): ReadonlyArray<string> => {
   return [...seen]
 }
 
-const sentences = (text: string) =>
-  text.replace(/\s+/g, " ").split(/(?<=[.!?])\s+/).map((sentence) => sentence.trim()).filter((sentence) => sentence.length > 0)
+/**
+ * The sentences of a passage that hold any of `terms` in their lower-case text (split after ".", "!" or "?" and
+ * whitespace, whitespace runs made one space), with their position among all its sentences. The text is
+ * lower-cased and searched once, and only the sentences found are cut out: a passage has ~15 sentences and the
+ * question's terms are in one or two.
+ */
+const sentencesHolding = (text: string, terms: ReadonlyArray<string>) => {
+  const lowerText = text.toLowerCase()
+  // A case mapping that changes the length (rare) would shift the offsets: such a text's every sentence is looked at.
+  const sliceable = lowerText.length === text.length
+  const starts: Array<number> = [0]
+  const ends: Array<number> = []
+  for (const boundary of text.matchAll(/[.!?]\s+/g)) {
+    ends.push(boundary.index + 1)
+    starts.push(boundary.index + boundary[0].length)
+  }
+  ends.push(text.length)
+  const holding = new Set<number>()
+  if (sliceable) {
+    for (const term of terms) {
+      for (let at = lowerText.indexOf(term); at !== -1; at = lowerText.indexOf(term, at + 1)) {
+        let sentence = 0
+        while (ends[sentence]! < at + term.length) sentence++
+        holding.add(sentence)
+      }
+    }
+  } else {
+    for (let sentence = 0; sentence < ends.length; sentence++) holding.add(sentence)
+  }
+  const oneLine = (piece: string) => piece.replace(/\s+/g, " ").trim()
+  return [...holding].sort((x, y) => x - y).map((position) => {
+    const sentence = oneLine(text.slice(starts[position], ends[position]))
+    return { position, sentence, lower: sliceable ? oneLine(lowerText.slice(starts[position], ends[position])) : sentence.toLowerCase() }
+  }).filter((found) => found.sentence.length > 0)
+}
 
 export const NOTHING_RELEVANT = "I found nothing relevant to this question in the passages available to you."
 
@@ -47,9 +80,8 @@ export const NOTHING_RELEVANT = "I found nothing relevant to this question in th
 export const extractiveAnswer = (question: string, passages: ReadonlyArray<Passage>, limit = 3) => {
   const terms = salientTerms(question).map(stem)
   const wanted = new Set(terms)
-  // A sentence's score: how many of the question's (stemmed) terms it holds.
-  const score = (sentence: string) => {
-    const lower = sentence.toLowerCase()
+  // A sentence's score (given its lower-case text): how many of the question's (stemmed) terms it holds.
+  const score = (lower: string) => {
     // A word whose stem is a term begins with it: a sentence without any term in its text holds none (most do not).
     if (!terms.some((term) => lower.includes(term))) return 0
     const held = new Set<string>()
@@ -60,14 +92,13 @@ export const extractiveAnswer = (question: string, passages: ReadonlyArray<Passa
     return terms.filter((term) => held.has(term)).length
   }
   const ranked = passages.flatMap((passage, index) =>
-    sentences(passage.text).map((sentence, position) => ({ passage: index, position, sentence, score: score(sentence) })))
+    sentencesHolding(passage.text, terms).map(({ sentence, lower, position }) => ({ passage: index, position, sentence, lower, score: score(lower) })))
     .filter((candidate) => candidate.score > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.position - b.position)
   const quoted = new Set<string>()
   const scored = ranked.filter((candidate) => {
-    const key = candidate.sentence.toLowerCase()
-    if (quoted.has(key)) return false
-    quoted.add(key)
+    if (quoted.has(candidate.lower)) return false
+    quoted.add(candidate.lower)
     return true
   }).slice(0, limit)
   if (scored.length === 0) return { text: NOTHING_RELEVANT, citations: [] as ReadonlyArray<{ readonly index: number; readonly passageId: string; readonly title: string }> }

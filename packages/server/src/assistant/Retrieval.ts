@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Principal } from "../domain/Principal"
-import { GraphRetrieval } from "../graph/Retrieval"
+import { AccessEvaluator, sharingReadScopes } from "../access/Evaluator"
+import { graphSpaces, GraphRetrieval } from "../graph/Retrieval"
 import { KnowledgeSearch } from "../knowledge/Search"
 
 export type Evidence = Effect.Effect.Success<ReturnType<KnowledgeSearch["search"]>>["evidence"][number]
@@ -19,15 +20,18 @@ export class Retrieval extends Effect.Service<Retrieval>()("lore/AssistantRetrie
   effect: Effect.gen(function* () {
     const knowledge = yield* KnowledgeSearch
     const graph = yield* GraphRetrieval
+    const evaluator = yield* AccessEvaluator
 
     const passages = (caller: Principal, query: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
-      Effect.gen(function* () {
-        // Search and graph retrieval do not wait for each other (a chat shares one read scope between them).
+      sharingReadScopes(Effect.gen(function* () {
+        // The read scope first (search needs it too): without a space of graph retrieval, search alone, no fiber forked.
+        if (graphSpaces(yield* evaluator.readScope(caller), spaceIds).length === 0) return yield* searchPassages(caller, query, spaceIds, limit)
+        // Search and graph retrieval do not wait for each other (they share one read scope).
         const [searched, extra] = yield* Effect.all([searchPassages(caller, query, spaceIds, limit), graph.passages(caller, query, spaceIds, GRAPH_EXTRA_PASSAGES + limit)], { concurrency: 2 })
         const seen = new Set(searched.evidence.map((evidence) => evidence.citationId))
         const added = extra.filter((evidence) => !seen.has(evidence.citationId)).slice(0, GRAPH_EXTRA_PASSAGES)
         return added.length === 0 ? searched : { ...searched, evidence: [...searched.evidence, ...added] }
-      })
+      }))
 
     const searchPassages = (caller: Principal, query: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
       Effect.gen(function* () {

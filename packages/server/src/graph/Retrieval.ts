@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { AccessEvaluator } from "../access/Evaluator"
+import { AccessEvaluator, type ReadScope } from "../access/Evaluator"
 import type { Classification } from "../domain/Model"
 import type { Principal } from "../domain/Principal"
 import { normalizeName } from "./Extraction"
@@ -27,6 +27,16 @@ export const questionPhrases = (normalizedQuestion: string): ReadonlyArray<strin
 }
 
 /**
+ * The spaces graph retrieval reads for a caller: those of `asked` (all when none) that the caller views with graph
+ * retrieval on, as the read scope says. None: no graph statement at all.
+ */
+export const graphSpaces = (scope: Pick<ReadScope, "graphRetrievalSpaceIds">, asked: ReadonlyArray<string> | undefined) => {
+  if (!asked || asked.length === 0) return scope.graphRetrievalSpaceIds
+  const wanted = new Set(asked)
+  return scope.graphRetrievalSpaceIds.filter((id) => wanted.has(id))
+}
+
+/**
  * Graph-aware retrieval for the assistant: the entities a question names (in spaces whose graph retrieval is on)
  * bring the chunks behind their relations as extra evidence, filtered by the same access predicate as search.
  * The passages have knowledge search's evidence shape, so the assistant merges them with its other passages.
@@ -38,15 +48,14 @@ export class GraphRetrieval extends Effect.Service<GraphRetrieval>()("lore/Graph
 
     const passages = (caller: Principal, question: string, spaceIds: ReadonlyArray<string> | undefined, limit: number) =>
       Effect.gen(function* () {
+        if (limit <= 0) return []
+        const scope = yield* evaluator.readScope(caller)
+        const spaces = graphSpaces(scope, spaceIds)
+        if (spaces.length === 0) return []
         // The question's words, normalized like entity names, so "Who met Alice Johnson?" contains "alice johnson".
         const normalized = question.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()
-        if (normalized.length < 3 || limit <= 0) return []
-        const scope = yield* evaluator.readScope(caller)
-        // Only spaces the caller views with graph retrieval on (the read scope says which): none, no statement.
-        const asked = spaceIds && spaceIds.length > 0 ? new Set(spaceIds) : undefined
-        const spaces = scope.graphRetrievalSpaceIds.filter((id) => asked === undefined || asked.has(id))
-        const phrases = questionPhrases(normalizeName(normalized))
-        if (spaces.length === 0 || phrases.length === 0) return []
+        const phrases = normalized.length < 3 ? [] : questionPhrases(normalizeName(normalized))
+        if (phrases.length === 0) return []
         const found = yield* repo.passagesForQuestion(caller.organizationId, phrases, (alias) => evaluator.visibleTo(scope, alias), spaces, limit)
         return found.map((row) => ({
           citationId: row.citationId,

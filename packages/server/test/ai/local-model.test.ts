@@ -22,6 +22,15 @@ describe("LOCAL's extractive answer", () => {
     expect(extractiveAnswer("quarterly revenue forecast", passages)).toEqual({ text: NOTHING_RELEVANT, citations: [] })
   })
 
+  it("cuts sentences at any whitespace after . ! or ?, quotes them on one line, also where lower-casing changes the text's length", () => {
+    const spaced = [{ id: "d", title: "Spaced", text: "  Intro line!\n\nThe  hotel\tdesk books\nrooms.   Flights? Later." }]
+    expect(extractiveAnswer("hotel rooms", spaced).text).toBe('From the passages found:\n\n> "The hotel desk books rooms." [1]')
+    // "İ" lower-cases to two characters: offsets into the lower-case text would be off by one.
+    const turkish = [{ id: "e", title: "İstanbul", text: "İİİİ İstanbul office. Hotels are booked by the desk. İzmir closes early." }]
+    expect(extractiveAnswer("hotels", turkish).text).toBe('From the passages found:\n\n> "Hotels are booked by the desk." [1]')
+    expect(extractiveAnswer("izmir closes", turkish).text).toContain('"İzmir closes early." [1]')
+  })
+
   it("keeps salient terms in order, once each, without stop words or single letters", () => {
     expect(salientTerms("What is the per-diem for a trip to Paris, and the per-diem for Rome? x")).toEqual(["per-diem", "trip", "paris", "rome"])
   })
