@@ -51,19 +51,19 @@ const KEYWORDS_SCHEMA = {
   schema: { type: "object", properties: { keywords: { type: "array", items: { type: "string" } } }, required: ["keywords"], additionalProperties: false }
 }
 
-/** LOCAL's answer is streamed in at most this many pieces, this far apart (at most 300 ms in all). */
-const LOCAL_STREAM_PIECES = 20
-const LOCAL_STREAM_GAP = Duration.millis(15)
+/** LOCAL's lines are streamed this far apart (an answer of three quotes arrives over 180 ms). */
+const LOCAL_STREAM_GAP = Duration.millis(60)
 
 /**
- * LOCAL's text in word-aligned pieces, paced the way a model streams: a reader sees it arrive, and a client
- * that hangs up mid-answer interrupts it mid-answer, as with a gateway, rather than after it was all written.
+ * LOCAL's text a line at a time (its answer is a line of introduction and a line per quoted sentence), paced the
+ * way a model streams: a reader sees it arrive, and a client that hangs up mid-answer interrupts it mid-answer, as
+ * with a gateway, rather than after it was all written. A piece per line, not per few words: each piece costs the
+ * stream's stages and a socket write on both sides, and 20 of them were most of a LOCAL chat's CPU.
  */
 const pacedText = (text: string): Stream.Stream<ChatChunk> => {
-  const words = text.match(/\s*\S+\s*/g) ?? [text]
-  const perPiece = Math.ceil(words.length / LOCAL_STREAM_PIECES)
-  const pieces = Array.from({ length: Math.ceil(words.length / perPiece) }, (_, index) => words.slice(index * perPiece, (index + 1) * perPiece).join(""))
-  return Stream.fromIterable(pieces).pipe(
+  // Blank lines go with the line before them.
+  const pieces = text.match(/[^\n]*\n*/g)?.filter((piece) => piece.length > 0) ?? [text]
+  return Stream.fromIterable(pieces.length > 0 ? pieces : [text]).pipe(
     Stream.zipWithIndex,
     Stream.mapEffect(([piece, index]) => Effect.as(index === 0 ? Effect.void : Effect.sleep(LOCAL_STREAM_GAP), { _tag: "text", text: piece } as ChatChunk))
   )
