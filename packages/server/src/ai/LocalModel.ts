@@ -53,8 +53,9 @@ const sentencesHolding = (text: string, terms: ReadonlyArray<string>) => {
   const holding = new Set<number>()
   if (sliceable) {
     for (const term of terms) {
+      // Occurrences come in order, so the sentence holding each is found from the previous one's.
+      let sentence = 0
       for (let at = lowerText.indexOf(term); at !== -1; at = lowerText.indexOf(term, at + 1)) {
-        let sentence = 0
         while (ends[sentence]! < at + term.length) sentence++
         holding.add(sentence)
       }
