@@ -62,7 +62,7 @@ const LOCAL_STREAM_GAP = Duration.millis(60)
  */
 const pacedText = (text: string): Stream.Stream<ChatChunk> => {
   // Blank lines go with the line before them.
-  const pieces = text.match(/[^\n]*\n*/g)?.filter((piece) => piece.length > 0) ?? [text]
+  const pieces = text.match(/[^\n]*\n*/g)!.filter((piece) => piece.length > 0)
   return Stream.fromIterable(pieces.length > 0 ? pieces : [text]).pipe(
     Stream.zipWithIndex,
     Stream.mapEffect(([piece, index]) => Effect.as(index === 0 ? Effect.void : Effect.sleep(LOCAL_STREAM_GAP), { _tag: "text", text: piece } as ChatChunk))
