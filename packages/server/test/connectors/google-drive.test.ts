@@ -60,7 +60,7 @@ describe("the Google Drive connector", { timeout: 300_000 }, () => {
   const ALL = ["zqhandbook", "zqroadmap", "zqsalary", "zqnews", "zqsecret", "zqbudget", "zqdeck", "zqpolicy", "zqnotes"]
 
   const path = "/api/admin/connectors/GOOGLE_DRIVE/workspace"
-  const { run } = connectionRuns(() => admin, path)
+  const { activity, run } = connectionRuns(() => admin, path)
   const words = wordsFound
   let spaceId = ""
 
@@ -180,6 +180,20 @@ describe("the Google Drive connector", { timeout: 300_000 }, () => {
     expect(workspace.state.answeredExpired).toBeGreaterThanOrEqual(1)
     expect(content).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 1 })
     expect(await words(ann, ["zqdeck", "zqhandbook"])).toEqual(["zqhandbook"])
+  })
+
+  it("a shared drive and a user taken out of sourceConfig have their documents retired at the next crawl, and their start tokens dropped", async () => {
+    const checkpoint = async () => JSON.parse(((await activity()).componentCheckpoints as Array<any>).find((c) => c.component === "content").observedCursor)
+    expect((await checkpoint()).unitsWithStartToken).toBe(3)
+    const narrowed = await admin.call("PUT", path, { knowledgeSpaceId: spaceId, sourceConfig: { adminSubject: ADMIN, sharedDrives: [ENG] }, identityTrust: "TRUSTED", crawlEnabled: true, permissionSyncIntervalSeconds: 3600 })
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200)
+    const { content } = await run("content")
+    // HR's policy and Ann's notes; Engineering's documents stay.
+    expect(content, JSON.stringify(content)).toMatchObject({ outcome: "SUCCEEDED", objectsRetired: 2 })
+    expect((await checkpoint()).unitsWithStartToken).toBe(1)
+    const listed = ((await admin.call("GET", `${path}/documents`)).body.items as Array<any>).map((d) => d.externalId as string)
+    expect(listed.filter((id) => !id.startsWith(`d:${ENG}/`))).toEqual([])
+    expect(await words(ann, ["zqnotes", "zqhandbook"])).toEqual(["zqhandbook"])
   })
 
   it("a deleted key is reported, and nothing becomes more visible", async () => {

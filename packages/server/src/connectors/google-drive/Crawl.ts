@@ -31,6 +31,9 @@ export interface CrawlCursor {
   readonly reconcileAfter?: string | null | undefined
   /** Groups and domains whose members this crawl already yielded: each is read once per crawl. */
   readonly groupsResolved?: ReadonlyArray<string> | undefined
+  /** Units no longer in the connection (a shared drive or user taken out of sourceConfig, or gone): their documents are retired first. */
+  readonly retiring?: ReadonlyArray<string> | undefined
+  readonly retireAfter?: string | null | undefined
 }
 
 const MAX_GROUPS_PER_CRAWL = 5000
@@ -99,7 +102,9 @@ const initial = (previous: CrawlCursor | null): CrawlCursor => ({
   pageToken: null,
   pendingStart: null,
   startTokens: previous?.startTokens ?? {},
-  groupsResolved: []
+  groupsResolved: [],
+  retiring: [],
+  retireAfter: null
 })
 
 /** Drive's query parameters that scope a listing or the change feed to one unit. */
@@ -141,9 +146,20 @@ const readPage = async (client: GoogleDriveClient, config: GoogleDriveConfig, un
 }
 
 /**
+ * The units a crawl read before (it holds their start page tokens) and no longer finds, whose documents are to be
+ * retired: taken out of sourceConfig, or a shared drive gone. A chosen shared drive that could not be read this time
+ * keeps its documents (and its token) until it can be.
+ */
+export const unitsToRetire = (startTokens: Readonly<Record<string, string>>, units: ReadonlyArray<DriveUnit>, unreadableDrives: ReadonlyArray<string>) => {
+  const kept = new Set([...units.map(unitKey), ...unreadableDrives.map((id) => unitKey({ kind: "shared", id }))])
+  return Object.keys(startTokens).filter((key) => !kept.has(key))
+}
+
+/**
  * One crawl step. The first resolves the units (shared drives, chosen users' My Drives); each next one reads one page
  * of a unit: its full listing the first time (after taking a start page token), then only its changes from the stored
  * token (`changes.list`), each file's permissions and bytes (Google formats exported), removals and trashings retired.
+ * Units the connection no longer covers have their documents retired before any unit is read.
  * A revoked key or an unreachable Google stops the crawl (FAILED) where it is; nothing is retired.
  */
 export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Effect.Effect<CrawlPage> =>
@@ -157,7 +173,7 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
     const config = read.config
     const client = googleDriveClient(key, context.settings)
     const cursor = previous?.active ? previous : initial(previous)
-    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, units: [], unitIndex: -1, phase: "LIST", pageToken: null, pendingStart: null, resyncSince: null, reconcileAfter: null, groupsResolved: [] })
+    const finished = (state: CrawlCursor): CrawlCursor => ({ ...state, active: false, units: [], unitIndex: -1, phase: "LIST", pageToken: null, pendingStart: null, resyncSince: null, reconcileAfter: null, groupsResolved: [], retiring: [], retireAfter: null })
     const nextUnit = (state: CrawlCursor, startTokens = state.startTokens): CrawlCursor => {
       const index = state.unitIndex + 1
       const unit = state.units[index]
@@ -169,15 +185,29 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
         const { units, failures } = await resolveUnits(client, config)
         const fatal = failures.map((f) => failureOf(f.error)).find((f) => f.fatal)
         if (fatal) return { ...empty, checkpoint: previous, done: true, failures: [fatal] }
+        const retiring = unitsToRetire(cursor.startTokens, units, failures.map((f) => f.key))
+        // A retired unit's start token goes with it: were it chosen again, it would be listed in full.
+        const startTokens = Object.fromEntries(Object.entries(cursor.startTokens).filter(([key]) => !retiring.includes(key)))
         return {
           ...empty,
-          checkpoint: nextUnit({ ...cursor, units }),
+          checkpoint: { ...nextUnit({ ...cursor, units }, startTokens), retiring, retireAfter: null },
           done: false,
           failures: failures.map((f) => ({ ...failureOf(f.error), message: `shared drive ${f.key.slice(0, 120)}: ${failureOf(f.error).message}` }))
         }
       } catch (error) {
         return { ...empty, checkpoint: previous, done: true, failures: [{ ...failureOf(error), fatal: true }] }
       }
+    }
+    const [retiringUnit, ...stillRetiring] = cursor.retiring ?? []
+    if (retiringUnit !== undefined) {
+      // A unit the connection no longer covers: its documents, a page at a time (external ids sort by unit).
+      const prefix = `${retiringUnit}/`
+      const ids = context.documents ? await Effect.runPromise(context.documents.page(cursor.retireAfter ?? prefix, RECONCILE_PAGE)) : []
+      const ours = ids.filter((id) => id.startsWith(prefix))
+      const more = ids.length === RECONCILE_PAGE && ours.length === ids.length
+      const following = more ? { ...cursor, retireAfter: ours.at(-1)! } : { ...cursor, retiring: stillRetiring, retireAfter: null }
+      const done = stillRetiring.length === 0 && !more && cursor.unitIndex >= cursor.units.length
+      return { ...empty, deleted: ours, checkpoint: done ? finished(following) : following, done }
     }
     const unit = cursor.units[cursor.unitIndex]
     if (!unit) return { ...empty, checkpoint: finished(cursor), done: true }
