@@ -105,6 +105,22 @@ export interface KnownDocuments {
   readonly notSeenSince: (since: string, after: string | null, limit: number) => Effect.Effect<ReadonlyArray<string>>
 }
 
+/**
+ * One page of the held documents under `prefix` (a unit's or drive's: external ids sort by it), read with `read`
+ * (`KnownDocuments.page`, or `notSeenSince` bound to its time) from `after`: their ids, and where the next page
+ * starts (null: none is left).
+ */
+export const pageUnder = async (
+  read: (after: string, limit: number) => Effect.Effect<ReadonlyArray<string>>,
+  prefix: string,
+  after: string | null | undefined,
+  limit: number
+): Promise<{ readonly ids: ReadonlyArray<string>; readonly next: string | null }> => {
+  const found = await Effect.runPromise(read(after ?? prefix, limit))
+  const ids = found.filter((id) => id.startsWith(prefix))
+  return { ids, next: found.length === limit && ids.length === found.length ? ids.at(-1)! : null }
+}
+
 export interface KindContext {
   readonly sourceConfig: Readonly<Record<string, unknown>>
   /** The decrypted credential, or null when none is set. */

@@ -1,6 +1,6 @@
 import type { drive_v3 } from "@googleapis/drive"
 import { Effect } from "effect"
-import type { CrawlPage, KindContext, NativeAcl, SourceDocument, SourceGroupMembership } from "../Kind"
+import { type CrawlPage, type KindContext, type NativeAcl, type SourceDocument, type SourceGroupMembership, pageUnder } from "../Kind"
 import { inParallel } from "../VendorHttp"
 import { failureOf, GoogleDriveError, type GoogleDriveClient, googleDriveClient, withPageToken } from "./Client"
 import { type GoogleDriveConfig, parseGoogleDriveCredential, readGoogleDriveConfig } from "./Config"
@@ -201,13 +201,10 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
     const [retiringUnit, ...stillRetiring] = cursor.retiring ?? []
     if (retiringUnit !== undefined) {
       // A unit the connection no longer covers: its documents, a page at a time (external ids sort by unit).
-      const prefix = `${retiringUnit}/`
-      const ids = context.documents ? await Effect.runPromise(context.documents.page(cursor.retireAfter ?? prefix, RECONCILE_PAGE)) : []
-      const ours = ids.filter((id) => id.startsWith(prefix))
-      const more = ids.length === RECONCILE_PAGE && ours.length === ids.length
-      const following = more ? { ...cursor, retireAfter: ours.at(-1)! } : { ...cursor, retiring: stillRetiring, retireAfter: null }
-      const done = stillRetiring.length === 0 && !more && cursor.unitIndex >= cursor.units.length
-      return { ...empty, deleted: ours, checkpoint: done ? finished(following) : following, done }
+      const held = context.documents ? await pageUnder(context.documents.page, `${retiringUnit}/`, cursor.retireAfter, RECONCILE_PAGE) : { ids: [], next: null }
+      const following = held.next ? { ...cursor, retireAfter: held.next } : { ...cursor, retiring: stillRetiring, retireAfter: null }
+      const done = stillRetiring.length === 0 && !held.next && cursor.unitIndex >= cursor.units.length
+      return { ...empty, deleted: held.ids, checkpoint: done ? finished(following) : following, done }
     }
     const unit = cursor.units[cursor.unitIndex]
     if (!unit) return { ...empty, checkpoint: finished(cursor), done: true }
@@ -216,13 +213,12 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
     if (cursor.phase === "RECONCILE") {
       // After a full listing of a unit whose token Drive refused: its documents not written since the listing began are gone.
       if (!context.documents || !cursor.resyncSince) return { ...empty, checkpoint: nextUnit(cursor), done: false }
-      const prefix = `${unitKey(unit)}/`
-      const stale = await Effect.runPromise(context.documents.notSeenSince(cursor.resyncSince, cursor.reconcileAfter ?? prefix, RECONCILE_PAGE))
-      const ours = stale.filter((id) => id.startsWith(prefix))
-      const more = stale.length === RECONCILE_PAGE && ours.length === stale.length
-      const following = more ? { ...cursor, reconcileAfter: ours.at(-1)! } : nextUnit(cursor)
+      const { documents } = context
+      const since = cursor.resyncSince
+      const stale = await pageUnder((after, limit) => documents.notSeenSince(since, after, limit), `${unitKey(unit)}/`, cursor.reconcileAfter, RECONCILE_PAGE)
+      const following = stale.next ? { ...cursor, reconcileAfter: stale.next } : nextUnit(cursor)
       const done = following.unitIndex >= cursor.units.length
-      return { ...empty, deleted: ours, checkpoint: done ? finished(following) : following, done }
+      return { ...empty, deleted: stale.ids, checkpoint: done ? finished(following) : following, done }
     }
 
     let page: Awaited<ReturnType<typeof readPage>>

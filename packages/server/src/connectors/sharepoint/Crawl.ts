@@ -1,6 +1,6 @@
 import type { DriveItem, Permission } from "@microsoft/microsoft-graph-types"
 import { Effect } from "effect"
-import type { CrawlPage, KindContext, NativeAcl, SourceDocument, SourceGroupMembership } from "../Kind"
+import { type CrawlPage, type KindContext, type NativeAcl, type SourceDocument, type SourceGroupMembership, pageUnder } from "../Kind"
 import { inParallel } from "../VendorHttp"
 import { aclOfPermissions, organizationId } from "./Acl"
 import { failureOf, type SharePointClient, SharePointError, sharePointClient } from "./Client"
@@ -166,12 +166,9 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     const [retiringDrive, ...stillRetiring] = cursor.retiring ?? []
     if (retiringDrive !== undefined) {
       // A drive the connection no longer covers: its documents, a page at a time (external ids sort by drive).
-      const prefix = `${retiringDrive}/`
       if (!context.documents) return { ...empty, checkpoint: { ...cursor, retiring: stillRetiring, retireAfter: null }, done: false }
-      const ids = await Effect.runPromise(context.documents.page(cursor.retireAfter ?? prefix, RECONCILE_PAGE))
-      const ours = ids.filter((id) => id.startsWith(prefix))
-      const more = ids.length === RECONCILE_PAGE && ours.length === ids.length
-      return { ...empty, deleted: ours, checkpoint: more ? { ...cursor, retireAfter: ours.at(-1)! } : { ...cursor, retiring: stillRetiring, retireAfter: null }, done: false }
+      const held = await pageUnder(context.documents.page, `${retiringDrive}/`, cursor.retireAfter, RECONCILE_PAGE)
+      return { ...empty, deleted: held.ids, checkpoint: held.next ? { ...cursor, retireAfter: held.next } : { ...cursor, retiring: stillRetiring, retireAfter: null }, done: false }
     }
     const drive = cursor.drives[cursor.driveIndex]
     if (!drive) return { ...empty, checkpoint: finished(cursor), done: true }
@@ -179,11 +176,9 @@ export const crawlSharePoint = (context: KindContext, checkpoint: unknown): Effe
     if (cursor.phase === "RECONCILE") {
       // After a full walk of one drive (its token had expired): its documents not written since the walk began are gone.
       if (!context.documents) return { ...empty, checkpoint: nextDrive(cursor), done: false }
-      const prefix = `${drive.id}/`
-      const stale = await Effect.runPromise(context.documents.notSeenSince(cursor.resyncSince!, cursor.reconcileAfter ?? prefix, RECONCILE_PAGE))
-      const ours = stale.filter((id) => id.startsWith(prefix))
-      const more = stale.length === RECONCILE_PAGE && ours.length === stale.length
-      return { ...empty, deleted: ours, checkpoint: more ? { ...cursor, reconcileAfter: ours.at(-1)! } : nextDrive(cursor), done: false }
+      const documents = context.documents
+      const stale = await pageUnder((after, limit) => documents.notSeenSince(cursor.resyncSince!, after, limit), `${drive.id}/`, cursor.reconcileAfter, RECONCILE_PAGE)
+      return { ...empty, deleted: stale.ids, checkpoint: stale.next ? { ...cursor, reconcileAfter: stale.next } : nextDrive(cursor), done: false }
     }
 
     const start = `/v1.0/drives/${encodeURIComponent(drive.id)}/root/delta`
