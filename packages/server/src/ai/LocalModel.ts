@@ -63,10 +63,9 @@ const sentencesHolding = (text: string, terms: ReadonlyArray<string>) => {
   } else {
     for (let sentence = 0; sentence < ends.length; sentence++) holding.add(sentence)
   }
-  const oneLine = (piece: string) => piece.replace(/\s+/g, " ").trim()
   return [...holding].sort((x, y) => x - y).map((position) => {
-    const sentence = oneLine(text.slice(starts[position], ends[position]))
-    return { position, sentence, lower: sliceable ? oneLine(lowerText.slice(starts[position], ends[position])) : sentence.toLowerCase() }
+    const sentence = text.slice(starts[position], ends[position]).replace(/\s+/g, " ").trim()
+    return { position, sentence, lower: sentence.toLowerCase() }
   }).filter((found) => found.sentence.length > 0)
 }
 

@@ -58,7 +58,7 @@ const byLength = (terms: ReadonlyArray<WeightedTerm>) => {
   return lengths
 }
 
-/** The query term the lexeme at [start, end) of `vector` is, if any. */
+/** The query term the lexeme quoted from `start` in `vector` is, if any (`candidates` are those of its length). */
 const matching = (candidates: ReadonlyArray<QuotedTerm> | undefined, vector: string, start: number) => {
   if (candidates === undefined) return undefined
   for (const candidate of candidates) if (vector.startsWith(candidate.quoted, start)) return candidate

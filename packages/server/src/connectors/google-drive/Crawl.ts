@@ -186,8 +186,9 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
         const fatal = failures.map((f) => failureOf(f.error)).find((f) => f.fatal)
         if (fatal) return { ...empty, checkpoint: previous, done: true, failures: [fatal] }
         const retiring = unitsToRetire(cursor.startTokens, units, failures.map((f) => f.key))
+        const gone = new Set(retiring)
         // A retired unit's start token goes with it: were it chosen again, it would be listed in full.
-        const startTokens = Object.fromEntries(Object.entries(cursor.startTokens).filter(([key]) => !retiring.includes(key)))
+        const startTokens = Object.fromEntries(Object.entries(cursor.startTokens).filter(([key]) => !gone.has(key)))
         return {
           ...empty,
           checkpoint: { ...nextUnit({ ...cursor, units }, startTokens), retiring, retireAfter: null },
@@ -214,8 +215,7 @@ export const crawlGoogleDrive = (context: KindContext, checkpoint: unknown): Eff
       // After a full listing of a unit whose token Drive refused: its documents not written since the listing began are gone.
       if (!context.documents || !cursor.resyncSince) return { ...empty, checkpoint: nextUnit(cursor), done: false }
       const { documents } = context
-      const since = cursor.resyncSince
-      const stale = await pageUnder((after, limit) => documents.notSeenSince(since, after, limit), `${unitKey(unit)}/`, cursor.reconcileAfter, RECONCILE_PAGE)
+      const stale = await pageUnder((after, limit) => documents.notSeenSince(cursor.resyncSince!, after, limit), `${unitKey(unit)}/`, cursor.reconcileAfter, RECONCILE_PAGE)
       const following = stale.next ? { ...cursor, reconcileAfter: stale.next } : nextUnit(cursor)
       const done = following.unitIndex >= cursor.units.length
       return { ...empty, deleted: stale.ids, checkpoint: done ? finished(following) : following, done }
