@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { extractiveAnswer, NOTHING_RELEVANT, salientTerms } from "../../src/ai/LocalModel"
+import { MAX_MESSAGE_CHARS } from "../../src/assistant/Api"
 
 /** LOCAL's extractive answerer: which sentences it quotes, and how it cites them. */
 describe("LOCAL's extractive answer", () => {
@@ -29,6 +30,18 @@ describe("LOCAL's extractive answer", () => {
     const turkish = [{ id: "e", title: "İstanbul", text: "İİİİ İstanbul office. Hotels are booked by the desk. İzmir closes early." }]
     expect(extractiveAnswer("hotels", turkish).text).toBe('From the passages found:\n\n> "Hotels are booked by the desk." [1]')
     expect(extractiveAnswer("izmir closes", turkish).text).toContain('"İzmir closes early." [1]')
+  })
+
+  it("answers a question as long as a chat allows against degenerate passages: one long word, hundreds of one-letter sentences", () => {
+    const question = `${Array.from({ length: 2000 }, (_, i) => `w${i.toString(36)}x`).join(" ")} aa`.slice(-MAX_MESSAGE_CHARS)
+    const degenerate = [
+      { id: "a", title: "One word", text: "aa".repeat(750) },
+      { id: "b", title: "Sentences", text: "a. ".repeat(500) },
+      { id: "c", title: "Answer", text: `${"filler words here. ".repeat(60)}The aa answer.` }
+    ]
+    const answer = extractiveAnswer(question, degenerate)
+    expect(answer.text).toBe('From the passages found:\n\n> "The aa answer." [3]')
+    expect(answer.citations).toEqual([{ index: 3, passageId: "c", title: "Answer" }])
   })
 
   it("keeps salient terms in order, once each, without stop words or single letters", () => {
