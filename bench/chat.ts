@@ -163,6 +163,46 @@ const cpuPerRequest = async (lore: Lore, questions: ReadonlyArray<string>) => {
   ]))
 }
 
+/**
+ * How busy Lore's process and PostgreSQL were during a kind of burst, up to its last first token (a search's: its
+ * answer): their CPU over that wall time (1.00 is one core). A burst whose Lore share is near 1 waits on Lore's one JavaScript thread; the bench's own client (this
+ * process) shares the machine too.
+ */
+const burstLore = { current: undefined as Lore | undefined }
+const burstLoad = () => {
+  let wallMicros = 0
+  let loreMicros = 0
+  let pgMicros = 0
+  let benchMicros = 0
+  const ownCpu = () => {
+    const { user, system } = process.cpuUsage()
+    return user + system
+  }
+  return {
+    /** `run` calls `reached` when the part measured is over (a chat burst: its last first token), else its end counts. */
+    during: async <A>(run: (reached: () => void) => Promise<A>): Promise<A> => {
+      const lore = burstLore.current!
+      const lore0 = await lore.child.cpuMicros()
+      const pg0 = postgresCpuMicros() ?? NaN
+      const bench0 = ownCpu()
+      const started = performance.now()
+      let measured: Promise<void> | undefined
+      const reached = () => {
+        if (measured) return
+        wallMicros += (performance.now() - started) * 1000
+        pgMicros += (postgresCpuMicros() ?? NaN) - pg0
+        benchMicros += ownCpu() - bench0
+        measured = lore.child.cpuMicros().then((lore1) => void (loreMicros += lore1 - lore0))
+      }
+      const result = await run(reached)
+      reached()
+      await measured
+      return result
+    },
+    shares: () => `${(loreMicros / wallMicros).toFixed(2)} / ${Number.isNaN(pgMicros) ? "-" : (pgMicros / wallMicros).toFixed(2)} / ${(benchMicros / wallMicros).toFixed(2)}`
+  }
+}
+
 const runDatabase = async (database: string, providerUrl: string) => {
   const dataDir = mkdtempSync(join(tmpdir(), "lore-bench-chat-"))
   const token = `lore_pat_bench${randomBytes(16).toString("hex")}`
@@ -179,6 +219,7 @@ const runDatabase = async (database: string, providerUrl: string) => {
     databaseUrl = url.toString()
   }
   const lore = await startLore(dataDir, token, databaseUrl)
+  burstLore.current = lore
   try {
     const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/visible")
     const corpus = documents({ seed: 20240611, minPages: 1, maxPages: 3 })
@@ -229,20 +270,25 @@ const runDatabase = async (database: string, providerUrl: string) => {
           const headersOf = (i: number) => (manyUsers ? users[i]! : lore.headers)
           const firsts: number[] = []
           const searches: number[] = []
+          const chatLoad = burstLoad()
+          const searchLoad = burstLoad()
           let failed = 0
           for (let round = 0; round < settings.bursts; round++) {
-            const chats = await Promise.all(Array.from({ length: level }, (_, i) => timedChat(lore, { message: questions[(i + round) % questions.length] }, headersOf(i))))
+            const chats = await chatLoad.during((reached) => {
+              let waiting = level
+              return Promise.all(Array.from({ length: level }, (_, i) => timedChat(lore, { message: questions[(i + round) % questions.length] }, headersOf(i), () => --waiting === 0 && reached())))
+            })
             failed += chats.filter((timing) => !timing.ok).length
             firsts.push(...chats.map((timing) => timing.firstTokenMs))
-            searches.push(...await Promise.all(Array.from({ length: level }, (_, i) => timedSearch(lore, questions[(i + round) % questions.length]!, headersOf(i)))))
+            searches.push(...await searchLoad.during(() => Promise.all(Array.from({ length: level }, (_, i) => timedSearch(lore, questions[(i + round) % questions.length]!, headersOf(i))))))
           }
           const f = stats(firsts)
           const s = stats(searches)
-          levelRows.push([String(level), manyUsers ? String(level) : "1", String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), String(failed)])
+          levelRows.push([String(level), manyUsers ? String(level) : "1", String(f.n), ms(f.p50), ms(f.p95), ms(s.p50), ms(s.p95), (f.p95 / s.p95).toFixed(2), chatLoad.shares(), searchLoad.shares(), String(failed)])
         }
       }
       if (levels.length > 0) console.log(`\nLOCAL chats at once on ${database}, beside as many searches at once (${settings.bursts} bursts per level; users: ${settings.users.join(", ")})`)
-      if (levels.length > 0) console.log(table(["at once", "users", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "failed"], levelRows))
+      if (levels.length > 0) console.log(table(["at once", "users", "chats", "chat first p50 ms", "chat first p95 ms", "search p50 ms", "search p95 ms", "p95 ratio", "chat bursts: Lore / PostgreSQL / bench CPU", "search bursts: Lore / PostgreSQL / bench CPU", "failed"], levelRows))
       await cpuPerRequest(lore, questions)
       const burst = await Promise.all(Array.from({ length: settings.concurrent }, (_, i) => timedChat(lore, { message: questions[i % questions.length], modelActivationId: model.id })))
       const f = stats(burst.map((timing) => timing.firstTokenMs))

@@ -3,8 +3,14 @@
  *
  *   lore <dataDir> <token> [databaseUrl]     Lore via startServer (embedded PGlite when no URL)
  *   bare <dataDir> <token> [databaseUrl]     node:http + pg (embedded: its own PGlite on <dataDir>/pgdata)
+ *
+ * BENCH_LORE_DIST=1 runs Lore as built (packages/server/dist, `npm run build` first; another folder of packages/server
+ * by its name, such as a copy of an earlier build) instead of from its source through tsx: a CPU profile then names functions by the bundle's lines, which its source map leads back to the source.
  */
-import { startServer } from "../../packages/server/src/index"
+type ServerModule = typeof import("../../packages/server/src/index")
+const { startServer }: ServerModule = process.env.BENCH_LORE_DIST
+  ? await import(new URL(`../../packages/server/${process.env.BENCH_LORE_DIST === "1" ? "dist" : process.env.BENCH_LORE_DIST}/index.js`, import.meta.url).href)
+  : await import("../../packages/server/src/index")
 import { bareEmbedded, barePostgres } from "./bare-me"
 import { serveAsChild } from "./child"
 

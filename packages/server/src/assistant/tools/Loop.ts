@@ -47,6 +47,8 @@ export interface PlannedCall {
   readonly toolName: string
   readonly input: Record<string, unknown>
   readonly run: Effect.Effect<ToolAnswer, Refusal>
+  /** Its answer is already here (a new conversation's first search ran beside the question's statement): no timeout. */
+  readonly answered?: boolean
 }
 
 /** The longest tool-call arguments taken from a model (JSON text); longer is a tool-input-error. */
@@ -93,17 +95,23 @@ const runCall = (context: LoopContext, run: Effect.Effect<ToolAnswer, Refusal>) 
     Effect.either
   )
 
-/** A call's result as chunks and as the tool message the model reads next. */
+/**
+ * A call's result as chunks and, for a model offered tools, as the tool message it reads next (a model without
+ * tools is given the passages in its prompt instead: see Chat.ts).
+ */
 const resultOf = (context: LoopContext, toolCallId: string, toolName: string, result: Either.Either<ToolAnswer, Refusal>): ReadonlyArray<UiMessageChunk> => {
+  const forModel = context.tools.length > 0
   if (result._tag === "Left") {
     const text = errorText(result.left)
-    context.messages.push({ role: "tool", toolCallId, toolName, content: text, isError: true })
+    if (forModel) context.messages.push({ role: "tool", toolCallId, toolName, content: text, isError: true })
     return [{ type: "tool-output-error", toolCallId, errorText: text }] satisfies ReadonlyArray<UiMessageChunk>
   }
   for (const passage of result.right.passages) context.state.ledger.add(passage)
   const output = numberedOutput(result.right.output, context.state.ledger)
-  const json = JSON.stringify(output)
-  context.messages.push({ role: "tool", toolCallId, toolName, content: json.length > MAX_OUTPUT_CHARS_FOR_MODEL ? `${json.slice(0, MAX_OUTPUT_CHARS_FOR_MODEL)}…(cut)` : json })
+  if (forModel) {
+    const json = JSON.stringify(output)
+    context.messages.push({ role: "tool", toolCallId, toolName, content: json.length > MAX_OUTPUT_CHARS_FOR_MODEL ? `${json.slice(0, MAX_OUTPUT_CHARS_FOR_MODEL)}…(cut)` : json })
+  }
   return [{ type: "tool-output-available", toolCallId, output }] satisfies ReadonlyArray<UiMessageChunk>
 }
 
@@ -115,17 +123,19 @@ export const plannedStep = (context: LoopContext, calls: ReadonlyArray<PlannedCa
     const step = context.state.steps
     const ids = calls.map((_, index) => `lore_${step}_${index + 1}`)
     for (const id of ids) context.callIds.add(id)
-    context.messages.push({
-      role: "assistant",
-      content: "",
-      toolCalls: calls.map((call, index) => ({ id: ids[index]!, name: call.toolName, arguments: JSON.stringify(call.input) }))
-    })
+    if (context.tools.length > 0) {
+      context.messages.push({
+        role: "assistant",
+        content: "",
+        toolCalls: calls.map((call, index) => ({ id: ids[index]!, name: call.toolName, arguments: JSON.stringify(call.input) }))
+      })
+    }
     const opening: ReadonlyArray<UiMessageChunk> = [{ type: "start-step" }]
     const closing: ReadonlyArray<UiMessageChunk> = [{ type: "finish-step" }]
     return Stream.succeed(opening).pipe(
       Stream.concat(Stream.fromIterable(calls.map((call, index) => [call, ids[index]!] as const)).pipe(
         Stream.mapEffect(([call, toolCallId]) =>
-          Effect.map(runCall(context, call.run), (result): ReadonlyArray<UiMessageChunk> => [
+          Effect.map(call.answered ? Effect.either(call.run) : runCall(context, call.run), (result): ReadonlyArray<UiMessageChunk> => [
             { type: "tool-input-start", toolCallId, toolName: call.toolName },
             { type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(call.input) },
             { type: "tool-input-available", toolCallId, toolName: call.toolName, input: call.input },
