@@ -61,8 +61,9 @@ export const withAiConfig = (shared: SharedAiConfig) => <A, E, R>(effect: Effect
  *   organization's entry goes;
  * - nothing is trusted while the listener is down (lookups read the database, nothing is stored);
  * - a read that raced a change is not stored (a version bumped by every announcement);
- * - an entry serves a call only once every change committed before the call began has been heard
- *   (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on PostgreSQL), so
+ * - an entry serves a call only once every change committed before the call (or the request it serves) began
+ *   has been heard (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on
+ *   PostgreSQL, the request's own if an earlier lookup of the request made one: see RequestCatchUp), so
  *   a change made through any server applies to the next call on every server, without a restart;
  * - inside a transaction the database is read, never the cache: the transaction may have changed what it reads.
  */

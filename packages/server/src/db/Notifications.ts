@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Context, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Effect, FiberRef, Layer, Redacted, type Scope } from "effect"
 import pg from "pg"
 
 /** What a subscriber to a channel hears. Both callbacks run synchronously, on the connection's event. */
@@ -11,6 +11,15 @@ export interface NotificationHandlers {
    */
   readonly onListening: (listening: boolean) => void
 }
+
+/**
+ * The catch-up of the request being served, shared by every cache it reads (the principal cache, the AI
+ * configuration): a round trip sent after the request arrived covers every change committed before it, so the
+ * first lookup's serves the rest (a chat read both, two round trips one after the other). Set once per request
+ * (http/ProblemJson.ts), before any lookup; outside a request (jobs, MCP over stdio) each lookup catches up itself.
+ * A change committed while the request runs is concurrent with it, and is dropped from the caches once heard anyway.
+ */
+export const RequestCatchUp = FiberRef.unsafeMake<{ trip: Promise<boolean> | undefined } | undefined>(undefined)
 
 export interface DatabaseNotificationsService {
   /** Listens on `channel` for the caller's scope. `onListening(true)` comes once LISTEN is in place. */
@@ -217,7 +226,8 @@ class DedicatedListener implements DatabaseNotificationsService {
     if (this.client === client) this.schedule(() => this.check(client), CHECK_EVERY_MS)
   }
 
-  readonly caughtUp = Effect.promise(() => this.catchUp())
+  readonly caughtUp = Effect.flatMap(FiberRef.get(RequestCatchUp), (request) =>
+    Effect.promise(() => (request === undefined ? this.catchUp() : (request.trip ??= this.catchUp()))))
 
   private catchUp(): Promise<boolean> {
     const client = this.client

@@ -12,6 +12,7 @@ import {
   problemType, RouteNotFound, ServiceUnavailable, titles, Unauthenticated, ValidationFailed
 } from "../domain/Errors"
 import { CurrentRequestId, requestIdFrom } from "../domain/RequestId"
+import { RequestCatchUp } from "../db/Notifications"
 import { checksOwnInput, isRawRoute } from "./RawRoutes"
 import type { RouteTable } from "./RouteTable"
 import { describeIssues, summarize } from "../domain/ValidationMessages"
@@ -179,6 +180,7 @@ export const problemJson = (options: ProblemOptions) =>
       // Set, not `Effect.locally`: this runs at the root of the request's own fiber, which ends with the
       // request, so there is nothing to restore (and locally's acquire/release showed in the profile).
       yield* FiberRef.set(CurrentRequestId, requestId)
+      yield* FiberRef.set(RequestCatchUp, { trip: undefined })
       yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("requestId", requestId))
       const bounded = body
         ? app.pipe(
