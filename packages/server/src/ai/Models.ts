@@ -65,9 +65,10 @@ const pacedText = (text: string): Stream.Stream<ChatChunk> => {
   // comes with its first quote rather than alone (a piece costs the same however short its text).
   const lines = text.match(/[^\n]*\n*/g)!.filter((piece) => piece.length > 0)
   const pieces = lines.length > 1 ? [lines[0]! + lines[1]!, ...lines.slice(2)] : lines
-  return Stream.fromIterable(pieces.length > 0 ? pieces : [text]).pipe(
-    Stream.zipWithIndex,
-    Stream.mapEffect(([piece, index]) => Effect.as(index === 0 ? Effect.void : Effect.sleep(LOCAL_STREAM_GAP), { _tag: "text", text: piece } as ChatChunk))
+  const [first = text, ...rest] = pieces
+  return Stream.concat(
+    Stream.succeed<ChatChunk>({ _tag: "text", text: first }),
+    Stream.fromIterable(rest).pipe(Stream.mapEffect((piece) => Effect.as(Effect.sleep(LOCAL_STREAM_GAP), { _tag: "text", text: piece } as ChatChunk)))
   )
 }
 

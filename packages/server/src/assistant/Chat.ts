@@ -305,7 +305,10 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           step: (request, passages) => Stream.suspend(() => {
             let started = false
             return callModel(request, passages, choice).pipe(
-              Stream.tap((chunk) => Effect.sync(() => (started ||= chunk._tag !== "provider"))),
+              Stream.mapChunks((chunks) => {
+                started ||= Chunk.some(chunks, (chunk) => chunk._tag !== "provider")
+                return chunks
+              }),
               Stream.catchAll((error) => {
                 if (started) return Stream.fail(error)
                 const code = failureCode(error)
@@ -352,7 +355,11 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             return modelSteps({ ...context, messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${numbered}` }, ...conversation, { role: "user", content: question }] })
           })
           return Stream.concat(first, Stream.concat(second, answering))
-        })).pipe(Stream.tap((chunk) => Effect.sync(() => parts.push(chunk))))
+        })).pipe(Stream.mapChunks((chunks) => {
+          // Recorded a chunk of parts at a time (no effect per part): the saved message's steps.
+          for (const chunk of chunks) parts.push(chunk)
+          return chunks
+        }))
 
         const ending = Stream.fromEffect(save("COMPLETE")).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
           ...cited.map((citation): UiMessageChunk => ({
