@@ -164,12 +164,11 @@ const cpuPerRequest = async (lore: Lore, questions: ReadonlyArray<string>) => {
 }
 
 /**
- * How busy Lore's process and PostgreSQL were during a kind of burst, up to its last first token (a search's: its
- * answer): their CPU over that wall time (1.00 is one core). A burst whose Lore share is near 1 waits on Lore's one JavaScript thread; the bench's own client (this
- * process) shares the machine too.
+ * How busy Lore's process, PostgreSQL and the bench itself were during a kind of burst, up to its last first token
+ * (a search burst: its last answer): their CPU over that wall time (1.00 is one core of the machine's two). A burst
+ * whose Lore share nears 1 waits on Lore's one JavaScript thread.
  */
-const burstLore = { current: undefined as Lore | undefined }
-const burstLoad = () => {
+const burstLoad = (lore: Lore) => {
   let wallMicros = 0
   let loreMicros = 0
   let pgMicros = 0
@@ -181,7 +180,6 @@ const burstLoad = () => {
   return {
     /** `run` calls `reached` when the part measured is over (a chat burst: its last first token), else its end counts. */
     during: async <A>(run: (reached: () => void) => Promise<A>): Promise<A> => {
-      const lore = burstLore.current!
       const lore0 = await lore.child.cpuMicros()
       const pg0 = postgresCpuMicros() ?? NaN
       const bench0 = ownCpu()
@@ -219,7 +217,6 @@ const runDatabase = async (database: string, providerUrl: string) => {
     databaseUrl = url.toString()
   }
   const lore = await startLore(dataDir, token, databaseUrl)
-  burstLore.current = lore
   try {
     const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/visible")
     const corpus = documents({ seed: 20240611, minPages: 1, maxPages: 3 })
@@ -270,8 +267,8 @@ const runDatabase = async (database: string, providerUrl: string) => {
           const headersOf = (i: number) => (manyUsers ? users[i]! : lore.headers)
           const firsts: number[] = []
           const searches: number[] = []
-          const chatLoad = burstLoad()
-          const searchLoad = burstLoad()
+          const chatLoad = burstLoad(lore)
+          const searchLoad = burstLoad(lore)
           let failed = 0
           for (let round = 0; round < settings.bursts; round++) {
             const chats = await chatLoad.during((reached) => {
