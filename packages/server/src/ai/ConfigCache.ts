@@ -61,9 +61,9 @@ export const withAiConfig = (shared: SharedAiConfig) => <A, E, R>(effect: Effect
  *   organization's entry goes;
  * - nothing is trusted while the listener is down (lookups read the database, nothing is stored);
  * - a read that raced a change is not stored (a version bumped by every announcement);
- * - an entry serves a call only once every change committed before the call (or the request it serves) began
- *   has been heard (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on
- *   PostgreSQL, the request's own if an earlier lookup of the request made one: see RequestCatchUp), so
+ * - an entry serves a call only once every change committed before the call began has been heard
+ *   (`DatabaseNotifications.caughtUp`: immediate on embedded PGlite, one shared round trip on PostgreSQL; a chat's
+ *   shared configuration, which follows no write of its own to it, uses its request's first round trip), so
  *   a change made through any server applies to the next call on every server, without a restart;
  * - inside a transaction the database is read, never the cache: the transaction may have changed what it reads.
  */
@@ -91,12 +91,12 @@ export class AiConfigCache extends Effect.Service<AiConfigCache>()("lore/AiConfi
 
     const inTransaction = Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), Option.isSome)
 
-    /** The organization's entry, if it may serve a call that starts now. */
-    const usable = (organizationId: string) =>
+    /** The organization's entry, if it may serve a call that starts now (`inRequest`: or when its request started). */
+    const usable = (organizationId: string, inRequest: boolean) =>
       Effect.gen(function* () {
         if (!listening || !entries.has(organizationId) || (yield* inTransaction)) return undefined
         // Read the entry only after catching up: catching up may be what removes it.
-        return (yield* notifications.caughtUp) ? entries.get(organizationId) : undefined
+        return (yield* (inRequest ? notifications.caughtUpInRequest : notifications.caughtUp)) ? entries.get(organizationId) : undefined
       })
 
     const load = (organizationId: string) =>
@@ -114,8 +114,8 @@ export class AiConfigCache extends Effect.Service<AiConfigCache>()("lore/AiConfi
         return entry
       })
 
-    const current = (organizationId: string) =>
-      Effect.flatMap(usable(organizationId), (cached) => {
+    const current = (organizationId: string, inRequest = false) =>
+      Effect.flatMap(usable(organizationId, inRequest), (cached) => {
         if (cached === undefined) return load(organizationId)
         counts.hits++
         return Effect.succeed(cached)
@@ -129,7 +129,7 @@ export class AiConfigCache extends Effect.Service<AiConfigCache>()("lore/AiConfi
           counts.hits++
           return Effect.succeed(held)
         }
-        return Effect.tap(current(organizationId), (entry) => Effect.sync(() => shared.value.set(organizationId, entry)))
+        return Effect.tap(current(organizationId, true), (entry) => Effect.sync(() => shared.value.set(organizationId, entry)))
       })
 
     return {

@@ -13,11 +13,10 @@ export interface NotificationHandlers {
 }
 
 /**
- * The catch-up of the request being served, shared by every cache it reads (the principal cache, the AI
- * configuration): a round trip sent after the request arrived covers every change committed before it, so the
- * first lookup's serves the rest (a chat read both, two round trips one after the other). Set once per request
- * (http/ProblemJson.ts), before any lookup; outside a request (jobs, MCP over stdio) each lookup catches up itself.
- * A change committed while the request runs is concurrent with it, and is dropped from the caches once heard anyway.
+ * The first catch-up round trip of the request being served (set once per request, in http/ProblemJson.ts, before
+ * any lookup). Sent after the request arrived, it covers every change committed before the request, so a later
+ * read of the request that follows no write of its own may use it (`caughtUpInRequest`): a chat's reads of the AI
+ * configuration, after the principal cache's lookup, where it sent a second round trip once the first was back.
  */
 export const RequestCatchUp = FiberRef.unsafeMake<{ trip: Promise<boolean> | undefined } | undefined>(undefined)
 
@@ -29,6 +28,12 @@ export interface DatabaseNotificationsService {
    * need be; false when it cannot be known (the listener is down or too slow).
    */
   readonly caughtUp: Effect.Effect<boolean>
+  /**
+   * `caughtUp` as of the request's start: its first round trip when it made one (see RequestCatchUp). Only for
+   * reads that follow no write of the request to what they read: a request that changed something and reads it
+   * back must catch up anew to hear its own change.
+   */
+  readonly caughtUpInRequest: Effect.Effect<boolean>
 }
 
 /**
@@ -59,7 +64,8 @@ export class DatabaseNotifications extends Context.Tag("lore/DatabaseNotificatio
    */
   static readonly none = Layer.succeed(DatabaseNotifications, {
     listen: (_channel: string, handlers: NotificationHandlers) => Effect.sync(() => handlers.onListening(false)),
-    caughtUp: Effect.succeed(false)
+    caughtUp: Effect.succeed(false),
+    caughtUpInRequest: Effect.succeed(false)
   })
 
   /** PostgreSQL: a connection of its own, with the pool's connection settings. */
@@ -106,6 +112,7 @@ const everyone = (registry: Registry, listening: boolean) => {
 /** Embedded: every connection the pool opens LISTENs on the registered channels. */
 class PoolListener implements DatabaseNotificationsService {
   readonly caughtUp = Effect.succeed(true)
+  readonly caughtUpInRequest = this.caughtUp
   private readonly registry: Registry = new Map()
   private readonly onNotification = dispatch(this.registry)
   private closed = false
@@ -227,6 +234,13 @@ class DedicatedListener implements DatabaseNotificationsService {
   }
 
   readonly caughtUp = Effect.flatMap(FiberRef.get(RequestCatchUp), (request) =>
+    Effect.promise(() => {
+      const trip = this.catchUp()
+      if (request !== undefined) request.trip ??= trip
+      return trip
+    }))
+
+  readonly caughtUpInRequest = Effect.flatMap(FiberRef.get(RequestCatchUp), (request) =>
     Effect.promise(() => (request === undefined ? this.catchUp() : (request.trip ??= this.catchUp()))))
 
   private catchUp(): Promise<boolean> {
