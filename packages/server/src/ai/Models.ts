@@ -51,7 +51,7 @@ const KEYWORDS_SCHEMA = {
   schema: { type: "object", properties: { keywords: { type: "array", items: { type: "string" } } }, required: ["keywords"], additionalProperties: false }
 }
 
-/** LOCAL's lines are streamed this far apart (an answer of three quotes arrives over 120 ms). */
+/** LOCAL's lines are streamed this far apart (an answer of three quotes arrives over 180 ms). */
 const LOCAL_STREAM_GAP = Duration.millis(60)
 
 /**
@@ -61,11 +61,8 @@ const LOCAL_STREAM_GAP = Duration.millis(60)
  * stream's stages and a socket write on both sides, and 20 of them were most of a LOCAL chat's CPU.
  */
 const pacedText = (text: string): Stream.Stream<ChatChunk> => {
-  // Blank lines go with the line before them; the first piece takes two lines, so that an answer's introduction
-  // comes with its first quote rather than alone (a piece costs the same however short its text).
-  const lines = text.match(/[^\n]*\n*/g)!.filter((piece) => piece.length > 0)
-  const pieces = lines.length > 1 ? [lines[0]! + lines[1]!, ...lines.slice(2)] : lines
-  const [first = text, ...rest] = pieces
+  // Blank lines go with the line before them.
+  const [first = text, ...rest] = text.match(/[^\n]*\n*/g)!.filter((piece) => piece.length > 0)
   return Stream.concat(
     Stream.succeed<ChatChunk>({ _tag: "text", text: first }),
     Stream.fromIterable(rest).pipe(Stream.mapEffect((piece) => Effect.as(Effect.sleep(LOCAL_STREAM_GAP), { _tag: "text", text: piece } as ChatChunk)))
