@@ -19,8 +19,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SourceMapConsumer } from "source-map-js"
-import { salientTerms } from "../packages/server/src/ai/LocalModel"
 import { documents, QUESTIONS } from "./lib/corpus"
+import { timedChat, timedSearch } from "./lib/chat-requests"
 import { percentile } from "./lib/latency"
 import { table } from "./lib/load"
 import { createThrowawayDatabase, type ThrowawayDatabase } from "./lib/pg"
@@ -62,32 +62,6 @@ interface Profile {
 
 /** The monotonic clock in microseconds: the clock V8's profile timestamps are read from. */
 const micros = () => Number(process.hrtime.bigint() / 1000n)
-
-/** A LOCAL chat, read to its end; `onFirstToken` when its first text-delta arrives. Answers when it ended. */
-const chat = async (lore: Lore, question: string, onFirstToken: () => void) => {
-  const response = await fetch(`${lore.child.url}/api/assistant/chat`, {
-    method: "POST", headers: { ...lore.headers, "content-type": "application/json" }, body: JSON.stringify({ message: question })
-  })
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ""
-  let seen = false
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    text += decoder.decode(value, { stream: true })
-    if (!seen && text.includes('"type":"text-delta"')) {
-      seen = true
-      onFirstToken()
-    }
-  }
-  return micros()
-}
-
-const search = async (lore: Lore, question: string) => {
-  const response = await fetch(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(salientTerms(question).join(" "))}&limit=6`, { headers: lore.headers })
-  await response.arrayBuffer()
-}
 
 /** A profile frame's source: a file of Lore's source or of a package, through the build's source map; else node's or V8's own. */
 const sourceOf = () => {
@@ -153,8 +127,8 @@ export default async () => {
       const [space] = await lore.api<Array<{ id: string }>>("/api/knowledge-spaces/visible")
       await ingestOverHttp(lore, space!.id, chunks, 4)
       for (let i = 0; i < 40; i++) {
-        await chat(lore, questions[i % questions.length]!, () => {})
-        await search(lore, questions[i % questions.length]!)
+        await timedChat(lore, { message: questions[i % questions.length]! })
+        await timedSearch(lore, questions[i % questions.length]!)
       }
     }
     const pause = () => new Promise((resolve) => setTimeout(resolve, 25)) // the last request's save is over
@@ -164,14 +138,13 @@ export default async () => {
         await pause()
         const from = micros()
         let firstToken = from
-        const ended = await chat(build.lore, question, () => void (firstToken = micros()))
-        build.windows.push({ kind: "chat", from, to: firstToken }, { kind: "after", from: firstToken + 1, to: ended })
+        await timedChat(build.lore, { message: question }, build.lore.headers, () => void (firstToken = micros()))
+        build.windows.push({ kind: "chat", from, to: firstToken }, { kind: "after", from: firstToken + 1, to: micros() })
         build.firstTokenMs.push((firstToken - from) / 1000)
         await pause()
         const searched = micros()
-        await search(build.lore, question)
+        build.searchMs.push(await timedSearch(build.lore, question))
         build.windows.push({ kind: "search", from: searched, to: micros() })
-        build.searchMs.push((micros() - searched) / 1000)
       }
     }
   } finally {

@@ -26,11 +26,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import { startStreamingChat } from "../packages/test-support/aiProviders"
-import { salientTerms } from "../packages/server/src/ai/LocalModel"
 import { documents, QUESTIONS } from "./lib/corpus"
 import { percentile } from "./lib/latency"
 import { postgresCpuMicros } from "./lib/pg"
 import { table } from "./lib/load"
+import { timedChat, timedSearch } from "./lib/chat-requests"
 import { ingestOverHttp, type Lore, startLore, takeChunks } from "./lib/search-ingest"
 
 export const description = "assistant chat stream: first text delta and total, LOCAL vs a loopback provider; Lore's added latency; 50 concurrent streams on PostgreSQL"
@@ -47,44 +47,6 @@ const settings = {
   users: (process.env.BENCH_CHAT_USERS ?? "one,many").split(",").map((s) => s.trim())
 }
 const QUESTION_COUNT = 20
-
-interface Timing {
-  readonly firstTokenMs: number
-  readonly totalMs: number
-  readonly ok: boolean
-}
-
-/** One chat: POST, then read the event stream until [DONE], noting when the first text-delta arrived. */
-const timedChat = async (lore: Lore, body: unknown, headers: Record<string, string> = lore.headers, onFirstToken?: () => void): Promise<Timing> => {
-  const started = performance.now()
-  const response = await fetch(`${lore.child.url}/api/assistant/chat`, {
-    method: "POST",
-    headers: { ...headers, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  if (!response.ok || !response.body) return { firstTokenMs: NaN, totalMs: performance.now() - started, ok: false }
-  const reader = response.body.getReader()
-  const decoder = new TextDecoder()
-  let text = ""
-  let firstTokenMs = NaN
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    text += decoder.decode(value, { stream: true })
-    if (Number.isNaN(firstTokenMs) && text.includes('"type":"text-delta"')) {
-      firstTokenMs = performance.now() - started
-      onFirstToken?.()
-    }
-  }
-  return { firstTokenMs, totalMs: performance.now() - started, ok: text.includes('"type":"finish"') && text.trimEnd().endsWith("data: [DONE]") }
-}
-
-const timedSearch = async (lore: Lore, question: string, headers: Record<string, string> = lore.headers) => {
-  const started = performance.now()
-  const response = await fetch(`${lore.child.url}/api/knowledge/search?q=${encodeURIComponent(salientTerms(question).join(" "))}&limit=6`, { headers })
-  await response.arrayBuffer()
-  return performance.now() - started
-}
 
 const stats = (values: ReadonlyArray<number>) => {
   const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b)

@@ -51,7 +51,7 @@ const withFirst = <A>(first: ReadonlyArray<A>) => <E, R>(stream: Stream.Stream<A
       return taken
     }
     return stream.pipe(
-      Stream.mapChunks((chunk) => (pending ? Chunk.appendAll(Chunk.unsafeFromArray(take() as Array<A>), chunk) : chunk)),
+      Stream.mapChunks((chunk) => (pending ? Chunk.appendAll(Chunk.fromIterable(take()), chunk) : chunk)),
       Stream.concat(Stream.suspend(() => Stream.fromIterable(take())))
     )
   })
