@@ -11,7 +11,7 @@
  * then `BENCH_CHAT_PROFILE_BUILDS=dist-before,dist npm run bench -- chat-profile`.
  *
  * Settings (env): BENCH_CHAT_PROFILE_BUILDS=dist (folders of packages/server)  BENCH_CHAT_PROFILE_REQUESTS=250 (chats
- * and searches per build)  BENCH_CHAT_PROFILE_TOP=30 (rows)  DATABASE_URL (admin URL, default
+ * and searches per build)  BENCH_CHAT_PROFILE_TOP=30 (rows)  BENCH_CHAT_PROFILE_LINES (a pattern: those sources by function)  DATABASE_URL (admin URL, default
  * postgres://postgres@127.0.0.1:5432/test). PostgreSQL only.
  */
 import { randomBytes } from "node:crypto"
@@ -31,6 +31,8 @@ export const description = "a chat's CPU before its first token beside a search'
 const builds = (process.env.BENCH_CHAT_PROFILE_BUILDS ?? "dist").split(",").map((name) => name.trim())
 const requests = Number(process.env.BENCH_CHAT_PROFILE_REQUESTS ?? 250)
 const top = Number(process.env.BENCH_CHAT_PROFILE_TOP ?? 30)
+/** Sources whose time is shown by line (the function's first line) and function, e.g. `LocalModel|Chat\.ts`. */
+const lines = process.env.BENCH_CHAT_PROFILE_LINES ? new RegExp(process.env.BENCH_CHAT_PROFILE_LINES) : undefined
 const serverDir = new URL("../packages/server/", import.meta.url).pathname
 
 type Kind = "chat" | "after" | "search"
@@ -74,8 +76,9 @@ const sourceOf = () => {
     if (path.startsWith(serverDir) && existsSync(`${path}.map`)) {
       let consumer = consumers.get(path)
       if (!consumer) consumers.set(path, (consumer = new SourceMapConsumer(JSON.parse(readFileSync(`${path}.map`, "utf8")))))
-      const source = consumer.originalPositionFor({ line: frame.lineNumber + 1, column: frame.columnNumber }).source
-      if (source) return source.replace(/^.*?src\//, "lore: ").replace(/^.*node_modules\//, "")
+      const original = consumer.originalPositionFor({ line: frame.lineNumber + 1, column: frame.columnNumber })
+      const source = original.source?.replace(/^.*?src\//, "lore: ").replace(/^.*node_modules\//, "")
+      if (source) return lines && lines.test(source) ? `${source}:${original.line} ${functionName}` : source
     }
     const inPackage = /node_modules\/(.*)$/.exec(path)
     if (inPackage) return inPackage[1]!.replace(/\/dist\/esm\//, "/")
@@ -173,4 +176,9 @@ export default async () => {
   const header = results.flatMap(({ build }) => [`${build.name}: chat µs`, "search µs"])
   const rows = files.slice(0, top).map((key) => [...results.flatMap(({ per }) => [per("chat", key).toFixed(0), per("search", key).toFixed(0)]), key])
   console.log(`\nCPU per request by source file (chat: before its first token)\n${table([...header, "file"], rows)}`)
+  // What a chat does after its first token: its later lines, the save, the ending; it competes with a burst's later first tokens.
+  const afterFiles = [...new Set(results.flatMap(({ sums }) => [...sums.after.keys()]))].filter((key) => key !== "TOTAL")
+  afterFiles.sort((a, b) => first!.per("after", b) - first!.per("after", a))
+  const afterRows = afterFiles.slice(0, top).map((key) => [...results.map(({ per }) => per("after", key).toFixed(0)), key])
+  console.log(`\nCPU per chat after its first token, by source file\n${table([...results.map(({ build }) => `${build.name}: after µs`), "file"], afterRows)}`)
 }

@@ -28,7 +28,9 @@ await serveAsChild(async () => {
     }
     // LORE_ASSISTANT_MAX_STEPS too, so the assistant bench can compare one-shot retrieval with the tool loop.
     const assistantLoop = process.env.LORE_ASSISTANT_MAX_STEPS ? { maxSteps: Number(process.env.LORE_ASSISTANT_MAX_STEPS) } : {}
-    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, search, assistantLoop, ...(databaseUrl ? { databaseUrl } : {}) })
+    // And LORE_DATABASE_POOL_SIZE, to compare pool sizes.
+    const pool = process.env.LORE_DATABASE_POOL_SIZE ? { databasePoolSize: Number(process.env.LORE_DATABASE_POOL_SIZE) } : {}
+    return startServer({ dataDir, port: 0, bootstrapToken: token, logLevel: "warning", rateLimits: { chat: unlimited, fileUpload: unlimited }, search, assistantLoop, ...pool, ...(databaseUrl ? { databaseUrl } : {}) })
   }
   if (mode === "bare") return databaseUrl ? barePostgres(databaseUrl) : bareEmbedded(dataDir)
   throw new Error(`unknown mode ${mode}`)

@@ -64,6 +64,8 @@ export interface StartOptions {
    * a request's statements with it; the job workers' have none). Not for production: it costs a compile per statement.
    */
   readonly onStatement?: (statement: { readonly sql: string; readonly requestId: string | undefined }) => void
+  /** LORE_DATABASE_POOL_SIZE: connections in the PostgreSQL pool (default 10). */
+  readonly databasePoolSize?: number
   /** The assistant's tool loop limits (default: Config.ts defaultAssistantLoop). */
   readonly assistantLoop?: Partial<AssistantLoopSettings>
   /** LORE_CONNECTOR_BASE_URLS: vendor hosts replaced by name (`graph`, `login`, ...), for tests against loopback vendors. */
@@ -97,6 +99,7 @@ const settingsFrom = (options: StartOptions): LoreSettings =>
     secretKey: options.secretKey ? Option.some(Redacted.make(options.secretKey)) : Option.none(),
     ...(options.secureCookies !== undefined ? { secureCookies: options.secureCookies } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.databasePoolSize !== undefined ? { databasePoolSize: options.databasePoolSize } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.adminEmail !== undefined ? { adminEmail: options.adminEmail } : {}),
     ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),

@@ -6,9 +6,9 @@ import { localModels } from "../ai/Presets"
 import { LOCAL_GATEWAY_ID } from "../ai/Model"
 import { type ModelChoice, Models, type ProviderInfo } from "../ai/Models"
 import { Settings } from "../Config"
-import { type SharedReadScopes, shareReadScopes, withReadScopes } from "../access/Evaluator"
+import { type SharedReadScopes, withReadScopes } from "../access/Evaluator"
 import { heldUsage, Usage, type UsageRecord } from "../ai/Usage"
-import { shareAiConfig, type SharedAiConfig, withAiConfig } from "../ai/ConfigCache"
+import { type SharedAiConfig, withAiConfig } from "../ai/ConfigCache"
 import type { Principal } from "../domain/Principal"
 import { type ChatRequest, MAX_MESSAGE_CHARS } from "./Api"
 import { citationNumbering, titleFrom } from "./CitationNumbering"
@@ -22,7 +22,7 @@ import { citationLinks, citationOf, filePassage, knowledgePassage } from "./Pass
 import { RateLimits } from "./RateLimits"
 import { Retrieval } from "./Retrieval"
 import { ownConversation } from "./Policy"
-import { SSE_DONE, sseEvent, type StreamedCitation, type UiMessageChunk, uiPartsReducer } from "./UiMessageStream"
+import { sseBody, type StreamedCitation, type UiMessageChunk, uiPartsReducer } from "./UiMessageStream"
 import { passageLedger } from "./tools/Ledger"
 import { type LoopContext, modelSteps, type PlannedCall, plannedStep, type StepChunk, type ToolCallingModel, type TurnState } from "./tools/Loop"
 import { AssistantTools, filesOutput, searchOutput } from "./tools/ToolSet"
@@ -37,24 +37,6 @@ const HISTORY_MESSAGES = 6
 /** Offline, a first search that finds fewer passages than this is followed by a second one. */
 const ENOUGH_PASSAGES = 2
 
-
-/**
- * `first` ahead of the stream, sent with its first chunk (the first step's parts): one socket write, where a chunk of
- * its own is written as soon as it is ready and costs a write of its own, a tenth of a millisecond on each side.
- */
-const withFirst = <A>(first: ReadonlyArray<A>) => <E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
-  Stream.suspend(() => {
-    let pending = true
-    const take = () => {
-      const taken = pending ? first : []
-      pending = false
-      return taken
-    }
-    return stream.pipe(
-      Stream.mapChunks((chunk) => (pending ? Chunk.appendAll(Chunk.fromIterable(take()), chunk) : chunk)),
-      Stream.concat(Stream.suspend(() => Stream.fromIterable(take())))
-    )
-  })
 
 /** The question of a chat body: `message`, or the text of the last user message the `ai` package's transport sent. */
 const questionOf = (body: ChatRequest) => {
@@ -96,16 +78,14 @@ const secondQuery = (question: string, first: string) => {
 }
 
 /** The honest final step when nothing the caller may read matched: LOCAL's answer, no model asked. */
-const nothingRelevant = (state: TurnState, messageId: string): Stream.Stream<UiMessageChunk> =>
-  Stream.suspend(() => {
+const nothingRelevant = (state: TurnState, messageId: string, emit: LoopContext["emit"]) =>
+  Effect.suspend(() => {
     state.steps++
     state.provider = { gatewayId: LOCAL_GATEWAY_ID, gatewayKey: "local", modelId: localModels.ASSISTANT_CHAT.modelId, protocol: "LOCAL", source: "DEFAULT" }
     state.numbering.startText()
     state.text = NOTHING_RELEVANT
     const id = `${messageId}-text-${state.steps}`
-    return Stream.fromIterable<UiMessageChunk>([
-      { type: "start-step" }, { type: "text-start", id }, { type: "text-delta", id, delta: NOTHING_RELEVANT }, { type: "text-end", id }, { type: "finish-step" }
-    ])
+    return emit([{ type: "start-step" }, { type: "text-start", id }, { type: "text-delta", id, delta: NOTHING_RELEVANT }, { type: "text-end", id }, { type: "finish-step" }])
   })
 
 const SYSTEM_PROMPT = "You are Lore's assistant. Answer only from the numbered passages below. Cite every claim with the number of the passage " +
@@ -237,9 +217,14 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
       )
     })
 
-    /** The response body: the protocol's chunks as server-sent events, ending with [DONE]. */
+    /**
+     * The response body, and the turn that feeds it: a fiber of its own, started now, that sends the protocol's
+     * chunks into the body as it makes them (`sseBody`) and saves the answer however it ends. One program pushing
+     * its parts, rather than an Effect Stream composed of the turn's steps: each step of such a stream cost a few
+     * hundred runtime operations before the first token (docs/decisions.md, "A chat's turn as one program").
+     */
     const respond = (caller: Principal, body: ChatRequest, turn: Turn) =>
-      Stream.unwrapScoped(Effect.gen(function* () {
+      Effect.gen(function* () {
         const { question, conversationId, history, choice, messageId } = turn
         const ledger = passageLedger()
         const state: TurnState & { saved: "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined; delivered: boolean } = {
@@ -251,10 +236,23 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
           ledger,
           /** The status the answer was saved with, once a save has started. */
           saved: undefined as "COMPLETE" | "INTERRUPTED" | "FAILED" | undefined,
-          /** Set when the stream's last chunk was handed to the response: a later interruption cut nothing. */
+          /** Set when the body's last chunk was handed to the response: a later interruption cut nothing. */
           delivered: false
         }
         const parts = uiPartsReducer()
+        const sink = sseBody()
+        // The opening goes out with the first step's parts: one write.
+        let opening: ReadonlyArray<UiMessageChunk> | undefined = [{ type: "start", messageId }, { type: "data-conversation", data: { conversationId } }]
+        const send = (chunks: ReadonlyArray<UiMessageChunk>) => {
+          const all = opening ? [...opening, ...chunks] : chunks
+          opening = undefined
+          return sink.send(all)
+        }
+        /** The answer's parts: sent, and recorded for the saved message's steps. */
+        const emit = (chunks: ReadonlyArray<UiMessageChunk>) => {
+          for (const chunk of chunks) parts.push(chunk)
+          return send(chunks)
+        }
         // Only the answer's citations are saved: the ones its text cites, with the numbers the reader saw.
         const citations = () => state.numbering.citedInText().flatMap(([position, number]) => {
           const passage = ledger.at(position)
@@ -280,21 +278,6 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
               Effect.as(cited)
             )
           }))
-        // Runs however the stream ends: completed (already saved), failed, or the client gone (interrupted). A
-        // client gone after the COMPLETE save but before the stream's end did not get the whole answer: INTERRUPTED.
-        yield* Effect.addFinalizer((exit) => {
-          if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
-          if (exit._tag === "Success" || state.delivered) return Effect.void
-          return Effect.ignoreLogged(state.saved === "COMPLETE" ? repo.markInterrupted(messageId) : save("INTERRUPTED"))
-        })
-
-        // The chat's read scopes and held usage rows (see prepare) for everything the stream runs; rows not written
-        // with the answer (a failed save) are written when the stream has ended.
-        yield* shareReadScopes(turn.scopes)
-        yield* shareAiConfig(turn.aiConfig)
-        yield* Effect.locallyScoped(heldUsage, Option.some(turn.usageRows))
-        yield* Effect.addFinalizer(() => Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(turn.usageRows.splice(0)))))
-        yield* Effect.addFinalizer(() => (turn.early ? Fiber.interrupt(turn.early) : Effect.void))
 
         const callModel = (request: ChatRequest_, passages: ReadonlyArray<Passage>, answerer: ModelChoice | undefined): Stream.Stream<StepChunk, unknown> =>
           Stream.unwrap(Effect.map(models.stream(caller, "ASSISTANT_CHAT", request, passages, answerer), ({ provider, chunks }) =>
@@ -325,7 +308,7 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
         }
         const startedAt = yield* Clock.currentTimeMillis
 
-        const answer = Stream.unwrap(Effect.gen(function* () {
+        const answer = Effect.gen(function* () {
           // Awaited, not joined: what the early search shares (read scopes, usage rows) is in mutable holders, so
           // there is nothing of its fiber's to inherit.
           const early = turn.early ? yield* yield* Fiber.await(turn.early) : undefined
@@ -335,43 +318,34 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             : []
           const conversation = history.map((message): ChatMessage => ({ role: message.role === "USER" ? "user" : "assistant", content: message.content }))
           const context: LoopContext = {
-            caller, messageId, model, tools, limits: settings.assistantLoop, state, startedAt, callIds: new Set(),
+            caller, messageId, model, tools, limits: settings.assistantLoop, state, startedAt, callIds: new Set(), emit,
             messages: [{ role: "system", content: TOOL_SYSTEM_PROMPT }, ...conversation, { role: "user", content: question }]
           }
           const found = early ? Either.match(early.found, { onLeft: (error) => Effect.fail(error), onRight: (passages) => Effect.succeed(passages) }) : undefined
-          const first = plannedStep(context, yield* firstCalls(caller, body, turn, query, found))
-          // Offline, the planner searches again when the first search found too little (see secondQuery).
-          const second = Stream.suspend(() => {
-            // It is a step too: only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.
-            const again = turn.toolCalling || ledger.count() >= ENOUGH_PASSAGES || state.steps + 2 > settings.assistantLoop.maxSteps ? undefined : secondQuery(question, query)
-            return again ? plannedStep(context, [searchCall(caller, body, again, PASSAGE_LIMIT)]) : Stream.empty
-          })
-          const answering = Stream.suspend((): Stream.Stream<UiMessageChunk, unknown> => {
-            if (turn.toolCalling) return modelSteps(context)
-            // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
-            if (ledger.count() === 0) return nothingRelevant(state, messageId)
-            // A model without tools is given the numbered passages in its prompt, as before the loop.
-            const numbered = ledger.all().map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`).join("\n\n")
-            return modelSteps({ ...context, messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${numbered}` }, ...conversation, { role: "user", content: question }] })
-          })
-          return Stream.concat(first, Stream.concat(second, answering))
-        })).pipe(Stream.mapChunks((chunks) => {
-          // Recorded a chunk of parts at a time (no effect per part): the saved message's steps.
-          for (const chunk of chunks) parts.push(chunk)
-          return chunks
-        }))
+          yield* plannedStep(context, yield* firstCalls(caller, body, turn, query, found))
+          // Offline, the planner searches again when the first search found too little (see secondQuery); it is a
+          // step too, so only when the answering step still fits in LORE_ASSISTANT_MAX_STEPS.
+          const again = turn.toolCalling || ledger.count() >= ENOUGH_PASSAGES || state.steps + 2 > settings.assistantLoop.maxSteps ? undefined : secondQuery(question, query)
+          if (again) yield* plannedStep(context, [searchCall(caller, body, again, PASSAGE_LIMIT)])
+          if (turn.toolCalling) return yield* modelSteps(context)
+          // Nothing the caller may read matched: an honest answer, without asking a model to invent one.
+          if (ledger.count() === 0) return yield* nothingRelevant(state, messageId, emit)
+          // A model without tools is given the numbered passages in its prompt, as before the loop.
+          const numbered = ledger.all().map((passage, index) => `[${index + 1}] ${passage.title}\n${passage.content}`).join("\n\n")
+          return yield* modelSteps({ ...context, messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${numbered}` }, ...conversation, { role: "user", content: question }] })
+        })
 
-        const ending = Stream.fromEffect(save("COMPLETE")).pipe(Stream.flatMap((cited) => Stream.fromIterable<UiMessageChunk>([
+        const ending = Effect.flatMap(save("COMPLETE"), (cited) => send([
           ...cited.map((citation): UiMessageChunk => ({
             type: "source-document", sourceId: citation.sourceId, title: citation.title,
             mediaType: ledger.all().find((passage) => passage.citationId === citation.citationId)?.mediaType ?? "text/plain"
           })),
           { type: "data-citations", data: { citations: cited.map(streamedCitation) } },
           { type: "finish", finishReason: "stop", messageMetadata: { provider: state.provider ? providerName(state.provider) : "LOCAL", model: state.provider?.modelId ?? localModels.ASSISTANT_CHAT.modelId } }
-        ])))
+        ]))
 
-        const failed = (cause: Cause.Cause<unknown>): Stream.Stream<UiMessageChunk> =>
-          Stream.fromEffect(Effect.gen(function* () {
+        const failed = (cause: Cause.Cause<unknown>) =>
+          Effect.gen(function* () {
             yield* Effect.logWarning("chat answer failed").pipe(Effect.annotateLogs({ conversationId, messageId, cause: Cause.pretty(cause) }))
             yield* Effect.ignoreLogged(save("FAILED"))
             // The code only: a provider's message may carry its raw response, which is for the log, not the employee.
@@ -379,21 +353,39 @@ export class Chat extends Effect.Service<Chat>()("lore/AssistantChat", {
             const reason = failure._tag === "Some"
               ? `The model call failed (${failureCode(failure.value)}); the partial answer was saved`
               : "The answer failed; the partial answer was saved"
-            return { type: "error", errorText: reason } satisfies UiMessageChunk
-          }))
+            yield* send([{ type: "error", errorText: reason }])
+          })
 
-        const opening: ReadonlyArray<UiMessageChunk> = [{ type: "start", messageId }, { type: "data-conversation", data: { conversationId } }]
-        return Stream.concat(answer, ending).pipe(
-          Stream.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Stream.failCause(cause) : failed(cause))),
-          withFirst(opening),
-          Stream.map(sseEvent),
-          Stream.concat(Stream.sync(() => ((state.delivered = true), SSE_DONE)))
+        const turnProgram = Effect.zipRight(answer, ending).pipe(
+          Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : failed(cause))),
+          Effect.zipRight(Effect.sync(() => {
+            state.delivered = true
+            sink.end()
+          })),
+          // However the turn ends: completed (already saved), failed, or the client gone (interrupted). A client gone
+          // after the COMPLETE save but before the body's end did not get the whole answer: INTERRUPTED.
+          Effect.onExit((exit) => {
+            if (exit._tag === "Failure" && !Cause.isInterruptedOnly(exit.cause)) return Effect.ignoreLogged(save("FAILED"))
+            if (exit._tag === "Success" || state.delivered) return Effect.void
+            return Effect.ignoreLogged(state.saved === "COMPLETE" ? repo.markInterrupted(messageId) : save("INTERRUPTED"))
+          }),
+          // Usage rows not written with the answer (a failed save) are written once the turn is over.
+          Effect.ensuring(Effect.ignoreLogged(Effect.suspend(() => usage.recordAll(turn.usageRows.splice(0))))),
+          Effect.ensuring(turn.early ? Fiber.interrupt(turn.early) : Effect.void),
+          // The chat's read scopes, AI configuration and held usage rows (see prepare) for everything the turn runs.
+          withReadScopes(turn.scopes),
+          withAiConfig(turn.aiConfig),
+          Effect.locally(heldUsage, Option.some(turn.usageRows))
         )
-      }))
+        const running = yield* Effect.forkDaemon(turnProgram)
+        // The body closes when it has ended or the client went away: a turn still running then is interrupted.
+        sink.closed(() => running.unsafeInterruptAsFork(running.id()))
+        return sink.readable
+      })
 
     return {
       /** Validates and records the question (errors here are problem+json), then answers the stream to send. */
-      chat: (caller: Principal, body: ChatRequest) => Effect.map(prepare(caller, body), (turn) => ({ turn, body: respond(caller, body, turn) }))
+      chat: (caller: Principal, body: ChatRequest) => Effect.flatMap(prepare(caller, body), (turn) => Effect.map(respond(caller, body, turn), (readable) => ({ turn, body: readable })))
     }
   }),
   dependencies: [ConversationsRepo.Default, ModelOptions.Default, Retrieval.Default, AssistantTools.Default, Usage.Default]

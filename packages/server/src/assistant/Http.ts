@@ -18,7 +18,7 @@ export const AssistantHttp = HttpApiBuilder.group(LoreApi, "assistant", (handler
       .handle("chat", ({ payload }) =>
         asCaller((me) =>
           Effect.map(chat.chat(me, payload), ({ body }) =>
-            HttpServerResponse.stream(body, { contentType: UI_MESSAGE_STREAM_HEADERS["content-type"], headers: UI_MESSAGE_STREAM_HEADERS })
+            HttpServerResponse.raw(body, { contentType: UI_MESSAGE_STREAM_HEADERS["content-type"], headers: UI_MESSAGE_STREAM_HEADERS })
           )
         )
       )

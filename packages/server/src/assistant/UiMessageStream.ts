@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import { Readable } from "node:stream"
+
 /**
  * The AI SDK UI Message Stream protocol v1, as Lore's chat speaks it: one `data: {json}` server-sent event per
  * chunk, then `data: [DONE]`. Only the chunk types the chat sends are modelled; the `ai` package's own
@@ -114,8 +117,49 @@ export const uiPartsReducer = () => {
 
 const encoder = new TextEncoder()
 
-/** One chunk as its server-sent event. */
-export const sseEvent = (chunk: UiMessageChunk): Uint8Array => encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`)
+/**
+ * Chunks as their server-sent events, in one buffer: the response writes each buffer with a system call of its own,
+ * and a chat's first step is ten chunks.
+ */
+export const sseEvents = (chunks: Iterable<UiMessageChunk>): Uint8Array => {
+  let text = ""
+  for (const chunk of chunks) text += `data: ${JSON.stringify(chunk)}\n\n`
+  return encoder.encode(text)
+}
 
 /** The stream's last event. */
 export const SSE_DONE = encoder.encode("data: [DONE]\n\n")
+
+/**
+ * A chat's response body: a Node Readable the server pipes to the socket, which the turn's program feeds with its
+ * chunks as server-sent events as it makes them. `send` waits only while the client reads slower than the turn
+ * writes; `end` adds [DONE]; `closed` runs when the body ends or the client goes away (the turn is then stopped).
+ */
+export const sseBody = () => {
+  let resume: (() => void) | undefined
+  let ended = false
+  const readable = new Readable({
+    // A first step's parts (the passages found) in one piece.
+    highWaterMark: 64 * 1024,
+    read: () => {
+      const waiting = resume
+      resume = undefined
+      waiting?.()
+    }
+  })
+  return {
+    readable,
+    send: (chunks: ReadonlyArray<UiMessageChunk>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (chunks.length === 0 || ended || readable.destroyed || readable.push(sseEvents(chunks))) return Effect.void
+        return Effect.async<void>((done) => void (resume = () => done(Effect.void)))
+      }),
+    end: () => {
+      if (ended || readable.destroyed) return
+      ended = true
+      readable.push(SSE_DONE)
+      readable.push(null)
+    },
+    closed: (run: () => void) => void readable.once("close", run)
+  }
+}

@@ -1,4 +1,4 @@
-import { Cause, Clock, Effect, type Either, Stream } from "effect"
+import { Cause, Chunk, Clock, Effect, type Either, Stream } from "effect"
 import type { ChatChunk, ChatMessage, ChatRequest, ChatTool, ToolCall } from "../../ai/ChatTypes"
 import type { Passage } from "../../ai/LocalModel"
 import type { ProviderInfo } from "../../ai/Models"
@@ -11,7 +11,7 @@ import { numberedOutput, type PassageLedger } from "./Ledger"
 import type { AssistantTool, ToolAnswer } from "./ToolSet"
 
 /**
- * The assistant's bounded tool loop. Each step streams as UI Message Stream parts: `start-step`, the text
+ * The assistant's bounded tool loop. Each step is sent (`LoopContext.emit`) as UI Message Stream parts: `start-step`, the text
  * (renumbered citations), each tool call (`tool-input-start`, `tool-input-delta`, `tool-input-available` or
  * `tool-input-error`, then `tool-output-available` or `tool-output-error`), `finish-step`. A step whose model
  * asked for tools runs them (as the caller, each within the tool timeout) and is followed by another; once a
@@ -77,6 +77,8 @@ export interface LoopContext {
   readonly startedAt: number
   /** Tool call ids used in this message (a model's repeated or missing id is replaced, so each part has its own). */
   readonly callIds: Set<string>
+  /** Sends the turn's parts as they are made (and records them for the saved message). */
+  readonly emit: (chunks: ReadonlyArray<UiMessageChunk>) => Effect.Effect<void>
 }
 
 /** Runs one call as the caller within the tool timeout: its output, or the refusal (TOOL_TIMEOUT, INTERNAL_ERROR for a defect). */
@@ -115,10 +117,10 @@ const resultOf = (context: LoopContext, toolCallId: string, toolName: string, re
   return [{ type: "tool-output-available", toolCallId, output }] satisfies ReadonlyArray<UiMessageChunk>
 }
 
-/** A step of calls the server chose (the planner's), streamed as tool parts and recorded for the model. */
-export const plannedStep = (context: LoopContext, calls: ReadonlyArray<PlannedCall>): Stream.Stream<UiMessageChunk> =>
-  Stream.suspend(() => {
-    if (calls.length === 0) return Stream.empty
+/** A step of calls the server chose (the planner's), sent as tool parts and recorded for the model. */
+export const plannedStep = (context: LoopContext, calls: ReadonlyArray<PlannedCall>): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (calls.length === 0) return Effect.void
     context.state.steps++
     const step = context.state.steps
     const ids = calls.map((_, index) => `lore_${step}_${index + 1}`)
@@ -130,21 +132,19 @@ export const plannedStep = (context: LoopContext, calls: ReadonlyArray<PlannedCa
         toolCalls: calls.map((call, index) => ({ id: ids[index]!, name: call.toolName, arguments: JSON.stringify(call.input) }))
       })
     }
-    const opening: ReadonlyArray<UiMessageChunk> = [{ type: "start-step" }]
-    const closing: ReadonlyArray<UiMessageChunk> = [{ type: "finish-step" }]
-    return Stream.succeed(opening).pipe(
-      Stream.concat(Stream.fromIterable(calls.map((call, index) => [call, ids[index]!] as const)).pipe(
-        Stream.mapEffect(([call, toolCallId]) =>
-          Effect.map(call.answered ? Effect.either(call.run) : runCall(context, call.run), (result): ReadonlyArray<UiMessageChunk> => [
-            { type: "tool-input-start", toolCallId, toolName: call.toolName },
-            { type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(call.input) },
-            { type: "tool-input-available", toolCallId, toolName: call.toolName, input: call.input },
-            ...resultOf(context, toolCallId, call.toolName, result)
-          ]))
-      )),
-      Stream.concat(Stream.succeed(closing)),
-      Stream.flattenIterables
-    )
+    // The step's start goes with its first call's parts, its finish with its last's: one write each call.
+    return Effect.forEach(calls, (call, index) =>
+      Effect.flatMap(call.answered ? Effect.either(call.run) : runCall(context, call.run), (result) => {
+        const toolCallId = ids[index]!
+        return context.emit([
+          ...(index === 0 ? [{ type: "start-step" } as const] : []),
+          { type: "tool-input-start", toolCallId, toolName: call.toolName },
+          { type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(call.input) },
+          { type: "tool-input-available", toolCallId, toolName: call.toolName, input: call.input },
+          ...resultOf(context, toolCallId, call.toolName, result),
+          ...(index === calls.length - 1 ? [{ type: "finish-step" } as const] : [])
+        ])
+      }), { discard: true })
   })
 
 /** The input chunks of a model's call, and what to run (undefined: the input was refused and answered already). */
@@ -185,8 +185,17 @@ const acceptCall = (context: LoopContext, call: ToolCall, toolCallId: string, op
  * Model steps from the next one on: with tools while no limit is reached and tools are offered, else one
  * answering step without them. A step whose model called no tool ends the loop.
  */
-export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, unknown> =>
-  Stream.unwrap(Effect.gen(function* () {
+export const modelSteps = (context: LoopContext): Effect.Effect<void, unknown> =>
+  Effect.gen(function* () {
+    for (;;) {
+      const { calls, withTools } = yield* modelStep(context)
+      if (!withTools || calls === 0) return
+    }
+  })
+
+/** One model step: its parts sent as they come, then the tools it called run; how many it called. */
+const modelStep = (context: LoopContext) =>
+  Effect.gen(function* () {
     const { state, limits } = context
     const now = yield* Clock.currentTimeMillis
     const limited = state.steps + 1 >= limits.maxSteps || state.tokens >= limits.tokenBudget || now - context.startedAt >= limits.timeLimitMs
@@ -201,7 +210,6 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
       ? context.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))
       : undefined
     const request: ChatRequest = { messages: [...context.messages], ...(tools ? { tools, toolChoice: withTools ? "auto" as const : "none" as const } : {}) }
-    const chunks = context.model.step(request, passagesOf(state.ledger))
 
     const textId = `${context.messageId}-text-${step}`
     let textOpen = false
@@ -216,8 +224,7 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
     }
     const shownName = (name: string) => context.tools.find((tool) => tool.name === name)?.name ?? safeName(name)
 
-    const text = (delta: string): ReadonlyArray<UiMessageChunk> => {
-      const out: Array<UiMessageChunk> = []
+    const text = (delta: string, out: Array<UiMessageChunk>) => {
       if (!textOpen) {
         textOpen = true
         state.numbering.startText()
@@ -230,72 +237,71 @@ export const modelSteps = (context: LoopContext): Stream.Stream<UiMessageChunk, 
         state.text += shown
         out.push({ type: "text-delta", id: textId, delta: shown })
       }
-      return out
     }
 
-    const streamed = chunks.pipe(Stream.mapConcat((chunk): ReadonlyArray<UiMessageChunk> => {
+    /** A model chunk's parts, added to `out`. */
+    const partsOf = (chunk: StepChunk, out: Array<UiMessageChunk>): void => {
       if (chunk._tag === "provider") {
         state.provider = chunk.provider
-        return []
+        return
       }
-      if (chunk._tag === "notice") return [{ type: "data-notice", data: { code: chunk.code, message: chunk.message } }]
-      if (chunk._tag === "text") return text(chunk.text)
+      if (chunk._tag === "notice") return void out.push({ type: "data-notice", data: { code: chunk.code, message: chunk.message } })
+      if (chunk._tag === "text") return text(chunk.text, out)
       if (chunk._tag === "finish") {
         state.tokens += chunk.usage.inputTokens + chunk.usage.outputTokens
-        return []
+        return
       }
       // A call in the answering step (no tool may be called) is ignored: the step answers with its text.
-      if (!withTools) return []
+      if (!withTools) return
       if (chunk._tag === "toolInputStart") {
-        if (opened.has(chunk.id)) return []
+        if (opened.has(chunk.id)) return
         const shown = { toolCallId: ownId(chunk.id), toolName: shownName(chunk.name) }
         opened.set(chunk.id, shown)
-        return [{ type: "tool-input-start", ...shown }]
+        return void out.push({ type: "tool-input-start", ...shown })
       }
       if (chunk._tag === "toolInputDelta") {
         const shown = opened.get(chunk.id)
-        return shown && chunk.delta.length > 0 ? [{ type: "tool-input-delta", toolCallId: shown.toolCallId, inputTextDelta: chunk.delta }] : []
+        if (shown && chunk.delta.length > 0) out.push({ type: "tool-input-delta", toolCallId: shown.toolCallId, inputTextDelta: chunk.delta })
+        return
       }
       const shown = opened.get(chunk.call.id)
       if (shown) opened.delete(chunk.call.id)
       const toolCallId = shown?.toolCallId ?? ownId(chunk.call.id)
       const accepted = acceptCall(context, chunk.call, toolCallId, shown !== undefined)
       calls.push({ call: chunk.call, toolCallId, toolName: shownName(chunk.call.name), run: accepted.run, refused: accepted.refused })
-      return accepted.chunks
-    }))
+      out.push(...accepted.chunks)
+    }
 
-    const closeText = Stream.suspend(() => {
-      if (!textOpen) return Stream.empty
-      const rest = state.numbering.flush()
-      state.text += rest
-      const out: Array<UiMessageChunk> = []
-      if (rest.length > 0) out.push({ type: "text-delta", id: textId, delta: rest })
-      out.push({ type: "text-end", id: textId })
-      return Stream.fromIterable(out)
+    // The step's start goes out with the model's first parts.
+    let pending: Array<UiMessageChunk> = [{ type: "start-step" }]
+    yield* Stream.runForEachChunk(context.model.step(request, passagesOf(state.ledger)), (chunks) => {
+      const out = pending
+      pending = []
+      Chunk.forEach(chunks, (chunk) => partsOf(chunk, out))
+      return out.length > 0 ? context.emit(out) : Effect.void
     })
 
-    // The model's turn goes into the conversation, then a result for every call it made (refused ones first).
-    const runTools = Stream.suspend(() => {
-      if (calls.length === 0) return Stream.empty
+    // The text's end, then the model's turn goes into the conversation and a result for every call it made (refused
+    // ones first); the step's finish goes with the last of them.
+    const closing = pending
+    if (textOpen) {
+      const rest = state.numbering.flush()
+      state.text += rest
+      if (rest.length > 0) closing.push({ type: "text-delta", id: textId, delta: rest })
+      closing.push({ type: "text-end", id: textId })
+    }
+    const runnable = calls.filter((c) => c.run !== undefined)
+    if (calls.length > 0) {
       context.messages.push({ role: "assistant", content: rawText, toolCalls: calls.map(({ call, toolCallId }) => ({ ...call, id: toolCallId })) })
       for (const { toolCallId, toolName, refused } of calls) {
         if (refused !== undefined) context.messages.push({ role: "tool", toolCallId, toolName, content: refused, isError: true })
       }
-      return Stream.fromIterable(calls.filter((c) => c.run !== undefined)).pipe(
-        Stream.mapEffect(({ toolCallId, toolName, run }) => Effect.map(runCall(context, run!), (result) => resultOf(context, toolCallId, toolName, result))),
-        Stream.flattenIterables
-      )
-    })
-
-    const next = Stream.suspend(() => (withTools && calls.length > 0 ? modelSteps(context) : Stream.empty))
-
-    const stepStart: UiMessageChunk = { type: "start-step" }
-    const stepFinish: UiMessageChunk = { type: "finish-step" }
-    return Stream.succeed(stepStart).pipe(
-      Stream.concat(streamed),
-      Stream.concat(closeText),
-      Stream.concat(runTools),
-      Stream.concat(Stream.succeed(stepFinish)),
-      Stream.concat(next)
-    )
-  }))
+    }
+    if (runnable.length === 0) closing.push({ type: "finish-step" })
+    if (closing.length > 0) yield* context.emit(closing)
+    for (const [index, { toolCallId, toolName, run }] of runnable.entries()) {
+      const result = yield* runCall(context, run!)
+      yield* context.emit([...resultOf(context, toolCallId, toolName, result), ...(index === runnable.length - 1 ? [{ type: "finish-step" } as const] : [])])
+    }
+    return { calls: calls.length, withTools }
+  })
