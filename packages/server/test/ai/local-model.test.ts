@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { extractiveAnswer, NOTHING_RELEVANT, salientTerms } from "../../src/ai/LocalModel"
 import { MAX_MESSAGE_CHARS } from "../../src/assistant/Api"
@@ -42,6 +45,22 @@ describe("LOCAL's extractive answer", () => {
     const answer = extractiveAnswer(question, degenerate)
     expect(answer.text).toBe('From the passages found:\n\n> "The aa answer." [3]')
     expect(answer.citations).toEqual([{ index: 3, passageId: "c", title: "Answer" }])
+  })
+
+  it("answers questions whose words a suffix would empty (ed, es, ing), in a child process with a deadline", async () => {
+    // Their stem was empty, found at every offset of a text by a search that never ended: one such chat held the
+    // server's event loop for good. In a child process, so that a search that never ends fails this test.
+    const localModel = fileURLToPath(new URL("../../src/ai/LocalModel.ts", import.meta.url))
+    const script = `const { extractiveAnswer } = await import(${JSON.stringify(localModel)})
+      const passages = [{ id: "a", title: "Ed", text: "Ed runs the ing desk. The es team meets daily. Nothing here." }]
+      console.log(JSON.stringify(["what is ed", "es", "ing ed es", "Who uses the bed?"].map((question) => extractiveAnswer(question, passages).text)))`
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { timeout: 20_000 })
+    expect(JSON.parse(stdout)).toEqual([
+      'From the passages found:\n\n> "Ed runs the ing desk." [1]',
+      'From the passages found:\n\n> "The es team meets daily." [1]',
+      'From the passages found:\n\n> "Ed runs the ing desk." [1]\n> "The es team meets daily." [1]',
+      NOTHING_RELEVANT
+    ])
   })
 
   it("keeps salient terms in order, once each, without stop words or single letters", () => {
