@@ -272,13 +272,15 @@ const modelStep = (context: LoopContext) =>
       out.push(...accepted.chunks)
     }
 
-    // The step's start goes out with the model's first parts.
+    // The step's start goes out with the model's first parts (not with the provider's name, which has none).
     let pending: Array<UiMessageChunk> = [{ type: "start-step" }]
     yield* Stream.runForEachChunk(context.model.step(request, passagesOf(state.ledger)), (chunks) => {
       const out = pending
-      pending = []
+      const held = out.length
       Chunk.forEach(chunks, (chunk) => partsOf(chunk, out))
-      return out.length > 0 ? context.emit(out) : Effect.void
+      if (out.length === held) return Effect.void
+      pending = []
+      return context.emit(out)
     })
 
     // The text's end, then the model's turn goes into the conversation and a result for every call it made (refused
