@@ -53,14 +53,11 @@ export interface ReadScope {
 export type SharedReadScopes = Map<string, Deferred.Deferred<ReadScope>>
 const sharedReadScopes = FiberRef.unsafeMake<Option.Option<SharedReadScopes>>(Option.none())
 
-/** Runs the rest of the scope with one read scope per caller (see sharedReadScopes); `scopes` to share them with other fibers. */
-export const shareReadScopes = (scopes: SharedReadScopes = new Map()) => Effect.locallyScoped(sharedReadScopes, Option.some(scopes))
-
 /** Runs `effect` with one read scope per caller: the one already shared around it, or its own. */
 export const sharingReadScopes = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(FiberRef.get(sharedReadScopes), (shared) => (Option.isSome(shared) ? effect : Effect.locally(effect, sharedReadScopes, Option.some(new Map()))))
 
-/** Runs `effect` sharing `scopes` (a fiber forked apart from the one that called shareReadScopes). */
+/** Runs `effect` with one read scope per caller, `scopes`: shared with every fiber given the same holder. */
 export const withReadScopes = (scopes: SharedReadScopes) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, sharedReadScopes, Option.some(scopes))
 
 export interface AccessFacts {

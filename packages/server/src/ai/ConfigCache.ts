@@ -38,7 +38,7 @@ export const perSnapshot = <A>(build: (snapshot: AiConfigSnapshot) => A) => {
 }
 
 /**
- * One chat's configuration: within `shareAiConfig`, the organization's entry read first serves every later read of
+ * One chat's configuration: within `withAiConfig`, the organization's entry read first serves every later read of
  * the chat (keyword planning, the model options, the answering model), so a chat sees one configuration and pays
  * for one catch-up with the change notifications instead of one per read. Only for work that changes no AI
  * configuration itself: its own change would not be seen.
@@ -46,10 +46,7 @@ export const perSnapshot = <A>(build: (snapshot: AiConfigSnapshot) => A) => {
 export type SharedAiConfig = Map<string, Entry>
 const sharedAiConfig = FiberRef.unsafeMake<Option.Option<SharedAiConfig>>(Option.none())
 
-/** For the rest of the scope, reads of the AI configuration share `shared`. */
-export const shareAiConfig = (shared: SharedAiConfig) => Effect.locallyScoped(sharedAiConfig, Option.some(shared))
-
-/** Runs `effect` sharing `shared` (a fiber forked apart from the one that called shareAiConfig). */
+/** Runs `effect` with its reads of the AI configuration sharing `shared` (every fiber given the same holder). */
 export const withAiConfig = (shared: SharedAiConfig) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.locally(effect, sharedAiConfig, Option.some(shared))
 
 /**

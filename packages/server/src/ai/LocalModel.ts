@@ -94,7 +94,10 @@ const scoredSentences = (text: string, terms: ReadonlyArray<string>) => {
   }
   // A case mapping that changes the length (rare) would shift the offsets: such a text's sentences are each searched.
   if (lowerText.length !== text.length) {
-    const scored = ends.map((_, position) => ({ position, score: terms.filter((term) => holdsStem(cut(position).lower, term)).length }))
+    const scored = ends.map((_, position) => {
+      const { lower } = cut(position)
+      return { position, score: terms.filter((term) => holdsStem(lower, term)).length }
+    })
     return { scored: scored.filter((found) => found.score > 0), cut }
   }
   /** The terms (by their index) each sentence holds. */

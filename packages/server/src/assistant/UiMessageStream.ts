@@ -121,14 +121,14 @@ const encoder = new TextEncoder()
  * Chunks as their server-sent events, in one buffer: the response writes each buffer with a system call of its own,
  * and a chat's first step is ten chunks.
  */
-export const sseEvents = (chunks: Iterable<UiMessageChunk>): Uint8Array => {
+const sseEvents = (chunks: Iterable<UiMessageChunk>): Uint8Array => {
   let text = ""
   for (const chunk of chunks) text += `data: ${JSON.stringify(chunk)}\n\n`
   return encoder.encode(text)
 }
 
 /** The stream's last event. */
-export const SSE_DONE = encoder.encode("data: [DONE]\n\n")
+const SSE_DONE = encoder.encode("data: [DONE]\n\n")
 
 /**
  * A chat's response body: a Node Readable the server pipes to the socket, which the turn's program feeds with its
